@@ -1,0 +1,56 @@
+import { IsBoolean, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { Trim } from '../../common/validation/transforms';
+
+const nameRules = [MinLength(1, { message: 'must be 1 to 100 characters' }), MaxLength(100, { message: 'must be 1 to 100 characters' })];
+const colorRule = Matches(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, { message: 'must be a hex colour such as #2563eb' });
+const languageRule = Matches(/^[a-z]{2}$/, { message: 'must be an ISO 639-1 code such as en' });
+const avatarRules = [
+  IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'must be an https URL' }),
+  MaxLength(2048, { message: 'must be at most 2048 characters' }),
+];
+
+function apply(...decorators: PropertyDecorator[]): PropertyDecorator {
+  return (target, key) => decorators.forEach((decorator) => decorator(target, key));
+}
+
+export class CreateBotDto {
+  @Trim() @IsString({ message: 'must be a string' }) @apply(...nameRules)
+  name!: string;
+
+  @IsOptional() @IsString({ message: 'must be a string' }) @colorRule
+  primaryColor?: string;
+
+  @IsOptional() @IsString({ message: 'must be a string' }) @languageRule
+  language?: string;
+
+  @IsOptional() @ValidateIf((_, value) => value !== null) @IsString({ message: 'must be a string or null' }) @apply(...avatarRules)
+  avatarUrl?: string | null;
+
+  @IsOptional() @IsBoolean({ message: 'must be true or false' })
+  isActive?: boolean;
+}
+
+export class UpdateBotDto {
+  @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @apply(...nameRules)
+  name?: string;
+
+  @IsOptional() @IsString({ message: 'must be a string' }) @colorRule
+  primaryColor?: string;
+
+  @IsOptional() @IsString({ message: 'must be a string' }) @languageRule
+  language?: string;
+
+  @IsOptional() @ValidateIf((_, value) => value !== null) @IsString({ message: 'must be a string or null' }) @apply(...avatarRules)
+  avatarUrl?: string | null;
+
+  @IsOptional() @IsBoolean({ message: 'must be true or false' })
+  isActive?: boolean;
+}
+
+export class CreateDocumentDto {
+  @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 200 characters' }) @MaxLength(200, { message: 'must be 1 to 200 characters' })
+  title!: string;
+
+  @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must not be empty' })
+  content!: string;
+}

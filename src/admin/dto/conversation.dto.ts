@@ -1,0 +1,41 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsDate, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { CONVERSATION_STATUSES } from '../../conversations/dto/list-conversations.query';
+import { ConversationChannel, ConversationStatus, MessageRole } from '../../generated/prisma/enums';
+import { LeadContactDto } from '../../leads/dto/create-lead.dto';
+import { ToDateTime } from './api-key.dto';
+
+const ROLES = Object.values(MessageRole);
+const CHANNELS = Object.values(ConversationChannel);
+
+export class MessageInputDto {
+  @IsIn(ROLES, { message: `must be one of ${ROLES.join(', ')}` })
+  role!: MessageRole;
+
+  @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must not be empty' })
+  content!: string;
+
+  @IsOptional() @ToDateTime() @IsDate({ message: 'must be an ISO 8601 date-time with a time zone' })
+  createdAt?: Date;
+}
+
+export class RecordConversationDto {
+  @IsOptional() @IsIn(CONVERSATION_STATUSES, { message: `must be one of ${CONVERSATION_STATUSES.join(', ')}` })
+  status?: ConversationStatus;
+
+  @IsOptional() @IsIn(CHANNELS, { message: `must be one of ${CHANNELS.join(', ')}` })
+  channel?: ConversationChannel;
+
+  @IsOptional() @IsString({ message: 'must be a string' }) @MaxLength(200, { message: 'must be at most 200 characters' })
+  visitorId?: string;
+
+  @IsOptional() @ToDateTime() @IsDate({ message: 'must be an ISO 8601 date-time with a time zone' })
+  createdAt?: Date;
+
+  @IsArray({ message: 'must be an array of messages' }) @ArrayMaxSize(500, { message: 'must have at most 500 entries' })
+  @ValidateNested({ each: true }) @Type(() => MessageInputDto)
+  messages!: MessageInputDto[];
+
+  @IsOptional() @ValidateNested() @Type(() => LeadContactDto)
+  lead?: LeadContactDto;
+}

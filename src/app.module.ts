@@ -1,0 +1,58 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { AdminModule } from './admin/admin.module';
+import { BotsModule } from './bots/bots.module';
+import { AccessRuleGuard } from './common/access/access-rule.guard';
+import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
+import { HttpsOnlyMiddleware } from './common/http/https-only.middleware';
+import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
+import { RequestIdMiddleware } from './common/http/request-id.middleware';
+import { createValidationPipe } from './common/validation/validation.pipe';
+import { APP_CONFIG, AppConfig } from './config/env';
+import { ConversationsModule } from './conversations/conversations.module';
+import { DATABASE_CONNECTION, DatabaseConnection } from './database/database-connection';
+import { DatabaseModule } from './database/database.module';
+import { DemoModule } from './demo/demo.module';
+import { LeadsModule } from './leads/leads.module';
+import { AdminTokenGuard } from './tenancy/admin-token.guard';
+import { ApiKeyGuard } from './tenancy/api-keys/api-key.guard';
+import { ScopesGuard } from './tenancy/api-keys/scopes.guard';
+import { PlanGuard } from './tenancy/plan.guard';
+import { TenancyModule } from './tenancy/tenancy.module';
+
+export const HEALTH_PATHS = ['health/live', 'health/ready'];
+
+@Module({})
+export class AppModule implements NestModule {
+  /** The app on a validated configuration and an open database (main.ts and the e2e tests). */
+  static forRoot(config: AppConfig, connection: DatabaseConnection): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [DatabaseModule, TenancyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: DATABASE_CONNECTION, useValue: connection },
+        { provide: APP_FILTER, useClass: GlobalExceptionFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        // The contract's order of checks: access rule, key (401) or admin token, plan (403),
+        // scope (403); the body is read after all of them (JsonBodyInterceptor).
+        { provide: APP_GUARD, useClass: AccessRuleGuard },
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: AdminTokenGuard },
+        { provide: APP_GUARD, useClass: PlanGuard },
+        { provide: APP_GUARD, useClass: ScopesGuard },
+        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
+      ],
+      exports: [APP_CONFIG, DATABASE_CONNECTION],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestIdMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
+    consumer
+      .apply(HttpsOnlyMiddleware)
+      .exclude(...HEALTH_PATHS.map((path) => ({ path, method: RequestMethod.GET })))
+      .forRoutes({ path: '*path', method: RequestMethod.ALL });
+  }
+}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+
+export const botSelect = {
+  id: true,
+  name: true,
+  isActive: true,
+  avatarUrl: true,
+  primaryColor: true,
+  language: true,
+  messageCount: true,
+  conversationCount: true,
+  knowledgeBaseSize: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Prisma.BotSelect;
+
+export type BotRow = Prisma.BotGetPayload<{ select: typeof botSelect }>;
+
+export interface BotSettings {
+  name?: string;
+  isActive?: boolean;
+  avatarUrl?: string | null;
+  primaryColor?: string;
+  language?: string;
+}
+
+@Injectable()
+export class BotsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  list(tenantId: string): Promise<BotRow[]> {
+    return this.prisma.bot.findMany({ where: { tenantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: botSelect });
+  }
+
+  findById(tenantId: string, botId: string, tx: PrismaTransaction = this.prisma): Promise<BotRow | null> {
+    return tx.bot.findFirst({ where: { tenantId, id: botId }, select: botSelect });
+  }
+
+  exists(tenantId: string, botId: string, tx: PrismaTransaction = this.prisma): Promise<boolean> {
+    return tx.bot.count({ where: { tenantId, id: botId } }).then((count) => count > 0);
+  }
+
+  count(tenantId: string, tx: PrismaTransaction = this.prisma): Promise<number> {
+    return tx.bot.count({ where: { tenantId } });
+  }
+
+  create(tenantId: string, data: BotSettings & { name: string }, tx: PrismaTransaction = this.prisma): Promise<BotRow> {
+    return tx.bot.create({ data: { tenantId, ...data }, select: botSelect });
+  }
+
+  async update(tenantId: string, botId: string, data: BotSettings, tx: PrismaTransaction = this.prisma): Promise<BotRow | null> {
+    const { count } = await tx.bot.updateMany({ where: { tenantId, id: botId }, data });
+    return count ? this.findById(tenantId, botId, tx) : null;
+  }
+
+  addDocument(tenantId: string, botId: string, data: { title: string; content: string }, tx: PrismaTransaction = this.prisma) {
+    return tx.knowledgeDocument.create({
+      data: { tenantId, botId, ...data },
+      select: { id: true, botId: true, title: true, createdAt: true },
+    });
+  }
+}

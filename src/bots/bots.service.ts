@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { AuditLogRepository } from '../audit/audit-log.repository';
+import { AppError, NotFoundError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import { isUuid } from '../common/validation/uuid';
+import { PrismaService } from '../database/prisma.service';
+import { PLANS } from '../tenancy/plans';
+import { TenantsRepository } from '../tenancy/tenants.repository';
+import { ADMIN_ACTOR } from '../tenancy/tenants.service';
+import { BotRow, BotSettings, BotsRepository } from './bots.repository';
+
+@Injectable()
+export class BotsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly bots: BotsRepository,
+    private readonly tenants: TenantsRepository,
+    private readonly auditLog: AuditLogRepository,
+  ) {}
+
+  listBots(tenantId: string): Promise<BotRow[]> {
+    return this.bots.list(tenantId);
+  }
+
+  async getBot(tenantId: string, botId: string): Promise<BotRow> {
+    const bot = isUuid(botId) ? await this.bots.findById(tenantId, botId) : null;
+    if (!bot) throw new NotFoundError('Bot');
+    return bot;
+  }
+
+  /** Creates a bot within the plan's botsLimit (403 PLAN_LIMIT_REACHED beyond it). */
+  async createBot(tenantId: string, settings: BotSettings & { name: string }): Promise<BotRow> {
+    return this.prisma.$transaction(async (tx) => {
+      const tenant = await this.tenants.findById(tenantId, tx);
+      if (!tenant) throw new NotFoundError('Tenant');
+      const limit = PLANS[tenant.plan].botsLimit;
+      if ((await this.bots.count(tenantId, tx)) >= limit) {
+        throw new AppError(ErrorCode.PLAN_LIMIT_REACHED, 403, `The ${tenant.plan} plan allows ${limit} bot(s). Upgrade to add more.`);
+      }
+      const bot = await this.bots.create(tenantId, settings, tx);
+      await this.auditLog.create(tenantId, { actor: ADMIN_ACTOR, action: 'bot.created', targetType: 'bot', targetId: bot.id, data: { name: bot.name, isActive: bot.isActive } }, tx);
+      return bot;
+    });
+  }
+
+  /** Changes settings; switching isActive is the dashboard's toggle (SPEC 3.1) and is audited. */
+  async updateBot(tenantId: string, botId: string, settings: BotSettings): Promise<BotRow> {
+    if (!isUuid(botId)) throw new NotFoundError('Bot');
+    return this.prisma.$transaction(async (tx) => {
+      const before = await this.bots.findById(tenantId, botId, tx);
+      if (!before) throw new NotFoundError('Bot');
+      const after = await this.bots.update(tenantId, botId, settings, tx);
+      if (!after) throw new NotFoundError('Bot');
+      if (before.isActive !== after.isActive) {
+        await this.auditLog.create(tenantId, { actor: ADMIN_ACTOR, action: after.isActive ? 'bot.activated' : 'bot.deactivated', targetType: 'bot', targetId: botId }, tx);
+      }
+      return after;
+    });
+  }
+
+  async addDocument(tenantId: string, botId: string, document: { title: string; content: string }) {
+    if (!isUuid(botId) || !(await this.bots.exists(tenantId, botId))) throw new NotFoundError('Bot');
+    return this.bots.addDocument(tenantId, botId, document);
+  }
+}

@@ -1,0 +1,32 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Scope } from '../../tenancy/api-keys/scopes';
+import type { ApiPrincipal, AppRequest } from '../http/request-context';
+
+/** Who may call a route. Every route declares one; a route without it is refused. */
+export type AccessRule =
+  | { kind: 'public' }
+  | { kind: 'admin' }
+  | { kind: 'apiKey'; scopes: readonly Scope[] };
+
+export const Access = Reflector.createDecorator<AccessRule>();
+
+/** Open to anyone: health probes and the API description. */
+export const Public = () => Access({ kind: 'public' });
+
+/** The dashboard's admin API: the bearer token from ADMIN_API_TOKEN. */
+export const AdminOnly = () => Access({ kind: 'admin' });
+
+/** A valid API key of a tenant with API access, holding every scope listed (none: any valid key). */
+export const RequireScopes = (...scopes: Scope[]) => Access({ kind: 'apiKey', scopes });
+
+export function accessRuleOf(reflector: Reflector, context: ExecutionContext): AccessRule | undefined {
+  return reflector.getAllAndOverride(Access, [context.getHandler(), context.getClass()]);
+}
+
+/** The authenticated caller of an API-key route. */
+export const Principal = createParamDecorator((_: unknown, context: ExecutionContext): ApiPrincipal => {
+  const principal = context.switchToHttp().getRequest<AppRequest>().principal;
+  if (!principal) throw new Error('Principal requested on a route without API-key authentication');
+  return principal;
+});

@@ -1,0 +1,132 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { Response } from 'express';
+import { Prisma } from '../../generated/prisma/client';
+import type { AppRequest } from '../http/request-context';
+import { AppError, FieldError } from './app-error';
+import { ErrorCode } from './error-codes';
+
+export interface ErrorEnvelope {
+  error: {
+    code: ErrorCode;
+    message: string;
+    status: number;
+    requestId: string;
+    details?: FieldError[];
+  };
+}
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: ErrorCode.VALIDATION_ERROR,
+  401: ErrorCode.INVALID_API_KEY,
+  403: ErrorCode.INSUFFICIENT_SCOPE,
+  404: ErrorCode.NOT_FOUND,
+  405: ErrorCode.NOT_FOUND,
+  409: ErrorCode.CONFLICT,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  429: ErrorCode.RATE_LIMIT_EXCEEDED,
+  503: ErrorCode.SERVICE_UNAVAILABLE,
+};
+
+const MESSAGE_BY_CODE: Partial<Record<ErrorCode, string>> = {
+  [ErrorCode.VALIDATION_ERROR]: 'The request is invalid.',
+  [ErrorCode.NOT_FOUND]: 'The requested resource does not exist.',
+  [ErrorCode.PAYLOAD_TOO_LARGE]: 'The request body is larger than 64 KiB.',
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'The request body must be sent as application/json.',
+  [ErrorCode.RATE_LIMIT_EXCEEDED]: 'Rate limit exceeded.',
+  [ErrorCode.SERVICE_UNAVAILABLE]: 'The service is temporarily unavailable. Retry shortly.',
+};
+
+/** Prisma error codes that mean the database cannot be reached or cannot answer in time. */
+const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
+const RETRY_AFTER_SECONDS = '5';
+
+/**
+ * Writes the error envelope for everything thrown anywhere in the app, including unknown
+ * routes and framework errors. The unexpected becomes a logged 500 with no internals exposed.
+ */
+@Catch()
+export class GlobalExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<AppRequest>();
+    const response = http.getResponse<Response>();
+    const appError = this.toAppError(exception, request);
+
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(appError.headers)) response.setHeader(name, value);
+    const body: ErrorEnvelope = {
+      error: {
+        code: appError.code,
+        message: appError.message,
+        status: appError.status,
+        requestId: request.id,
+        ...(appError.details ? { details: appError.details } : {}),
+      },
+    };
+    response.status(appError.status).json(body);
+  }
+
+  private toAppError(exception: unknown, request: AppRequest): AppError {
+    if (exception instanceof AppError) return exception;
+    if (exception instanceof ThrottlerException) {
+      return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, 429, MESSAGE_BY_CODE.RATE_LIMIT_EXCEEDED!);
+    }
+    if (exception instanceof HttpException) return this.fromHttpException(exception);
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(`Database unavailable while serving ${request.method} ${request.route?.path ?? 'unknown route'}: ${describe(exception)}`);
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, 503, MESSAGE_BY_CODE.SERVICE_UNAVAILABLE!, undefined, {
+        'Retry-After': RETRY_AFTER_SECONDS,
+      });
+    }
+    const bodyParserError = fromBodyParserError(exception);
+    if (bodyParserError) return bodyParserError;
+
+    this.logger.error(
+      `Unhandled error on ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id})`,
+      exception instanceof Error ? exception.stack : String(exception),
+    );
+    return new AppError(ErrorCode.INTERNAL_ERROR, 500, 'An internal error occurred. Quote the request id when reporting it.');
+  }
+
+  private fromHttpException(exception: HttpException): AppError {
+    const status = exception.getStatus() === HttpStatus.METHOD_NOT_ALLOWED ? 404 : exception.getStatus();
+    const code = CODE_BY_STATUS[status] ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.VALIDATION_ERROR);
+    const message = MESSAGE_BY_CODE[code] ?? 'The request could not be processed.';
+    return new AppError(code, status, message);
+  }
+}
+
+function isDatabaseUnavailable(exception: unknown): boolean {
+  if (exception instanceof Prisma.PrismaClientInitializationError) return true;
+  if (exception instanceof Prisma.PrismaClientKnownRequestError) return UNAVAILABLE_PRISMA_CODES.has(exception.code);
+  if (exception instanceof Error) {
+    const code = (exception as { code?: unknown }).code;
+    return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57014'].includes(String(code)) ||
+      /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(exception.message);
+  }
+  return false;
+}
+
+function fromBodyParserError(exception: unknown): AppError | undefined {
+  const type = (exception as { type?: unknown } | null)?.type;
+  if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 413, MESSAGE_BY_CODE.PAYLOAD_TOO_LARGE!);
+  if (type === 'entity.parse.failed') return new AppError(ErrorCode.VALIDATION_ERROR, 400, 'The request body is not valid JSON.');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 415, 'The request body must be UTF-8 encoded JSON.');
+  }
+  if (type === 'request.aborted' || type === 'request.size.invalid') {
+    return new AppError(ErrorCode.VALIDATION_ERROR, 400, 'The request body was incomplete.');
+  }
+  return undefined;
+}
+
+function describe(exception: unknown): string {
+  return exception instanceof Error ? `${exception.name}: ${exception.message.split('\n')[0]}` : String(exception);
+}

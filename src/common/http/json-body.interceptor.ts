@@ -1,0 +1,41 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { json, type Response } from 'express';
+import type { Observable } from 'rxjs';
+import typeIs from 'type-is';
+import { AppError, ValidationError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-codes';
+import type { AppRequest } from './request-context';
+
+export const BODY_LIMIT = '64kb';
+const parseJson = json({ limit: BODY_LIMIT, strict: true, type: () => true });
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * Reads the JSON body after the guards have run. Express would parse it before them, but the
+ * contract puts the key (401), plan and scope (403) and rate-limit (429) checks ahead of body
+ * errors (400, 413, 415), so the app is created without a body parser and parses here.
+ */
+@Injectable()
+export class JsonBodyInterceptor implements NestInterceptor {
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<AppRequest>();
+    if (METHODS_WITH_BODY.has(request.method)) await this.readBody(request, http.getResponse<Response>());
+    return next.handle();
+  }
+
+  private async readBody(request: AppRequest, response: Response): Promise<void> {
+    if (!typeIs.hasBody(request)) {
+      request.body = {};
+      return;
+    }
+    if (!typeIs(request, ['application/json'])) {
+      throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 415, 'The request body must be sent as application/json.');
+    }
+    await new Promise<void>((resolve, reject) => parseJson(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
+    const body: unknown = request.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new ValidationError([], 'The request body must be a JSON object.');
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import { isIP } from 'node:net';
+import { Transform, plainToInstance } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const DEVELOPMENT_PEPPER = 'development-only-pepper-do-not-use-in-production';
+
+const toBoolean = ({ value }: { value: unknown }) =>
+  value === 'true' ? true : value === 'false' ? false : value;
+const toInteger = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+
+/** The environment variables the service reads, with their rules. */
+class EnvironmentVariables {
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(65535)
+  PORT?: number;
+
+  @IsOptional() @IsString()
+  NODE_ENV?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  DATABASE_URL?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  DATA_DIR?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  REDIS_URL?: string;
+
+  @IsOptional() @IsString() @MinLength(16, { message: '$property must be at least 16 characters' })
+  ADMIN_API_TOKEN?: string;
+
+  @IsOptional() @IsString() @MinLength(16, { message: '$property must be at least 16 characters' })
+  API_KEY_PEPPER?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  TRUST_PROXY?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  TLS_CERT_FILE?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  TLS_KEY_FILE?: string;
+
+  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
+  DEMO_DATA?: boolean;
+
+  @IsOptional() @IsIn(LOG_LEVELS)
+  LOG_LEVEL?: LogLevel;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(100) @Max(600_000)
+  DATABASE_STATEMENT_TIMEOUT_MS?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1000)
+  DATABASE_POOL_SIZE?: number;
+}
+
+export interface AppConfig {
+  port: number;
+  production: boolean;
+  database:
+    | { kind: 'postgres'; url: string; statementTimeoutMs: number; poolSize: number }
+    | { kind: 'embedded'; dataDir: string };
+  redisUrl: string | undefined;
+  adminApiToken: string | undefined;
+  apiKeyPepper: string;
+  trustProxy: boolean | string | undefined;
+  tls: { certFile: string; keyFile: string } | undefined;
+  demoData: boolean;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Reads and validates the configuration once at start. A bad value throws a ConfigError whose
+ * message is one line naming the variable, so the operator knows what to fix.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const vars = plainToInstance(EnvironmentVariables, present, { excludeExtraneousValues: false });
+  const [error] = validateSync(vars, { skipMissingProperties: false, whitelist: false });
+  if (error) {
+    const rule = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+    throw new ConfigError(`Invalid configuration: ${error.property} ${rule.replace(/^\w+ /, '')}`);
+  }
+
+  const production = vars.NODE_ENV === 'production';
+  if (production && !vars.API_KEY_PEPPER) {
+    throw new ConfigError('Invalid configuration: API_KEY_PEPPER is required when NODE_ENV=production');
+  }
+  if (Boolean(vars.TLS_CERT_FILE) !== Boolean(vars.TLS_KEY_FILE)) {
+    throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  if (vars.DATABASE_URL && !/^postgres(ql)?:\/\//.test(vars.DATABASE_URL)) {
+    throw new ConfigError('Invalid configuration: DATABASE_URL must be a postgresql:// connection string');
+  }
+
+  return {
+    port: vars.PORT ?? 3000,
+    production,
+    database: vars.DATABASE_URL
+      ? {
+          kind: 'postgres',
+          url: vars.DATABASE_URL,
+          statementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS ?? 5000,
+          poolSize: vars.DATABASE_POOL_SIZE ?? 10,
+        }
+      : { kind: 'embedded', dataDir: vars.DATA_DIR ?? './data' },
+    redisUrl: vars.REDIS_URL,
+    adminApiToken: vars.ADMIN_API_TOKEN,
+    apiKeyPepper: vars.API_KEY_PEPPER ?? DEVELOPMENT_PEPPER,
+    trustProxy: parseTrustProxy(vars.TRUST_PROXY),
+    tls: vars.TLS_CERT_FILE && vars.TLS_KEY_FILE ? { certFile: vars.TLS_CERT_FILE, keyFile: vars.TLS_KEY_FILE } : undefined,
+    demoData: !production && (vars.DEMO_DATA ?? true),
+    logLevel: vars.LOG_LEVEL ?? 'info',
+  };
+}
+
+function parseTrustProxy(value: string | undefined): boolean | string | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  const named = ['loopback', 'linklocal', 'uniquelocal'];
+  for (const entry of value.split(',').map((part) => part.trim())) {
+    const address = entry.split('/')[0];
+    if (!named.includes(entry) && isIP(address) === 0) {
+      throw new ConfigError(`Invalid configuration: TRUST_PROXY has an entry that is not an address, CIDR or name: ${entry}`);
+    }
+  }
+  return value;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

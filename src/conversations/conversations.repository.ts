@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
+import type { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import type { Page } from '../common/paging/pagination';
+
+export const conversationSelect = {
+  id: true,
+  botId: true,
+  status: true,
+  channel: true,
+  visitorId: true,
+  leadId: true,
+  messageCount: true,
+  lastMessageAt: true,
+  endedAt: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Prisma.ConversationSelect;
+
+export const messageSelect = { id: true, conversationId: true, role: true, content: true, createdAt: true } satisfies Prisma.MessageSelect;
+
+export type ConversationRow = Prisma.ConversationGetPayload<{ select: typeof conversationSelect }>;
+export type MessageRow = Prisma.MessageGetPayload<{ select: typeof messageSelect }>;
+
+export interface ConversationFilter {
+  botId?: string;
+  status?: ConversationStatus;
+  from?: Date;
+  to?: Date;
+}
+
+export interface NewConversation {
+  botId: string;
+  status: ConversationStatus;
+  channel: ConversationChannel;
+  visitorId: string | null;
+  createdAt: Date;
+  endedAt: Date | null;
+}
+
+export interface NewMessage {
+  role: MessageRole;
+  content: string;
+  createdAt: Date;
+}
+
+const newestFirst = [{ createdAt: 'desc' }, { id: 'desc' }] satisfies Prisma.ConversationOrderByWithRelationInput[];
+const oldestFirst = [{ createdAt: 'asc' }, { id: 'asc' }] satisfies Prisma.MessageOrderByWithRelationInput[];
+
+@Injectable()
+export class ConversationsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  list(tenantId: string, filter: ConversationFilter, page: Page): Promise<ConversationRow[]> {
+    return this.prisma.conversation.findMany({
+      where: this.where(tenantId, filter),
+      orderBy: newestFirst,
+      skip: page.offset,
+      take: page.limit,
+      select: conversationSelect,
+    });
+  }
+
+  count(tenantId: string, filter: ConversationFilter): Promise<number> {
+    return this.prisma.conversation.count({ where: this.where(tenantId, filter) });
+  }
+
+  findById(tenantId: string, conversationId: string, tx: PrismaTransaction = this.prisma): Promise<ConversationRow | null> {
+    return tx.conversation.findFirst({ where: { tenantId, id: conversationId }, select: conversationSelect });
+  }
+
+  exists(tenantId: string, conversationId: string): Promise<boolean> {
+    return this.prisma.conversation.count({ where: { tenantId, id: conversationId } }).then((count) => count > 0);
+  }
+
+  create(tenantId: string, data: NewConversation, tx: PrismaTransaction): Promise<{ id: string }> {
+    return tx.conversation.create({ data: { tenantId, ...data }, select: { id: true } });
+  }
+
+  addMessages(tenantId: string, conversationId: string, messages: NewMessage[], tx: PrismaTransaction): Promise<unknown> {
+    return tx.message.createMany({ data: messages.map((message) => ({ tenantId, conversationId, ...message })) });
+  }
+
+  linkLead(tenantId: string, conversationId: string, leadId: string, tx: PrismaTransaction): Promise<unknown> {
+    return tx.conversation.updateMany({ where: { tenantId, id: conversationId }, data: { leadId } });
+  }
+
+  listMessages(tenantId: string, conversationId: string, page: Page): Promise<MessageRow[]> {
+    return this.prisma.message.findMany({
+      where: { tenantId, conversationId },
+      orderBy: oldestFirst,
+      skip: page.offset,
+      take: page.limit,
+      select: messageSelect,
+    });
+  }
+
+  countMessages(tenantId: string, conversationId: string): Promise<number> {
+    return this.prisma.message.count({ where: { tenantId, conversationId } });
+  }
+
+  private where(tenantId: string, filter: ConversationFilter): Prisma.ConversationWhereInput {
+    return {
+      tenantId,
+      botId: filter.botId,
+      status: filter.status,
+      createdAt: filter.from || filter.to ? { gte: filter.from, lte: filter.to } : undefined,
+    };
+  }
+}

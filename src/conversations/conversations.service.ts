@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { NotFoundError } from '../common/errors/app-error';
+import { assertDateRange } from '../common/paging/date-range';
+import { Page, Pagination, toPagination } from '../common/paging/pagination';
+import { isUuid } from '../common/validation/uuid';
+import { BotsRepository } from '../bots/bots.repository';
+import { PrismaService } from '../database/prisma.service';
+import type { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
+import { LeadContact, LeadsService } from '../leads/leads.service';
+import { ConversationFilter, ConversationRow, ConversationsRepository, MessageRow } from './conversations.repository';
+
+export interface ConversationRecord {
+  status?: ConversationStatus;
+  channel?: ConversationChannel;
+  visitorId?: string;
+  createdAt?: Date;
+  messages: { role: MessageRole; content: string; createdAt?: Date }[];
+  lead?: LeadContact;
+}
+
+@Injectable()
+export class ConversationsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly conversations: ConversationsRepository,
+    private readonly bots: BotsRepository,
+    private readonly leads: LeadsService,
+  ) {}
+
+  async listConversations(tenantId: string, filter: ConversationFilter, page: Page): Promise<{ conversations: ConversationRow[]; pagination: Pagination }> {
+    assertDateRange(filter);
+    const [conversations, total] = await Promise.all([
+      this.conversations.list(tenantId, filter, page),
+      this.conversations.count(tenantId, filter),
+    ]);
+    return { conversations, pagination: toPagination(page, total) };
+  }
+
+  async getConversation(tenantId: string, conversationId: string): Promise<ConversationRow> {
+    const conversation = isUuid(conversationId) ? await this.conversations.findById(tenantId, conversationId) : null;
+    if (!conversation) throw new NotFoundError('Conversation');
+    return conversation;
+  }
+
+  async listMessages(tenantId: string, conversationId: string, page: Page): Promise<{ messages: MessageRow[]; pagination: Pagination }> {
+    if (!isUuid(conversationId) || !(await this.conversations.exists(tenantId, conversationId))) throw new NotFoundError('Conversation');
+    const [messages, total] = await Promise.all([
+      this.conversations.listMessages(tenantId, conversationId, page),
+      this.conversations.countMessages(tenantId, conversationId),
+    ]);
+    return { messages, pagination: toPagination(page, total) };
+  }
+
+  /**
+   * Stores a conversation as the chat widget produced it, with its messages and the lead it
+   * captured, in one transaction (the dashboard's import and the demo data use it).
+   */
+  async recordConversation(tenantId: string, botId: string, record: ConversationRecord): Promise<ConversationRow> {
+    if (!isUuid(botId)) throw new NotFoundError('Bot');
+    return this.prisma.$transaction(async (tx) => {
+      if (!(await this.bots.exists(tenantId, botId, tx))) throw new NotFoundError('Bot');
+      const startedAt = record.createdAt ?? new Date();
+      const status = record.status ?? 'active';
+      const { id } = await this.conversations.create(
+        tenantId,
+        {
+          botId,
+          status,
+          channel: record.channel ?? 'widget',
+          visitorId: record.visitorId ?? null,
+          createdAt: startedAt,
+          endedAt: status === 'ended' ? lastMessageTime(record, startedAt) : null,
+        },
+        tx,
+      );
+      if (record.messages.length) {
+        // Messages without a time follow the conversation's start a millisecond apart, keeping their order.
+        const messages = record.messages.map((message, index) => ({ ...message, createdAt: message.createdAt ?? new Date(startedAt.getTime() + index) }));
+        await this.conversations.addMessages(tenantId, id, messages, tx);
+      }
+      if (record.lead) {
+        const lead = await this.leads.captureWidgetLead(tenantId, botId, id, record.lead, lastMessageTime(record, startedAt), tx);
+        await this.conversations.linkLead(tenantId, id, lead.id, tx);
+      }
+      return (await this.conversations.findById(tenantId, id, tx))!;
+    });
+  }
+}
+
+function lastMessageTime(record: ConversationRecord, startedAt: Date): Date {
+  const times = record.messages.map((message, index) => (message.createdAt ?? new Date(startedAt.getTime() + index)).getTime());
+  return new Date(Math.max(startedAt.getTime(), ...times));
+}

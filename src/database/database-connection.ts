@@ -1,0 +1,72 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { Logger } from '@nestjs/common';
+import { Pool } from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { AppConfig } from '../config/env';
+
+/** The database the app talks to, with the driver adapter Prisma and the schema engine use. */
+export interface DatabaseConnection {
+  kind: 'postgres' | 'embedded';
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  /** A cheap round trip, for readiness. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DATABASE_CONNECTION = Symbol('DATABASE_CONNECTION');
+
+export async function openDatabaseConnection(config: AppConfig['database']): Promise<DatabaseConnection> {
+  if (config.kind === 'postgres') return openPostgres(config);
+  await mkdir(config.dataDir, { recursive: true });
+  return openEmbedded(await PGlite.create({ dataDir: config.dataDir, extensions: { pg_trgm } }));
+}
+
+function openPostgres(config: Extract<AppConfig['database'], { kind: 'postgres' }>): DatabaseConnection {
+  const pool = new Pool({
+    connectionString: config.url,
+    max: config.poolSize,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: config.statementTimeoutMs,
+    query_timeout: config.statementTimeoutMs + 1_000,
+  });
+  // An idle client losing its server emits 'error' on the pool; unhandled, it would end the process.
+  const logger = new Logger('Database');
+  pool.on('error', (error) => logger.warn(`PostgreSQL connection lost: ${error.message}`));
+  return {
+    kind: 'postgres',
+    adapterFactory: new PrismaPg(pool),
+    ping: async () => {
+      await pool.query('SELECT 1');
+    },
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * Wraps an open PGlite database. The adapter's executeScript does not await the script, so a
+ * failing migration would pass silently; this subclass awaits it.
+ */
+export function openEmbedded(pglite: PGlite): DatabaseConnection {
+  class AwaitingPGlite extends PrismaPGlite {
+    override async connect() {
+      const adapter = await super.connect();
+      adapter.executeScript = async (script: string) => {
+        await pglite.exec(script);
+      };
+      return adapter;
+    }
+  }
+  return {
+    kind: 'embedded',
+    adapterFactory: new AwaitingPGlite(pglite),
+    ping: async () => {
+      await pglite.query('SELECT 1');
+    },
+    close: () => pglite.close(),
+  };
+}

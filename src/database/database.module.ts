@@ -1,0 +1,17 @@
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DATABASE_CONNECTION, DatabaseConnection } from './database-connection';
+import { PrismaService } from './prisma.service';
+
+@Global()
+@Module({ providers: [PrismaService], exports: [PrismaService] })
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(DATABASE_CONNECTION) private readonly connection: DatabaseConnection,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.prisma.$disconnect();
+    await this.connection.close();
+  }
+}

@@ -1,0 +1,20 @@
+import { loadConfig } from '../config/env';
+import { openDatabaseConnection } from './database-connection';
+import { applyMigrations } from './migrate';
+
+/** `npm run db:migrate`: applies pending migrations to DATABASE_URL, or to the embedded database. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const connection = await openDatabaseConnection(config.database);
+  try {
+    const applied = await applyMigrations(connection.adapterFactory);
+    console.log(applied.length ? `Applied migrations: ${applied.join(', ')}` : 'The database is up to date.');
+  } finally {
+    await connection.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`Migration failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { openEmbedded } from './database-connection';
+import { loadMigrationsList, MIGRATIONS_DIR, readSchema } from './migrate';
+import { NO_SCHEMA_FILTER, openSchemaEngine } from './schema-engine';
+
+/**
+ * `npm run db:migration:create -- <name>`: writes the SQL that takes the migrations folder to
+ * prisma/schema.prisma, as `prisma migrate dev --create-only` does. The engine replays the
+ * existing migrations in a throwaway in-memory PGlite, so no database and no binary are needed.
+ */
+async function main(): Promise<void> {
+  const name = process.argv[2];
+  if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error('Give the migration a snake_case name: npm run db:migration:create -- add_things');
+  const connection = openEmbedded(await PGlite.create({ extensions: { pg_trgm } }));
+  const schema = await readSchema();
+  const engine = await openSchemaEngine(connection.adapterFactory, schema);
+  try {
+    const { stdout } = await engine.diff({
+      from: { tag: 'migrations', ...(await loadMigrationsList()) },
+      to: { tag: 'schemaDatamodel', files: [schema] },
+      script: true,
+      exitCode: null,
+      filters: NO_SCHEMA_FILTER,
+    });
+    if (!stdout || /^-- This is an empty migration/.test(stdout.trim())) {
+      console.log('The schema matches the migrations: nothing to create.');
+      return;
+    }
+    const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+    const dir = path.join(MIGRATIONS_DIR, `${stamp}_${name}`);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'migration.sql'), stdout);
+    console.log(`Created ${path.relative(process.cwd(), dir)}/migration.sql`);
+  } finally {
+    engine.free();
+    await connection.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

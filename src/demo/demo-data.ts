@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { BotsService } from '../bots/bots.service';
+import { ConversationsService } from '../conversations/conversations.service';
+import { LeadsService } from '../leads/leads.service';
+import { ApiKeysService } from '../tenancy/api-keys/api-keys.service';
+import { ALL_SCOPES } from '../tenancy/api-keys/scopes';
+import { TenantsRepository } from '../tenancy/tenants.repository';
+import { TenantsService } from '../tenancy/tenants.service';
+
+const HOUR = 3_600_000;
+
+const CONVERSATIONS = [
+  { visitor: 'visitor-1001', status: 'ended', lead: { name: 'Ada Lovelace', email: 'ada@analytical.example', company: 'Analytical Engines Ltd', phone: '+44 20 7946 0001' }, lines: ['Hi, do you offer annual billing?', 'Yes: annual plans are two months cheaper. Shall I send details?', 'Please, to ada@analytical.example.'] },
+  { visitor: 'visitor-1002', status: 'ended', lead: { name: 'Grace Hopper', email: 'grace@cobol.example', company: 'Compiler Works' }, lines: ['Can the bot answer in Spanish?', 'It can: set the bot language to es in Settings.'] },
+  { visitor: 'visitor-1003', status: 'active', lines: ['What are your opening hours?', 'We answer around the clock; humans are in 9 to 5 CET.'] },
+  { visitor: 'visitor-1004', status: 'handed_off', lines: ['I need to talk to a person about my invoice.', 'Handing you over to our billing team.', 'Hi, this is Sam from billing. How can I help?'] },
+] as const;
+
+/**
+ * The first embedded start shows the product: a demo tenant on Pro with bots (one inactive),
+ * conversations with messages, leads, and one secret key, returned so it can be printed once.
+ */
+@Injectable()
+export class DemoDataSeeder {
+  constructor(
+    private readonly tenantsRepository: TenantsRepository,
+    private readonly tenants: TenantsService,
+    private readonly apiKeys: ApiKeysService,
+    private readonly bots: BotsService,
+    private readonly conversations: ConversationsService,
+    private readonly leads: LeadsService,
+  ) {}
+
+  /** Seeds an empty database; returns the demo key, or undefined when there was data already. */
+  async seedIfEmpty(): Promise<string | undefined> {
+    if ((await this.tenantsRepository.count()) > 0) return undefined;
+    const tenant = await this.tenants.createTenant({ name: 'Demo Company', slug: 'demo', plan: 'pro' });
+    const support = await this.bots.createBot(tenant.id, { name: 'Support Assistant', primaryColor: '#2563eb', language: 'en' });
+    const sales = await this.bots.createBot(tenant.id, { name: 'Sales Concierge', primaryColor: '#16a34a', language: 'en' });
+    await this.bots.createBot(tenant.id, { name: 'Legacy FAQ Bot', primaryColor: '#64748b', language: 'de', isActive: false });
+    await this.bots.addDocument(tenant.id, support.id, { title: 'Pricing', content: 'Pro costs 49 EUR a month; annual billing saves two months.' });
+    await this.bots.addDocument(tenant.id, support.id, { title: 'Opening hours', content: 'Bots answer around the clock; humans 9 to 5 CET.' });
+
+    const start = Date.now() - CONVERSATIONS.length * 24 * HOUR;
+    for (const [index, conversation] of CONVERSATIONS.entries()) {
+      const createdAt = new Date(start + index * 24 * HOUR);
+      await this.conversations.recordConversation(tenant.id, index % 2 ? sales.id : support.id, {
+        status: conversation.status,
+        visitorId: conversation.visitor,
+        createdAt,
+        messages: conversation.lines.map((content, line) => ({
+          role: line === 2 && conversation.status === 'handed_off' ? 'agent' : line % 2 ? 'assistant' : 'user',
+          content,
+          createdAt: new Date(createdAt.getTime() + line * 30_000),
+        })),
+        lead: 'lead' in conversation ? conversation.lead : undefined,
+      });
+    }
+    await this.leads.captureLead(tenant.id, { name: 'Alan Turing', email: 'alan@bletchley.example', company: 'Bletchley Park', tags: ['enterprise', 'imported'] });
+
+    const { key } = await this.apiKeys.createKey(tenant.id, { name: 'Demo key', scopes: [...ALL_SCOPES], type: 'secret', expiresAt: null });
+    return key;
+  }
+}

@@ -1,0 +1,48 @@
+import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, IsUUID, MaxLength, Validate, ValidationArguments, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
+import { Trim, TrimEach } from '../../common/validation/transforms';
+
+/** Length in Unicode code points, not UTF-16 units, so an emoji counts as one character. */
+@ValidatorConstraint({ name: 'codePointLength' })
+export class CodePointLength implements ValidatorConstraintInterface {
+  validate(value: unknown, args?: ValidationArguments): boolean {
+    const [min, max] = args?.constraints as [number, number];
+    if (typeof value !== 'string') return false;
+    const length = [...value].length;
+    return length >= min && length <= max;
+  }
+
+  defaultMessage(args?: ValidationArguments): string {
+    const [min, max] = args?.constraints as [number, number];
+    return min > 0 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters`;
+  }
+}
+
+/** The contact fields of a lead, as the API and the chat widget send them. */
+export class LeadContactDto {
+  @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [1, 200])
+  name!: string;
+
+  @Trim() @IsString({ message: 'must be a string' }) @MaxLength(254, { message: 'must be at most 254 characters' })
+  @IsEmail({}, { message: 'must be a valid e-mail address' })
+  email!: string;
+
+  @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [0, 50])
+  phone?: string;
+
+  @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [0, 200])
+  company?: string;
+
+  @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [0, 5000])
+  message?: string;
+
+}
+
+export class CreateLeadDto extends LeadContactDto {
+  @IsOptional() @IsString({ message: 'must be a string' }) @IsUUID('all', { message: 'must be a UUID' })
+  botId?: string;
+
+  @IsOptional() @IsArray({ message: 'must be an array of strings' }) @ArrayMaxSize(20, { message: 'must have at most 20 entries' })
+  @TrimEach() @IsString({ each: true, message: 'each entry must be a string' })
+  @Validate(CodePointLength, [1, 50], { each: true, message: 'each entry must be 1 to 50 characters' })
+  tags?: string[];
+}

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import { assertDateRange } from '../common/paging/date-range';
+import { Page, Pagination, toPagination } from '../common/paging/pagination';
+import { isUuid } from '../common/validation/uuid';
+import { BotsRepository } from '../bots/bots.repository';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import type { LeadStatus } from '../generated/prisma/enums';
+import { canMoveLead } from './lead-status';
+import { LeadFilter, LeadRow, LeadsRepository, NewLead } from './leads.repository';
+
+export interface LeadContact {
+  name: string;
+  email: string;
+  phone?: string;
+  company?: string;
+  message?: string;
+  tags?: string[];
+}
+
+const orNull = (value: string | undefined) => (value ? value : null);
+
+@Injectable()
+export class LeadsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly leads: LeadsRepository,
+    private readonly bots: BotsRepository,
+  ) {}
+
+  async listLeads(tenantId: string, filter: LeadFilter, page: Page): Promise<{ leads: LeadRow[]; pagination: Pagination }> {
+    assertDateRange(filter);
+    const [leads, total] = await Promise.all([this.leads.list(tenantId, filter, page), this.leads.count(tenantId, filter)]);
+    return { leads, pagination: toPagination(page, total) };
+  }
+
+  async getLead(tenantId: string, leadId: string): Promise<LeadRow> {
+    const lead = isUuid(leadId) ? await this.leads.findById(tenantId, leadId) : null;
+    if (!lead) throw new NotFoundError('Lead');
+    return lead;
+  }
+
+  /**
+   * A lead sent through the API: source `api`, status `new`, no conversation. A botId that is
+   * not one of the tenant's bots is a validation error, never a hint that it exists elsewhere.
+   */
+  async captureLead(tenantId: string, contact: LeadContact & { botId?: string }): Promise<LeadRow> {
+    if (contact.botId && !(await this.bots.exists(tenantId, contact.botId))) {
+      throw ValidationError.field('botId', 'must be the id of one of your bots');
+    }
+    return this.leads.create(tenantId, toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }));
+  }
+
+  /** A lead captured in a chat, stored with the conversation that produced it. */
+  captureWidgetLead(tenantId: string, botId: string, conversationId: string, contact: LeadContact, createdAt: Date, tx: PrismaTransaction): Promise<LeadRow> {
+    return this.leads.create(tenantId, { ...toNewLead(contact, { botId, conversationId, source: 'widget' }), createdAt }, tx);
+  }
+
+  /** Moves a lead along the status machine; an illegal move is 409 INVALID_STATUS_TRANSITION. */
+  async changeStatus(tenantId: string, leadId: string, to: LeadStatus): Promise<LeadRow> {
+    if (!isUuid(leadId)) throw new NotFoundError('Lead');
+    return this.prisma.$transaction(async (tx) => {
+      const lead = await this.leads.findById(tenantId, leadId, tx);
+      if (!lead) throw new NotFoundError('Lead');
+      if (lead.status === to) return lead;
+      if (!canMoveLead(lead.status, to) || !(await this.leads.updateStatus(tenantId, leadId, lead.status, to, tx))) {
+        throw new AppError(ErrorCode.INVALID_STATUS_TRANSITION, 409, `A lead cannot move from ${lead.status} to ${to}.`);
+      }
+      return (await this.leads.findById(tenantId, leadId, tx))!;
+    });
+  }
+}
+
+function toNewLead(contact: LeadContact, origin: Pick<NewLead, 'botId' | 'conversationId' | 'source'>): NewLead {
+  return {
+    name: contact.name,
+    email: contact.email,
+    phone: orNull(contact.phone),
+    company: orNull(contact.company),
+    message: orNull(contact.message),
+    tags: contact.tags ?? [],
+    ...origin,
+  };
+}

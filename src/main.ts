@@ -1,0 +1,64 @@
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module';
+import { ConfigError, loadConfig } from './config/env';
+import { configureApp } from './configure-app';
+import { openDatabaseConnection } from './database/database-connection';
+import { applyMigrations } from './database/migrate';
+import { DemoDataSeeder } from './demo/demo-data';
+
+/** Above a load balancer's usual 60 s idle timeout, so it never reuses a socket we closed. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfig();
+  const logger = new Logger('Bootstrap');
+  const connection = await openDatabaseConnection(config.database);
+  if (connection.kind === 'embedded') {
+    const applied = await applyMigrations(connection.adapterFactory);
+    logger.log(`Embedded database in ${config.database.kind === 'embedded' ? config.database.dataDir : ''}${applied.length ? `; applied ${applied.join(', ')}` : ''}`);
+  }
+
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, connection), {
+    bodyParser: false,
+    httpsOptions: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
+  });
+  configureApp(app, config);
+
+  const demoKey = connection.kind === 'embedded' && config.demoData ? await app.get(DemoDataSeeder).seedIfEmpty() : undefined;
+
+  const server = await app.listen(config.port);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+
+  const scheme = config.tls ? 'https' : 'http';
+  logger.log(`Listening on ${scheme}://localhost:${config.port}`);
+  if (!config.production && !config.tls) logger.log('Development mode: plain HTTP is accepted from loopback addresses only.');
+  if (demoKey) printDemoKey(demoKey, `${scheme}://localhost:${config.port}`);
+}
+
+function printDemoKey(key: string, baseUrl: string): void {
+  // Printed once, to the terminal, on the first start: the key is not stored and not logged.
+  process.stdout.write(
+    [
+      '',
+      'Demo tenant created (plan pro). Its secret key, shown this once:',
+      `  ${key}`,
+      'Try it:',
+      `  curl -s -H "X-API-Key: ${key}" ${baseUrl}/api/v1/bots`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+bootstrap().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { accessRuleOf } from '../common/access/access.decorators';
+import { AppError, NotFoundError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import { APP_CONFIG, AppConfig } from '../config/env';
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * Admin routes take `Authorization: Bearer <ADMIN_API_TOKEN>`, compared in constant time (both
+ * sides hashed first, so neither content nor length leaks). Unset token: the admin API is off.
+ */
+@Injectable()
+export class AdminTokenGuard implements CanActivate {
+  private readonly expected?: Buffer;
+
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.expected = config.adminApiToken ? sha256(config.adminApiToken) : undefined;
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    if (accessRuleOf(this.reflector, context)?.kind !== 'admin') return true;
+    if (!this.expected) throw new NotFoundError('Route');
+    const header = context.switchToHttp().getRequest<Request>().header('authorization') ?? '';
+    const match = /^Bearer (.+)$/.exec(header);
+    if (!match || !timingSafeEqual(sha256(match[1]), this.expected)) {
+      throw new AppError(ErrorCode.UNAUTHORIZED, 401, 'A valid admin bearer token is required.');
+    }
+    return true;
+  }
+}

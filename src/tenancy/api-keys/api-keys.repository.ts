@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../../generated/prisma/client';
+import type { ApiKeyType } from '../../generated/prisma/enums';
+import { PrismaService, PrismaTransaction } from '../../database/prisma.service';
+import { tenantSelect } from '../tenants.repository';
+
+export const apiKeySelect = {
+  id: true,
+  tenantId: true,
+  name: true,
+  type: true,
+  scopes: true,
+  prefix: true,
+  last4: true,
+  expiresAt: true,
+  lastUsedAt: true,
+  createdAt: true,
+} satisfies Prisma.ApiKeySelect;
+
+export type ApiKeyRow = Prisma.ApiKeyGetPayload<{ select: typeof apiKeySelect }>;
+export type AuthenticatedKeyRow = ApiKeyRow & { tenant: Prisma.TenantGetPayload<{ select: typeof tenantSelect }> };
+
+export interface NewApiKey {
+  name: string;
+  type: ApiKeyType;
+  scopes: string[];
+  digest: string;
+  prefix: string;
+  last4: string;
+  expiresAt: Date | null;
+}
+
+@Injectable()
+export class ApiKeysRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * The one lookup not scoped by tenant: authentication finds the tenant from the key's digest.
+   * Deleted keys never match.
+   */
+  findByDigest(digest: string): Promise<AuthenticatedKeyRow | null> {
+    return this.prisma.apiKey.findFirst({
+      where: { digest, deletedAt: null },
+      select: { ...apiKeySelect, tenant: { select: tenantSelect } },
+    });
+  }
+
+  list(tenantId: string): Promise<ApiKeyRow[]> {
+    return this.prisma.apiKey.findMany({
+      where: { tenantId, deletedAt: null },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: apiKeySelect,
+    });
+  }
+
+  create(tenantId: string, data: NewApiKey, tx: PrismaTransaction = this.prisma): Promise<ApiKeyRow> {
+    return tx.apiKey.create({ data: { tenantId, ...data }, select: apiKeySelect });
+  }
+
+  /** Soft-deletes, keeping the row for the audit trail; returns false when there was no such key. */
+  async delete(tenantId: string, keyId: string, at: Date, tx: PrismaTransaction = this.prisma): Promise<boolean> {
+    const { count } = await tx.apiKey.updateMany({ where: { tenantId, id: keyId, deletedAt: null }, data: { deletedAt: at } });
+    return count === 1;
+  }
+
+  /** Records use, at most once per `staleBefore` window, so hot keys do not write on every request. */
+  async touchLastUsed(tenantId: string, keyId: string, at: Date, staleBefore: Date): Promise<void> {
+    await this.prisma.apiKey.updateMany({
+      where: { tenantId, id: keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: staleBefore } }] },
+      data: { lastUsedAt: at },
+    });
+  }
+}

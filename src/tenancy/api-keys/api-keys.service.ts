@@ -1,0 +1,94 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AuditLogRepository } from '../../audit/audit-log.repository';
+import { InvalidApiKeyError, NotFoundError, PlanUpgradeRequiredError, ValidationError } from '../../common/errors/app-error';
+import type { ApiPrincipal } from '../../common/http/request-context';
+import { PrismaService } from '../../database/prisma.service';
+import type { ApiKeyType } from '../../generated/prisma/enums';
+import { PLANS } from '../plans';
+import { ADMIN_ACTOR } from '../tenants.service';
+import { TenantsRepository } from '../tenants.repository';
+import { generateApiKey, isWellFormedApiKey, KEY_PREFIX } from './api-key-format';
+import { ApiKeyHasher } from './api-key-hasher';
+import { ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
+import type { Scope } from './scopes';
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface CreateKeyInput {
+  name: string;
+  scopes: Scope[];
+  type: ApiKeyType;
+  expiresAt: Date | null;
+}
+
+@Injectable()
+export class ApiKeysService {
+  private readonly logger = new Logger(ApiKeysService.name);
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly keys: ApiKeysRepository,
+    private readonly tenants: TenantsRepository,
+    private readonly auditLog: AuditLogRepository,
+    private readonly hasher: ApiKeyHasher,
+  ) {}
+
+  /** Resolves a presented key to its tenant and scopes, or throws 401 INVALID_API_KEY. */
+  async authenticate(presented: string | undefined, now = new Date()): Promise<ApiPrincipal> {
+    if (!presented || !isWellFormedApiKey(presented)) throw new InvalidApiKeyError();
+    const row = await this.keys.findByDigest(this.hasher.digest(presented));
+    if (!row || (row.expiresAt && row.expiresAt <= now)) throw new InvalidApiKeyError();
+    this.recordUse(row, now);
+    return {
+      tenant: { id: row.tenant.id, name: row.tenant.name, slug: row.tenant.slug, plan: row.tenant.plan },
+      apiKey: { id: row.id, type: row.type, scopes: row.scopes },
+    };
+  }
+
+  /** Creates a key; the full key is in this answer only and is never stored or shown again. */
+  async createKey(tenantId: string, input: CreateKeyInput, now = new Date()): Promise<{ apiKey: ApiKeyRow; key: string }> {
+    if (input.expiresAt && input.expiresAt <= now) throw ValidationError.field('expiresAt', 'must be in the future');
+    return this.prisma.$transaction(async (tx) => {
+      const tenant = await this.tenants.findById(tenantId, tx);
+      if (!tenant) throw new NotFoundError('Tenant');
+      if (!PLANS[tenant.plan].apiAccess) throw new PlanUpgradeRequiredError('API keys require the Pro plan or higher.');
+      const key = generateApiKey(input.type);
+      const apiKey = await this.keys.create(
+        tenantId,
+        {
+          name: input.name,
+          type: input.type,
+          scopes: [...new Set(input.scopes)],
+          digest: this.hasher.digest(key),
+          prefix: KEY_PREFIX[input.type],
+          last4: key.slice(-4),
+          expiresAt: input.expiresAt,
+        },
+        tx,
+      );
+      await this.auditLog.create(tenantId, { actor: ADMIN_ACTOR, action: 'api_key.created', targetType: 'api_key', targetId: apiKey.id, data: { name: apiKey.name, type: apiKey.type, scopes: apiKey.scopes } }, tx);
+      return { apiKey, key };
+    });
+  }
+
+  async listKeys(tenantId: string): Promise<ApiKeyRow[]> {
+    if (!(await this.tenants.findById(tenantId))) throw new NotFoundError('Tenant');
+    return this.keys.list(tenantId);
+  }
+
+  async revokeKey(tenantId: string, keyId: string, now = new Date()): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      if (!(await this.keys.delete(tenantId, keyId, now, tx))) throw new NotFoundError('API key');
+      await this.auditLog.create(tenantId, { actor: ADMIN_ACTOR, action: 'api_key.deleted', targetType: 'api_key', targetId: keyId }, tx);
+    });
+  }
+
+  /** lastUsedAt is informational: written at most once a minute, off the request's path. */
+  private recordUse(row: ApiKeyRow, now: Date): void {
+    const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+    if (row.lastUsedAt && row.lastUsedAt >= staleBefore) return;
+    this.keys.touchLastUsed(row.tenantId, row.id, now, staleBefore).catch((error: unknown) => {
+      this.logger.warn(`Could not record key use: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+}

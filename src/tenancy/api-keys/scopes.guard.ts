@@ -1,0 +1,26 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { accessRuleOf } from '../../common/access/access.decorators';
+import { InsufficientScopeError } from '../../common/errors/app-error';
+import type { AppRequest } from '../../common/http/request-context';
+
+/**
+ * Checks the route's scopes against the key's. Public keys are for widget initialisation:
+ * they may call routes that need no scope (GET /api/v1/verify) and nothing else.
+ */
+@Injectable()
+export class ScopesGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const rule = accessRuleOf(this.reflector, context);
+    const principal = context.switchToHttp().getRequest<AppRequest>().principal;
+    if (rule?.kind !== 'apiKey' || !principal || rule.scopes.length === 0) return true;
+    if (principal.apiKey.type === 'public') {
+      throw new InsufficientScopeError('Public keys (svc_pk_) can only verify themselves; use a secret key for this endpoint.');
+    }
+    const missing = rule.scopes.filter((scope) => !principal.apiKey.scopes.includes(scope));
+    if (missing.length) throw new InsufficientScopeError(`This endpoint requires the scope ${missing.join(', ')}.`);
+    return true;
+  }
+}

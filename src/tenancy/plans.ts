@@ -1,0 +1,23 @@
+import { Plan } from '../generated/prisma/enums';
+
+export { Plan };
+
+export interface PlanLimits {
+  name: Plan;
+  apiAccess: boolean;
+  botsLimit: number;
+  /** Messages per calendar month. */
+  messagesLimit: number;
+  requestsPerHour: number;
+  burstPerSecond: number;
+}
+
+/** The one place a plan's numbers live (API_DECISIONS, Keys and plans). */
+export const PLANS: Readonly<Record<Plan, PlanLimits>> = {
+  free: { name: 'free', apiAccess: false, botsLimit: 1, messagesLimit: 500, requestsPerHour: 100, burstPerSecond: 10 },
+  pro: { name: 'pro', apiAccess: true, botsLimit: 5, messagesLimit: 10_000, requestsPerHour: 1_000, burstPerSecond: 50 },
+  business: { name: 'business', apiAccess: true, botsLimit: 25, messagesLimit: 50_000, requestsPerHour: 5_000, burstPerSecond: 100 },
+  enterprise: { name: 'enterprise', apiAccess: true, botsLimit: 100, messagesLimit: 250_000, requestsPerHour: 25_000, burstPerSecond: 500 },
+};
+
+export const PLAN_NAMES = Object.keys(PLANS) as Plan[];

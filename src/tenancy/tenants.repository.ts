@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
+import type { Plan } from '../generated/prisma/enums';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+
+export const tenantSelect = { id: true, name: true, slug: true, plan: true, createdAt: true, updatedAt: true } satisfies Prisma.TenantSelect;
+export type TenantRow = Prisma.TenantGetPayload<{ select: typeof tenantSelect }>;
+
+@Injectable()
+export class TenantsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  findById(tenantId: string, tx: PrismaTransaction = this.prisma): Promise<TenantRow | null> {
+    return tx.tenant.findUnique({ where: { id: tenantId }, select: tenantSelect });
+  }
+
+  create(data: { name: string; slug: string; plan: Plan }, tx: PrismaTransaction = this.prisma): Promise<TenantRow> {
+    return tx.tenant.create({ data, select: tenantSelect });
+  }
+
+  update(tenantId: string, data: { name?: string; plan?: Plan }, tx: PrismaTransaction = this.prisma): Promise<TenantRow> {
+    return tx.tenant.update({ where: { id: tenantId }, data, select: tenantSelect });
+  }
+
+  count(): Promise<number> {
+    return this.prisma.tenant.count();
+  }
+}
