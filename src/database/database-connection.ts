@@ -39,7 +39,7 @@ function openPostgres(config: Extract<AppConfig['database'], { kind: 'postgres' 
   pool.on('error', (error) => logger.warn(`PostgreSQL connection lost: ${error.message}`));
   return {
     kind: 'postgres',
-    adapterFactory: new PrismaPg(pool),
+    adapterFactory: runScriptsWhole(new PrismaPg(pool), (script) => pool.query(script)),
     ping: async () => {
       await pool.query('SELECT 1');
     },
@@ -47,26 +47,31 @@ function openPostgres(config: Extract<AppConfig['database'], { kind: 'postgres' 
   };
 }
 
-/**
- * Wraps an open PGlite database. The adapter's executeScript does not await the script, so a
- * failing migration would pass silently; this subclass awaits it.
- */
+/** Wraps an open PGlite database (the embedded default, and the tests' copies of it). */
 export function openEmbedded(pglite: PGlite): DatabaseConnection {
-  class AwaitingPGlite extends PrismaPGlite {
-    override async connect() {
-      const adapter = await super.connect();
-      adapter.executeScript = async (script: string) => {
-        await pglite.exec(script);
-      };
-      return adapter;
-    }
-  }
   return {
     kind: 'embedded',
-    adapterFactory: new AwaitingPGlite(pglite),
+    adapterFactory: runScriptsWhole(new PrismaPGlite(pglite), (script) => pglite.exec(script)),
     ping: async () => {
       await pglite.query('SELECT 1');
     },
     close: () => pglite.close(),
   };
+}
+
+/**
+ * Migration scripts hold PL/pgSQL bodies with semicolons inside dollar quotes. The pg adapter
+ * splits scripts at every semicolon and the PGlite adapter does not await them, so each script
+ * is sent whole, as one simple query that PostgreSQL runs atomically, and awaited.
+ */
+function runScriptsWhole<T extends SqlMigrationAwareDriverAdapterFactory>(factory: T, execute: (script: string) => Promise<unknown>): T {
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    adapter.executeScript = async (script: string) => {
+      await execute(script);
+    };
+    return adapter;
+  };
+  return factory;
 }

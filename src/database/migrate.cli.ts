@@ -14,7 +14,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(`Migration failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+// Exits explicitly: the WASM schema engine leaves a 10-second timer behind once it is done.
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`Migration failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

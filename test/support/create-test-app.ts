@@ -1,0 +1,51 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { AppModule } from '../../src/app.module';
+import { loadConfig } from '../../src/config/env';
+import { configureApp } from '../../src/configure-app';
+import type { DatabaseConnection } from '../../src/database/database-connection';
+import { PrismaService } from '../../src/database/prisma.service';
+import { openTestDatabase } from './test-database';
+
+export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
+
+export interface TestApp {
+  app: INestApplication;
+  prisma: PrismaService;
+  connection: DatabaseConnection;
+  /** supertest against the app's HTTP server (plain HTTP from loopback, allowed outside production). */
+  http(): ReturnType<typeof request>;
+  /** The admin API with its bearer token. */
+  admin(): { get(url: string): request.Test; post(url: string): request.Test; patch(url: string): request.Test; delete(url: string): request.Test };
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real app (same modules, same configureApp as main.ts) on the run's test database.
+ * `env` overrides configuration variables, e.g. NODE_ENV=production or TRUST_PROXY.
+ */
+export async function createTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
+  const config = loadConfig({ ADMIN_API_TOKEN: ADMIN_TOKEN, API_KEY_PEPPER: 'e2e-pepper-0123456789abcdef', LOG_LEVEL: 'silent', ...env });
+  const connection = await openTestDatabase();
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, connection)] }).compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error', 'warn'] });
+  configureApp(app, config);
+  await app.init();
+  const server = app.getHttpServer();
+  const withToken = (test: request.Test) => test.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+  return {
+    app,
+    prisma: app.get(PrismaService),
+    connection,
+    http: () => request(server),
+    admin: () => ({
+      get: (url) => withToken(request(server).get(url)),
+      post: (url) => withToken(request(server).post(url)),
+      patch: (url) => withToken(request(server).patch(url)),
+      delete: (url) => withToken(request(server).delete(url)),
+    }),
+    close: () => app.close(),
+  };
+}
