@@ -7,6 +7,8 @@ import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { HttpsOnlyMiddleware } from './common/http/https-only.middleware';
 import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
 import { RequestIdMiddleware } from './common/http/request-id.middleware';
+import { PlanThrottlerGuard } from './common/rate-limit/plan-throttler.guard';
+import { RateLimitModule, RateLimitOptions } from './common/rate-limit/rate-limit.module';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { APP_CONFIG, AppConfig } from './config/env';
 import { ConversationsModule } from './conversations/conversations.module';
@@ -25,22 +27,23 @@ export const HEALTH_PATHS = ['health/live', 'health/ready'];
 @Module({})
 export class AppModule implements NestModule {
   /** The app on a validated configuration and an open database (main.ts and the e2e tests). */
-  static forRoot(config: AppConfig, connection: DatabaseConnection): DynamicModule {
+  static forRoot(config: AppConfig, connection: DatabaseConnection, options: RateLimitOptions = {}): DynamicModule {
     return {
       module: AppModule,
       global: true,
-      imports: [DatabaseModule, TenancyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule],
+      imports: [DatabaseModule, RateLimitModule.forRoot(config, options), TenancyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },
         { provide: APP_FILTER, useClass: GlobalExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         // The contract's order of checks: access rule, key (401) or admin token, plan (403),
-        // scope (403); the body is read after all of them (JsonBodyInterceptor).
+        // rate limit (429), scope (403); the body is read after all of them (JsonBodyInterceptor).
         { provide: APP_GUARD, useClass: AccessRuleGuard },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: AdminTokenGuard },
         { provide: APP_GUARD, useClass: PlanGuard },
+        { provide: APP_GUARD, useClass: PlanThrottlerGuard },
         { provide: APP_GUARD, useClass: ScopesGuard },
         { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
       ],

@@ -55,6 +55,12 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1000)
   DATABASE_POOL_SIZE?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1000)
+  RATE_LIMIT_REPLICAS?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
+  AUTH_FAILURE_LIMIT?: number;
 }
 
 export interface AppConfig {
@@ -70,6 +76,12 @@ export interface AppConfig {
   tls: { certFile: string; keyFile: string } | undefined;
   demoData: boolean;
   logLevel: LogLevel;
+  rateLimit: {
+    /** Instances sharing the quota: while Redis is unreachable each enforces 1/replicas of every limit. */
+    replicas: number;
+    /** Missing or invalid keys allowed per client IP per minute before 429. */
+    authFailuresPerMinute: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -116,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tls: vars.TLS_CERT_FILE && vars.TLS_KEY_FILE ? { certFile: vars.TLS_CERT_FILE, keyFile: vars.TLS_KEY_FILE } : undefined,
     demoData: !production && (vars.DEMO_DATA ?? true),
     logLevel: vars.LOG_LEVEL ?? 'info',
+    rateLimit: { replicas: vars.RATE_LIMIT_REPLICAS ?? 1, authFailuresPerMinute: vars.AUTH_FAILURE_LIMIT ?? 20 },
   };
 }
 

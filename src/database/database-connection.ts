@@ -43,7 +43,7 @@ function openPostgres(config: Extract<AppConfig['database'], { kind: 'postgres' 
     ping: async () => {
       await pool.query('SELECT 1');
     },
-    close: () => pool.end(),
+    close: once(() => pool.end()),
   };
 }
 
@@ -55,7 +55,7 @@ export function openEmbedded(pglite: PGlite): DatabaseConnection {
     ping: async () => {
       await pglite.query('SELECT 1');
     },
-    close: () => pglite.close(),
+    close: once(() => pglite.close()),
   };
 }
 
@@ -74,4 +74,10 @@ function runScriptsWhole<T extends SqlMigrationAwareDriverAdapterFactory>(factor
     return adapter;
   };
   return factory;
+}
+
+/** Closing twice (two apps on one connection in tests, or shutdown racing an error) is harmless. */
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= close());
 }

@@ -1,5 +1,5 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { DATABASE_CONNECTION, DatabaseConnection } from './database-connection';
+import { DATABASE_CONNECTION, type DatabaseConnection } from './database-connection';
 import { PrismaService } from './prisma.service';
 
 @Global()

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PrismaClient } from '../generated/prisma/client';
-import { DATABASE_CONNECTION, DatabaseConnection } from './database-connection';
+import { DATABASE_CONNECTION, type DatabaseConnection } from './database-connection';
 
 /** Prisma Client on the configured driver adapter; repositories inject this. */
 @Injectable()

@@ -5,7 +5,7 @@ import type { Request } from 'express';
 import { accessRuleOf } from '../common/access/access.decorators';
 import { AppError, NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { APP_CONFIG, AppConfig } from '../config/env';
+import { APP_CONFIG, type AppConfig } from '../config/env';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 

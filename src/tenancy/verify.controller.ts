@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { Principal, RequireScopes } from '../common/access/access.decorators';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { NoQueryDto } from '../common/paging/pagination';
-import { toVerificationResponse, VerificationResponse } from './verification.mapper';
+import { toVerificationResponse, type VerificationResponse } from './verification.mapper';
 
 @Controller('api/v1/verify')
 export class VerifyController {

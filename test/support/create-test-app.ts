@@ -4,12 +4,25 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { loadConfig } from '../../src/config/env';
+import type { RateLimitPlans } from '../../src/common/rate-limit/plan-limits';
 import { configureApp } from '../../src/configure-app';
 import type { DatabaseConnection } from '../../src/database/database-connection';
 import { PrismaService } from '../../src/database/prisma.service';
 import { openTestDatabase } from './test-database';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
+
+const TEST_ENV = {
+  ADMIN_API_TOKEN: ADMIN_TOKEN,
+  API_KEY_PEPPER: 'e2e-pepper-0123456789abcdef',
+  LOG_LEVEL: 'silent',
+  // Suites other than the rate-limit ones test their own behaviour, not the limiter, so they run
+  // with limits they cannot reach; the rate-limit suites pass the production or small tables.
+  AUTH_FAILURE_LIMIT: '100000',
+};
+
+const unreachable = { requestsPerHour: 1_000_000, burstPerSecond: 1_000_000 };
+export const GENEROUS_RATE_LIMITS: RateLimitPlans = { free: unreachable, pro: unreachable, business: unreachable, enterprise: unreachable };
 
 export interface TestApp {
   app: INestApplication;
@@ -26,10 +39,16 @@ export interface TestApp {
  * Boots the real app (same modules, same configureApp as main.ts) on the run's test database.
  * `env` overrides configuration variables, e.g. NODE_ENV=production or TRUST_PROXY.
  */
-export async function createTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
-  const config = loadConfig({ ADMIN_API_TOKEN: ADMIN_TOKEN, API_KEY_PEPPER: 'e2e-pepper-0123456789abcdef', LOG_LEVEL: 'silent', ...env });
-  const connection = await openTestDatabase();
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, connection)] }).compile();
+export async function createTestApp(
+  env: Record<string, string | undefined> = {},
+  options: { rateLimitPlans?: RateLimitPlans; connection?: DatabaseConnection } = {},
+): Promise<TestApp> {
+  const config = loadConfig({ ...TEST_ENV, ...env });
+  // A second instance can share the first one's database, as replicas behind a load balancer do.
+  const connection = options.connection ?? (await openTestDatabase());
+  const moduleRef = await Test.createTestingModule({
+    imports: [AppModule.forRoot(config, connection, { plans: options.rateLimitPlans ?? GENEROUS_RATE_LIMITS })],
+  }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error', 'warn'] });
   configureApp(app, config);
   await app.init();

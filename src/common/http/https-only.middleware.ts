@@ -1,7 +1,7 @@
 import { isIPv4 } from 'node:net';
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { APP_CONFIG, AppConfig } from '../../config/env';
+import { APP_CONFIG, type AppConfig } from '../../config/env';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-codes';
 

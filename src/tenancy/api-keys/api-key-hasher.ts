@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../config/env';
+import { APP_CONFIG, type AppConfig } from '../../config/env';
 
 /** Computes the stored form of a key: HMAC-SHA256 with the configured pepper, hex. */
 @Injectable()

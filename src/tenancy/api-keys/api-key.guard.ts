@@ -1,23 +1,36 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { accessRuleOf } from '../../common/access/access.decorators';
+import { InvalidApiKeyError } from '../../common/errors/app-error';
 import type { AppRequest } from '../../common/http/request-context';
+import { FailedAuthLimiter } from '../../common/rate-limit/failed-auth.limiter';
 import { ApiKeysService } from './api-keys.service';
 
 export const API_KEY_HEADER = 'x-api-key';
 
-/** Authenticates API-key routes from the X-API-Key header (never the query string). */
+/**
+ * Authenticates API-key routes from the X-API-Key header (never the query string); failures
+ * count towards the per-IP brute-force limit.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeysService,
+    private readonly failedAuth: FailedAuthLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (accessRuleOf(this.reflector, context)?.kind !== 'apiKey') return true;
     const request = context.switchToHttp().getRequest<AppRequest>();
-    request.principal = await this.apiKeys.authenticate(request.header(API_KEY_HEADER));
+    const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
+    this.failedAuth.assertNotBlocked(ip);
+    try {
+      request.principal = await this.apiKeys.authenticate(request.header(API_KEY_HEADER));
+    } catch (error) {
+      if (error instanceof InvalidApiKeyError) await this.failedAuth.recordFailure(ip);
+      throw error;
+    }
     return true;
   }
 }

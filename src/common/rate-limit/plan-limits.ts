@@ -1,0 +1,24 @@
+import type { ExecutionContext } from '@nestjs/common';
+import type { Plan } from '../../generated/prisma/enums';
+import { PLANS } from '../../tenancy/plans';
+import type { AppRequest } from '../http/request-context';
+
+export interface RequestLimits {
+  requestsPerHour: number;
+  burstPerSecond: number;
+}
+
+/** The plans' request limits; injectable so that tests can use small numbers. */
+export const RATE_LIMIT_PLANS = Symbol('RATE_LIMIT_PLANS');
+export type RateLimitPlans = Readonly<Record<Plan, RequestLimits>>;
+
+export const DEFAULT_RATE_LIMIT_PLANS: RateLimitPlans = Object.fromEntries(
+  Object.values(PLANS).map((plan) => [plan.name, { requestsPerHour: plan.requestsPerHour, burstPerSecond: plan.burstPerSecond }]),
+) as RateLimitPlans;
+
+export const HOURLY = { name: 'hourly', ttlMs: 3_600_000 } as const;
+export const BURST = { name: 'burst', ttlMs: 1_000 } as const;
+
+export function planOf(context: ExecutionContext): Plan | undefined {
+  return context.switchToHttp().getRequest<AppRequest>().principal?.tenant.plan;
+}

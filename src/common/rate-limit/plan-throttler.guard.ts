@@ -1,0 +1,56 @@
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard } from '@nestjs/throttler';
+import type { Resolvable, ThrottlerModuleOptions, ThrottlerStorage } from '@nestjs/throttler';
+import type { Response } from 'express';
+import { AppError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-codes';
+import type { AppRequest } from '../http/request-context';
+import { RATE_LIMIT_STORE, type RateLimitStore, type WindowSpec } from './rate-limit.store';
+import { writeRateLimitHeaders } from './rate-limit-headers';
+
+async function resolve(value: Resolvable<number>, context: ExecutionContext): Promise<number> {
+  return typeof value === 'function' ? value(context) : value;
+}
+
+const WINDOW_LABEL: Record<string, string> = { hourly: 'hourly', burst: 'per-second burst' };
+
+/**
+ * The plan-aware limiter: the named throttlers of ThrottlerModule (hourly and burst, limits
+ * resolved from the tenant's plan) counted per tenant, so all keys of a tenant share one quota
+ * on every route. Both windows are counted in one store call (one Redis round trip), and the
+ * response carries exactly the contract's headers instead of the throttler's suffixed ones.
+ */
+@Injectable()
+export class PlanThrottlerGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const { req, res } = this.getRequestResponse(context) as { req: AppRequest; res: Response };
+    if (!req.principal) return true;
+    const windows: WindowSpec[] = [];
+    for (const throttler of this.throttlers) {
+      windows.push({ name: throttler.name ?? 'default', limit: await resolve(throttler.limit, context), ttlMs: await resolve(throttler.ttl, context) });
+    }
+    // Shortest window first: a request the burst window refuses does not count against the hour.
+    windows.sort((a, b) => a.ttlMs - b.ttlMs);
+    const usage = await this.store.hit(`tenant:${req.principal.tenant.id}`, windows);
+    const hourly = usage.reduce((longest, window) => (window.ttlMs > longest.ttlMs ? window : longest));
+    const blocking = writeRateLimitHeaders(res, hourly, usage);
+    if (blocking) {
+      throw new AppError(
+        ErrorCode.RATE_LIMIT_EXCEEDED,
+        429,
+        `Rate limit exceeded: the ${WINDOW_LABEL[blocking.name] ?? blocking.name} limit of ${blocking.limit} requests for your plan is used up. Retry after the time in Retry-After.`,
+      );
+    }
+    return true;
+  }
+}

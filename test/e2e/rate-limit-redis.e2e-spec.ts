@@ -1,0 +1,113 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import Redis from 'ioredis';
+import { RateLimitPlans } from '../../src/common/rate-limit/plan-limits';
+import { createTestApp, TestApp } from '../support/create-test-app';
+import { createTenant } from '../support/factories';
+
+const limits = (requestsPerHour: number, burstPerSecond: number) => ({ requestsPerHour, burstPerSecond });
+const plans: RateLimitPlans = { free: limits(10, 100), pro: limits(10, 100), business: limits(10, 100), enterprise: limits(10, 100) };
+
+const sharedRedisUrl = process.env.REDIS_URL;
+const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
+
+/** Shared Redis: the machine's (REDIS_URL), as in CI. Without it this suite is skipped. */
+(sharedRedisUrl ? describe : describe.skip)('rate limits shared through Redis by two instances', () => {
+  let first: TestApp;
+  let second: TestApp;
+
+  beforeAll(async () => {
+    first = await createTestApp({ REDIS_URL: sharedRedisUrl }, { rateLimitPlans: plans });
+    second = await createTestApp({ REDIS_URL: sharedRedisUrl }, { rateLimitPlans: plans, connection: first.connection });
+  });
+  afterAll(async () => {
+    await second.close();
+    await first.close();
+  });
+
+  it('enforces one quota across both instances', async () => {
+    const tenant = await createTenant(first, { plan: 'pro' });
+    const remaining: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const app = i % 2 ? second : first;
+      const response = await app.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
+      remaining.push(response.headers['x-ratelimit-remaining']);
+    }
+    expect(remaining).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
+    await first.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(429);
+    await second.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(429);
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      return child;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error('redis-server did not start');
+}
+
+/** A Redis of the test's own on a spare port, so that stopping it never touches the machine's. */
+(hasRedisServer ? describe : describe.skip)('rate limits while Redis is down', () => {
+  let t: TestApp;
+  let redis: ChildProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+    t = await createTestApp({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_REPLICAS: '2' }, { rateLimitPlans: plans });
+  });
+  afterAll(async () => {
+    await t.close();
+    redis.kill('SIGKILL');
+  });
+
+  it('keeps answering at once with in-process limits at its share, then counts in Redis again', async () => {
+    const tenant = await createTenant(t, { plan: 'pro' });
+    const shared = await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
+    expect(shared.headers['x-ratelimit-limit']).toBe('10');
+    expect(shared.headers['x-ratelimit-remaining']).toBe('9');
+
+    redis.kill('SIGKILL');
+    await new Promise((resolve) => redis.once('exit', resolve));
+
+    const statuses: number[] = [];
+    const started = Date.now();
+    for (let i = 0; i < 6; i++) {
+      const response = await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key);
+      statuses.push(response.status);
+      expect(response.headers['x-ratelimit-limit']).toBe('5');
+    }
+    // Each request fails over within the client's command timeout instead of hanging.
+    expect(Date.now() - started).toBeLessThan(6 * 1_000);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+
+    redis = await startRedis(port);
+    let back: { headers: Record<string, string> } | undefined;
+    for (let attempt = 0; attempt < 40 && back?.headers['x-ratelimit-limit'] !== '10'; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      back = await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key);
+    }
+    // The restarted Redis is empty: counting starts again in the shared store.
+    expect(back?.headers['x-ratelimit-limit']).toBe('10');
+  });
+});
