@@ -2,6 +2,8 @@
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] };
 
 module.exports = {
+  // PGlite boots take a few seconds on a loaded 2-core machine.
+  testTimeout: 60000,
   projects: [
     {
       displayName: 'unit',
@@ -18,7 +20,6 @@ module.exports = {
       transform,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 60000,
     },
   ],
 };

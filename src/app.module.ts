@@ -15,6 +15,8 @@ import { ConversationsModule } from './conversations/conversations.module';
 import { DATABASE_CONNECTION, DatabaseConnection } from './database/database-connection';
 import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
+import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
 import { LeadsModule } from './leads/leads.module';
 import { AdminTokenGuard } from './tenancy/admin-token.guard';
 import { ApiKeyGuard } from './tenancy/api-keys/api-key.guard';
@@ -22,7 +24,6 @@ import { ScopesGuard } from './tenancy/api-keys/scopes.guard';
 import { PlanGuard } from './tenancy/plan.guard';
 import { TenancyModule } from './tenancy/tenancy.module';
 
-export const HEALTH_PATHS = ['health/live', 'health/ready'];
 
 @Module({})
 export class AppModule implements NestModule {
@@ -31,7 +32,7 @@ export class AppModule implements NestModule {
     return {
       module: AppModule,
       global: true,
-      imports: [DatabaseModule, RateLimitModule.forRoot(config, options), TenancyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule],
+      imports: [LoggingModule.forRoot(config), DatabaseModule, HealthModule, RateLimitModule.forRoot(config, options), TenancyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },
@@ -52,10 +53,10 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestIdMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
+    consumer.apply(RequestIdMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
     consumer
       .apply(HttpsOnlyMiddleware)
-      .exclude(...HEALTH_PATHS.map((path) => ({ path, method: RequestMethod.GET })))
-      .forRoutes({ path: '*path', method: RequestMethod.ALL });
+      .exclude({ path: 'health/{*path}', method: RequestMethod.GET })
+      .forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 }

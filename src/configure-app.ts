@@ -1,11 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
 import type { AppConfig } from './config/env';
 
 /** Everything the app needs beyond its modules; main.ts and the e2e tests both call it. */
 export function configureApp(app: INestApplication, config: AppConfig): void {
   const express = app as NestExpressApplication;
+  app.useLogger(app.get(Logger));
   express.disable('x-powered-by');
   express.disable('etag');
   express.set('query parser', 'simple');
@@ -21,5 +23,4 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
     response.setHeader('Cache-Control', 'no-store');
     next();
   });
-  app.enableShutdownHooks();
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { Logger } from '@nestjs/common';
+import { Logger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
@@ -9,34 +9,37 @@ import { configureApp } from './configure-app';
 import { openDatabaseConnection } from './database/database-connection';
 import { applyMigrations } from './database/migrate';
 import { DemoDataSeeder } from './demo/demo-data';
+import { installGracefulShutdown } from './lifecycle/graceful-shutdown';
 
 /** Above a load balancer's usual 60 s idle timeout, so it never reuses a socket we closed. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  const logger = new Logger('Bootstrap');
   const connection = await openDatabaseConnection(config.database);
-  if (connection.kind === 'embedded') {
-    const applied = await applyMigrations(connection.adapterFactory);
-    logger.log(`Embedded database in ${config.database.kind === 'embedded' ? config.database.dataDir : ''}${applied.length ? `; applied ${applied.join(', ')}` : ''}`);
-  }
+  const applied = connection.kind === 'embedded' ? await applyMigrations(connection.adapterFactory) : [];
 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, connection), {
     bodyParser: false,
+    bufferLogs: true,
     httpsOptions: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
   });
   configureApp(app, config);
+  const logger = app.get(Logger);
+  if (config.database.kind === 'embedded') {
+    logger.log(`Embedded database in ${config.database.dataDir}${applied.length ? `; applied ${applied.join(', ')}` : ''}`, 'Bootstrap');
+  }
 
   const demoKey = connection.kind === 'embedded' && config.demoData ? await app.get(DemoDataSeeder).seedIfEmpty() : undefined;
 
   const server = await app.listen(config.port);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  installGracefulShutdown(app, server, config.shutdown, logger);
 
   const scheme = config.tls ? 'https' : 'http';
-  logger.log(`Listening on ${scheme}://localhost:${config.port}`);
-  if (!config.production && !config.tls) logger.log('Development mode: plain HTTP is accepted from loopback addresses only.');
+  logger.log(`Listening on ${scheme}://localhost:${config.port}`, 'Bootstrap');
+  if (!config.production && !config.tls) logger.log('Development mode: plain HTTP is accepted from loopback addresses only.', 'Bootstrap');
   if (demoKey) printDemoKey(demoKey, `${scheme}://localhost:${config.port}`);
 }
 

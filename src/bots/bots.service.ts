@@ -31,6 +31,8 @@ export class BotsService {
   /** Creates a bot within the plan's botsLimit (403 PLAN_LIMIT_REACHED beyond it). */
   async createBot(tenantId: string, settings: BotSettings & { name: string }): Promise<BotRow> {
     return this.prisma.$transaction(async (tx) => {
+      // Two concurrent creates must not both see room for one more bot.
+      await this.tenants.lock(tenantId, tx);
       const tenant = await this.tenants.findById(tenantId, tx);
       if (!tenant) throw new NotFoundError('Tenant');
       const limit = PLANS[tenant.plan].botsLimit;

@@ -61,6 +61,12 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
   AUTH_FAILURE_LIMIT?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000)
+  SHUTDOWN_DRAIN_MS?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000)
+  SHUTDOWN_GRACE_MS?: number;
 }
 
 export interface AppConfig {
@@ -76,6 +82,12 @@ export interface AppConfig {
   tls: { certFile: string; keyFile: string } | undefined;
   demoData: boolean;
   logLevel: LogLevel;
+  shutdown: {
+    /** How long readiness is false before the listener closes, so the load balancer stops routing here. */
+    drainDelayMs: number;
+    /** How long in-flight requests may run after that before their connections are cut. */
+    graceMs: number;
+  };
   rateLimit: {
     /** Instances sharing the quota: while Redis is unreachable each enforces 1/replicas of every limit. */
     replicas: number;
@@ -128,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tls: vars.TLS_CERT_FILE && vars.TLS_KEY_FILE ? { certFile: vars.TLS_CERT_FILE, keyFile: vars.TLS_KEY_FILE } : undefined,
     demoData: !production && (vars.DEMO_DATA ?? true),
     logLevel: vars.LOG_LEVEL ?? 'info',
+    shutdown: { drainDelayMs: vars.SHUTDOWN_DRAIN_MS ?? (production ? 5_000 : 0), graceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000 },
     rateLimit: { replicas: vars.RATE_LIMIT_REPLICAS ?? 1, authFailuresPerMinute: vars.AUTH_FAILURE_LIMIT ?? 20 },
   };
 }

@@ -14,6 +14,11 @@ export class TenantsRepository {
     return tx.tenant.findUnique({ where: { id: tenantId }, select: tenantSelect });
   }
 
+  /** Locks the tenant's row until the transaction ends, serialising quota checks such as botsLimit. */
+  async lock(tenantId: string, tx: PrismaTransaction): Promise<void> {
+    await tx.$queryRaw`SELECT 1 FROM "Tenant" WHERE "id" = ${tenantId}::uuid FOR UPDATE`;
+  }
+
   create(data: { name: string; slug: string; plan: Plan }, tx: PrismaTransaction = this.prisma): Promise<TenantRow> {
     return tx.tenant.create({ data, select: tenantSelect });
   }

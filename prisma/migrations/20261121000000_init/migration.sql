@@ -243,58 +243,71 @@ ALTER TABLE "Lead" ADD CONSTRAINT "Lead_conversationId_fkey" FOREIGN KEY ("conve
 ALTER TABLE "AuditEvent" ADD CONSTRAINT "AuditEvent_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Tenant"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- Counters on bots and conversations follow their rows in the same transaction, whatever
--- writes them, so they always equal what the API would count.
+-- writes them (the API, the admin API, bulk loads, manual fixes), so they always equal what the
+-- API would count. A move between parents is a removal from the old one and an addition to the
+-- new one.
 CREATE FUNCTION "count_knowledge_documents"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    UPDATE "Bot" SET "knowledgeBaseSize" = "knowledgeBaseSize" + 1 WHERE "id" = NEW."botId";
-  ELSE
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
     UPDATE "Bot" SET "knowledgeBaseSize" = "knowledgeBaseSize" - 1 WHERE "id" = OLD."botId";
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    UPDATE "Bot" SET "knowledgeBaseSize" = "knowledgeBaseSize" + 1 WHERE "id" = NEW."botId";
   END IF;
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER "KnowledgeDocument_count" AFTER INSERT OR DELETE ON "KnowledgeDocument"
+CREATE TRIGGER "KnowledgeDocument_count" AFTER INSERT OR DELETE OR UPDATE OF "botId" ON "KnowledgeDocument"
   FOR EACH ROW EXECUTE FUNCTION "count_knowledge_documents"();
 
 CREATE FUNCTION "count_conversations"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    UPDATE "Bot" SET "conversationCount" = "conversationCount" + 1, "messageCount" = "messageCount" + NEW."messageCount"
-      WHERE "id" = NEW."botId";
-  ELSE
-    -- Messages deleted by the cascade no longer find their conversation, so the bot loses the
-    -- conversation's messages here, once.
+  IF TG_OP = 'UPDATE' AND OLD."botId" IS NOT DISTINCT FROM NEW."botId" THEN
+    RETURN NULL;
+  END IF;
+  -- Messages deleted by the cascade no longer find their conversation, so the bot loses the
+  -- conversation's messages here, once.
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
     UPDATE "Bot" SET "conversationCount" = "conversationCount" - 1, "messageCount" = "messageCount" - OLD."messageCount"
       WHERE "id" = OLD."botId";
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    UPDATE "Bot" SET "conversationCount" = "conversationCount" + 1, "messageCount" = "messageCount" + NEW."messageCount"
+      WHERE "id" = NEW."botId";
   END IF;
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER "Conversation_count" AFTER INSERT OR DELETE ON "Conversation"
+CREATE TRIGGER "Conversation_count" AFTER INSERT OR DELETE OR UPDATE OF "botId" ON "Conversation"
   FOR EACH ROW EXECUTE FUNCTION "count_conversations"();
 
 CREATE FUNCTION "count_messages"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   conversation_bot UUID;
 BEGIN
-  IF TG_OP = 'INSERT' THEN
+  IF TG_OP = 'UPDATE' AND OLD."conversationId" IS NOT DISTINCT FROM NEW."conversationId" AND OLD."createdAt" IS NOT DISTINCT FROM NEW."createdAt" THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
     UPDATE "Conversation"
-      SET "messageCount" = "messageCount" + 1,
-          "lastMessageAt" = GREATEST("lastMessageAt", NEW."createdAt")
-      WHERE "id" = NEW."conversationId"
-      RETURNING "botId" INTO conversation_bot;
-    UPDATE "Bot" SET "messageCount" = "messageCount" + 1 WHERE "id" = conversation_bot;
-  ELSE
-    UPDATE "Conversation" SET "messageCount" = "messageCount" - 1
+      SET "messageCount" = "messageCount" - 1,
+          "lastMessageAt" = (SELECT max(m."createdAt") FROM "Message" m WHERE m."conversationId" = OLD."conversationId")
       WHERE "id" = OLD."conversationId"
       RETURNING "botId" INTO conversation_bot;
     IF conversation_bot IS NOT NULL THEN
       UPDATE "Bot" SET "messageCount" = "messageCount" - 1 WHERE "id" = conversation_bot;
     END IF;
   END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    UPDATE "Conversation"
+      SET "messageCount" = "messageCount" + 1,
+          "lastMessageAt" = GREATEST("lastMessageAt", NEW."createdAt")
+      WHERE "id" = NEW."conversationId"
+      RETURNING "botId" INTO conversation_bot;
+    UPDATE "Bot" SET "messageCount" = "messageCount" + 1 WHERE "id" = conversation_bot;
+  END IF;
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER "Message_count" AFTER INSERT OR DELETE ON "Message"
+CREATE TRIGGER "Message_count" AFTER INSERT OR DELETE OR UPDATE OF "conversationId", "createdAt" ON "Message"
   FOR EACH ROW EXECUTE FUNCTION "count_messages"();

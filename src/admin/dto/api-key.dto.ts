@@ -1,13 +1,11 @@
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsDate, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { parseIsoDateTime } from '../../common/validation/iso-date';
 import { Trim } from '../../common/validation/transforms';
 import { ALL_SCOPES, Scope } from '../../tenancy/api-keys/scopes';
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
-
-/** Parses an ISO 8601 date-time with an offset; anything else is left for @IsDate to reject. */
-export const ToDateTime = () =>
-  Transform(({ value }) => (typeof value === 'string' && ISO_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)) ? new Date(value) : value));
+/** Parses an ISO 8601 date-time with a time zone; anything else is left for @IsDate to reject. */
+export const ToDateTime = () => Transform(({ value }) => parseIsoDateTime(value) ?? value);
 
 export class CreateApiKeyDto {
   @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 100 characters' }) @MaxLength(100, { message: 'must be 1 to 100 characters' })

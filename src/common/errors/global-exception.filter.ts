@@ -3,7 +3,7 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { Prisma } from '../../generated/prisma/client';
 import type { AppRequest } from '../http/request-context';
-import { AppError, FieldError } from './app-error';
+import { AppError, FieldError, ValidationError } from './app-error';
 import { ErrorCode } from './error-codes';
 
 export interface ErrorEnvelope {
@@ -117,12 +117,12 @@ function isDatabaseUnavailable(exception: unknown): boolean {
 function fromBodyParserError(exception: unknown): AppError | undefined {
   const type = (exception as { type?: unknown } | null)?.type;
   if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 413, MESSAGE_BY_CODE.PAYLOAD_TOO_LARGE!);
-  if (type === 'entity.parse.failed') return new AppError(ErrorCode.VALIDATION_ERROR, 400, 'The request body is not valid JSON.');
+  if (type === 'entity.parse.failed') return new ValidationError([{ field: 'body', message: 'must be valid JSON' }], 'The request body is not valid JSON.');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 415, 'The request body must be UTF-8 encoded JSON.');
   }
   if (type === 'request.aborted' || type === 'request.size.invalid') {
-    return new AppError(ErrorCode.VALIDATION_ERROR, 400, 'The request body was incomplete.');
+    return new ValidationError([{ field: 'body', message: 'was incomplete' }], 'The request body was incomplete.');
   }
   return undefined;
 }

@@ -7,7 +7,8 @@ import { ErrorCode } from '../errors/error-codes';
 import type { AppRequest } from './request-context';
 
 export const BODY_LIMIT = '64kb';
-const parseJson = json({ limit: BODY_LIMIT, strict: true, type: () => true });
+// Not strict: a JSON primitive parses, and is then refused as "not an object" with a clear detail.
+const parseJson = json({ limit: BODY_LIMIT, strict: false, type: () => true });
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
@@ -25,7 +26,8 @@ export class JsonBodyInterceptor implements NestInterceptor {
   }
 
   private async readBody(request: AppRequest, response: Response): Promise<void> {
-    if (!typeIs.hasBody(request)) {
+    // No body at all (or Content-Length: 0) is an empty object, so the DTO names the missing fields.
+    if (!typeIs.hasBody(request) || request.headers['content-length'] === '0') {
       request.body = {};
       return;
     }
@@ -35,7 +37,7 @@ export class JsonBodyInterceptor implements NestInterceptor {
     await new Promise<void>((resolve, reject) => parseJson(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
     const body: unknown = request.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw new ValidationError([], 'The request body must be a JSON object.');
+      throw new ValidationError([{ field: 'body', message: 'must be a JSON object' }], 'The request body must be a JSON object.');
     }
   }
 }

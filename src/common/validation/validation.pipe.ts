@@ -13,7 +13,6 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
-    stopAtFirstError: true,
     exceptionFactory: (errors) => new ValidationError(flattenErrors(errors)),
   });
 }
@@ -21,10 +20,12 @@ export function createValidationPipe(): ValidationPipe {
 export function flattenErrors(errors: ClassValidatorError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = parent ? (/^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`) : error.property;
-    const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => ({
-      field,
-      message: rule === 'whitelistValidation' ? 'is not an allowed field' : stripPropertyName(message, error.property),
-    }));
+    // One detail per field: the rule declared first (a type rule before its bounds). Property
+    // decorators apply bottom-up, so class-validator runs and lists them last-declared first.
+    const broken = Object.entries(error.constraints ?? {}).at(-1);
+    const own = broken
+      ? [{ field, message: broken[0] === 'whitelistValidation' ? 'is not an allowed field' : stripPropertyName(broken[1], error.property) }]
+      : [];
     return [...own, ...flattenErrors(error.children ?? [], field)];
   });
 }

@@ -1,0 +1,45 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { AppConfig } from '../config/env';
+import { requestIdOf } from '../common/http/request-id';
+import type { AppRequest } from '../common/http/request-context';
+
+function outcomeOf(request: IncomingMessage) {
+  const { principal, route } = request as AppRequest;
+  return { tenantId: principal?.tenant.id, keyId: principal?.apiKey.id, route: route?.path };
+}
+
+/**
+ * Structured JSON logs (pino): one line per request with its id, tenant, key id (never the
+ * key), route, status and duration. Pretty-printed on a developer's terminal.
+ */
+@Module({})
+export class LoggingModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const pretty = !config.production && process.stdout.isTTY;
+    return {
+      module: LoggingModule,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            genReqId: (request: IncomingMessage, response: ServerResponse) => requestIdOf(request, response),
+            transport: pretty ? { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' } } : undefined,
+            // Only these request fields are logged: no headers, so no key or token can reach a log.
+            serializers: {
+              req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, path: request.url.split('?')[0] }),
+              res: (response: { statusCode: number }) => ({ status: response.statusCode }),
+            },
+            customProps: (request: IncomingMessage) => ({ requestId: (request as AppRequest).id }),
+            // Who and which route are known only once the guards have run: added to the final line.
+            customSuccessObject: (request: IncomingMessage, _response: ServerResponse, line: object) => ({ ...line, ...outcomeOf(request) }),
+            customErrorObject: (request: IncomingMessage, _response: ServerResponse, _error: Error, line: object) => ({ ...line, ...outcomeOf(request) }),
+            customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
+            autoLogging: { ignore: (request) => request.url?.startsWith('/health/') ?? false },
+          },
+        }),
+      ],
+    };
+  }
+}

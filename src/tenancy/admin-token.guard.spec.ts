@@ -1,0 +1,105 @@
+import type { ExecutionContext, Type } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { AdminOnly, Public, RequireScopes } from '../common/access/access.decorators';
+import { AppError } from '../common/errors/app-error';
+import type { AppRequest } from '../common/http/request-context';
+import { AppConfig, loadConfig } from '../config/env';
+import { AdminTokenGuard } from './admin-token.guard';
+
+const TOKEN = 'admin-token-0123456789abcdef';
+
+const config = (adminApiToken: string | undefined): AppConfig => ({ ...loadConfig({}), adminApiToken });
+
+@AdminOnly()
+class AdminController {
+  list(): void {}
+  @Public() open(): void {}
+}
+
+class ApiController {
+  @RequireScopes() verify(): void {}
+  @Public() health(): void {}
+  undeclared(): void {}
+}
+
+function request(headers: Record<string, string> = {}): AppRequest & { header: jest.Mock } {
+  const lower = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const header = jest.fn((name: string) => lower.get(name.toLowerCase()));
+  return { header } as unknown as AppRequest & { header: jest.Mock };
+}
+
+function contextFor(controller: Type, handler: (...args: never[]) => unknown, req: AppRequest): ExecutionContext {
+  return new ExecutionContextHost([req, {}, () => undefined], controller, handler);
+}
+
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the guard to throw');
+}
+
+describe('AdminTokenGuard', () => {
+  const guard = new AdminTokenGuard(new Reflector(), config(TOKEN));
+  const adminContext = (headers: Record<string, string>) => contextFor(AdminController, AdminController.prototype.list, request(headers));
+
+  it('lets an admin route through with the configured bearer token', () => {
+    expect(guard.canActivate(adminContext({ Authorization: `Bearer ${TOKEN}` }))).toBe(true);
+  });
+
+  it.each([
+    ['no Authorization header', {}],
+    ['an empty header', { Authorization: '' }],
+    ['a wrong token', { Authorization: 'Bearer wrong-token-0123456789abcd' }],
+    ['a short token', { Authorization: 'Bearer x' }],
+    ['a prefix of the token', { Authorization: `Bearer ${TOKEN.slice(0, -1)}` }],
+    ['the token with a suffix', { Authorization: `Bearer ${TOKEN}0` }],
+    ['the token without a scheme', { Authorization: TOKEN }],
+    ['the Basic scheme', { Authorization: `Basic ${TOKEN}` }],
+    ['an empty bearer', { Authorization: 'Bearer ' }],
+    ['the token in another header', { 'X-Admin-Token': TOKEN, 'X-API-Key': TOKEN }],
+  ])('refuses %s with 401 UNAUTHORIZED', (_, headers) => {
+    const error = thrownBy(() => guard.canActivate(adminContext(headers)));
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401, message: 'A valid admin bearer token is required.' });
+    expect((error as AppError).message).not.toContain(TOKEN);
+  });
+
+  it('applies a class-level AdminOnly to methods without their own rule', () => {
+    const error = thrownBy(() => guard.canActivate(contextFor(AdminController, AdminController.prototype.list, request())));
+    expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+  });
+
+  it('lets a method-level rule override the class-level AdminOnly', () => {
+    const req = request();
+    expect(guard.canActivate(contextFor(AdminController, AdminController.prototype.open, req))).toBe(true);
+    expect(req.header).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['an API-key route', ApiController.prototype.verify],
+    ['a public route', ApiController.prototype.health],
+    ['a route without a rule', ApiController.prototype.undeclared],
+  ])('leaves %s to the other guards without reading the header', (_, handler) => {
+    const req = request();
+    expect(guard.canActivate(contextFor(ApiController, handler, req))).toBe(true);
+    expect(req.header).not.toHaveBeenCalled();
+  });
+
+  it('answers 404 NOT_FOUND on admin routes when no token is configured, whatever is sent', () => {
+    const disabled = new AdminTokenGuard(new Reflector(), config(undefined));
+    for (const headers of [{}, { Authorization: `Bearer ${TOKEN}` }, { Authorization: 'Bearer ' }]) {
+      const error = thrownBy(() => disabled.canActivate(adminContext(headers)));
+      expect(error).toBeInstanceOf(AppError);
+      expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    }
+  });
+
+  it('an empty configured token disables the admin API rather than accepting an empty bearer', () => {
+    const disabled = new AdminTokenGuard(new Reflector(), config(''));
+    expect(thrownBy(() => disabled.canActivate(adminContext({ Authorization: 'Bearer ' })))).toMatchObject({ status: 404 });
+  });
+});
