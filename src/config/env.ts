@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { compile as compileTrustedProxies } from 'proxy-addr';
 import { Transform, plainToInstance } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
 
@@ -62,6 +62,12 @@ class EnvironmentVariables {
   @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
   AUTH_FAILURE_LIMIT?: number;
 
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
+  RATE_LIMIT_MULTIPLIER?: number;
+
+  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
+  RATE_LIMIT_DISABLED?: boolean;
+
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000)
   SHUTDOWN_DRAIN_MS?: number;
 
@@ -93,6 +99,9 @@ export interface AppConfig {
     replicas: number;
     /** Missing or invalid keys allowed per client IP per minute before 429. */
     authFailuresPerMinute: number;
+    /** Load-testing knobs: every plan limit multiplied, or the tenant limiter switched off. */
+    multiplier: number;
+    disabled: boolean;
   };
 }
 
@@ -141,7 +150,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     demoData: !production && (vars.DEMO_DATA ?? true),
     logLevel: vars.LOG_LEVEL ?? 'info',
     shutdown: { drainDelayMs: vars.SHUTDOWN_DRAIN_MS ?? (production ? 5_000 : 0), graceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000 },
-    rateLimit: { replicas: vars.RATE_LIMIT_REPLICAS ?? 1, authFailuresPerMinute: vars.AUTH_FAILURE_LIMIT ?? 20 },
+    rateLimit: {
+      replicas: vars.RATE_LIMIT_REPLICAS ?? 1,
+      authFailuresPerMinute: vars.AUTH_FAILURE_LIMIT ?? 20,
+      multiplier: vars.RATE_LIMIT_MULTIPLIER ?? 1,
+      disabled: vars.RATE_LIMIT_DISABLED ?? false,
+    },
   };
 }
 
@@ -149,12 +163,11 @@ function parseTrustProxy(value: string | undefined): boolean | string | undefine
   if (value === undefined) return undefined;
   if (value === 'true') return true;
   if (value === 'false') return false;
-  const named = ['loopback', 'linklocal', 'uniquelocal'];
-  for (const entry of value.split(',').map((part) => part.trim())) {
-    const address = entry.split('/')[0];
-    if (!named.includes(entry) && isIP(address) === 0) {
-      throw new ConfigError(`Invalid configuration: TRUST_PROXY has an entry that is not an address, CIDR or name: ${entry}`);
-    }
+  try {
+    // Express hands the value to proxy-addr; compiling it here turns a bad entry into one line.
+    compileTrustedProxies(value.split(',').map((entry) => entry.trim()));
+  } catch {
+    throw new ConfigError('Invalid configuration: TRUST_PROXY must be true, false, or a comma-separated list of addresses, CIDR ranges and loopback/linklocal/uniquelocal');
   }
   return value;
 }

@@ -91,7 +91,7 @@ describe('AdminTokenGuard', () => {
 
   it('answers 404 NOT_FOUND on admin routes when no token is configured, whatever is sent', () => {
     const disabled = new AdminTokenGuard(new Reflector(), config(undefined));
-    for (const headers of [{}, { Authorization: `Bearer ${TOKEN}` }, { Authorization: 'Bearer ' }]) {
+    for (const headers of [{}, { Authorization: `Bearer ${TOKEN}` }, { Authorization: 'Bearer ' }] as Record<string, string>[]) {
       const error = thrownBy(() => disabled.canActivate(adminContext(headers)));
       expect(error).toBeInstanceOf(AppError);
       expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404 });

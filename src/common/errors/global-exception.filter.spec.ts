@@ -144,8 +144,11 @@ describe('GlobalExceptionFilter', () => {
     it('maps entity.parse.failed to 400 VALIDATION_ERROR without echoing the body', () => {
       const response = handle(bodyParserError('entity.parse.failed', 400, 'Unexpected token s in JSON at position 9: {"name": secret-body}'));
       expect(response.statusCode).toBe(400);
-      expect(response.body).toEqual(envelope('VALIDATION_ERROR', 400, 'The request body is not valid JSON.'));
+      expect(response.body).toEqual({
+        error: { code: 'VALIDATION_ERROR', message: 'The request body is not valid JSON.', status: 400, requestId: REQUEST_ID, details: [{ field: 'body', message: expect.any(String) }] },
+      });
       expect(JSON.stringify(response.body)).not.toContain('secret-body');
+      expect(JSON.stringify(response.body)).not.toContain('Unexpected token');
     });
 
     it.each(['encoding.unsupported', 'charset.unsupported'])('maps %s to 415 UNSUPPORTED_MEDIA_TYPE', (type) => {
@@ -154,8 +157,12 @@ describe('GlobalExceptionFilter', () => {
       expect(response.body).toEqual(envelope('UNSUPPORTED_MEDIA_TYPE', 415));
     });
 
-    it('maps an aborted body to 400', () => {
-      expect(handle(bodyParserError('request.aborted', 400, 'request aborted')).statusCode).toBe(400);
+    it('maps an aborted body to 400 VALIDATION_ERROR with a detail on the body', () => {
+      const response = handle(bodyParserError('request.aborted', 400, 'request aborted'));
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toEqual({
+        error: { code: 'VALIDATION_ERROR', message: expect.any(String), status: 400, requestId: REQUEST_ID, details: [{ field: 'body', message: expect.any(String) }] },
+      });
     });
   });
 

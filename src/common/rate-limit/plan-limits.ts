@@ -10,6 +10,9 @@ export interface RequestLimits {
 
 /** The plans' request limits; injectable so that tests can use small numbers. */
 export const RATE_LIMIT_PLANS = Symbol('RATE_LIMIT_PLANS');
+/** True when the tenant limiter is switched off (RATE_LIMIT_DISABLED, for load tests only). */
+export const RATE_LIMIT_DISABLED = Symbol('RATE_LIMIT_DISABLED');
+
 export type RateLimitPlans = Readonly<Record<Plan, RequestLimits>>;
 
 export const DEFAULT_RATE_LIMIT_PLANS: RateLimitPlans = Object.fromEntries(

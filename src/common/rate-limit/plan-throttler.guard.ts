@@ -6,6 +6,7 @@ import type { Response } from 'express';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-codes';
 import type { AppRequest } from '../http/request-context';
+import { RATE_LIMIT_DISABLED } from './plan-limits';
 import { RATE_LIMIT_STORE, type RateLimitStore, type WindowSpec } from './rate-limit.store';
 import { writeRateLimitHeaders } from './rate-limit-headers';
 
@@ -28,13 +29,14 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+    @Inject(RATE_LIMIT_DISABLED) private readonly disabled: boolean,
   ) {
     super(options, storage, reflector);
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const { req, res } = this.getRequestResponse(context) as { req: AppRequest; res: Response };
-    if (!req.principal) return true;
+    if (!req.principal || this.disabled) return true;
     const windows: WindowSpec[] = [];
     for (const throttler of this.throttlers) {
       windows.push({ name: throttler.name ?? 'default', limit: await resolve(throttler.limit, context), ttlMs: await resolve(throttler.ttl, context) });

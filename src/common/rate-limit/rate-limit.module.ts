@@ -5,7 +5,7 @@ import type { AppConfig } from '../../config/env';
 import { FailedAuthLimiter, AUTH_FAILURE_POLICY } from './failed-auth.limiter';
 import { FailoverRateLimitStore } from './failover-rate-limit.store';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
-import { BURST, DEFAULT_RATE_LIMIT_PLANS, HOURLY, planOf, RATE_LIMIT_PLANS, RateLimitPlans } from './plan-limits';
+import { BURST, DEFAULT_RATE_LIMIT_PLANS, HOURLY, planOf, RATE_LIMIT_DISABLED, RATE_LIMIT_PLANS, RateLimitPlans } from './plan-limits';
 import { RATE_LIMIT_STORE } from './rate-limit.store';
 import { RedisRateLimitStore } from './redis-rate-limit.store';
 
@@ -29,6 +29,15 @@ export function createRedisClient(url: string): Redis {
   return redis;
 }
 
+function scalePlans(plans: RateLimitPlans, multiplier: number): RateLimitPlans {
+  if (multiplier === 1) return plans;
+  const scaled = Object.entries(plans).map(([plan, limits]) => [
+    plan,
+    { requestsPerHour: limits.requestsPerHour * multiplier, burstPerSecond: limits.burstPerSecond * multiplier },
+  ]);
+  return Object.fromEntries(scaled) as RateLimitPlans;
+}
+
 export interface RateLimitOptions {
   plans?: RateLimitPlans;
 }
@@ -41,7 +50,7 @@ export class RateLimitModule implements OnApplicationShutdown {
   constructor(@Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis | null) {}
 
   static forRoot(config: AppConfig, options: RateLimitOptions = {}): DynamicModule {
-    const plans = options.plans ?? DEFAULT_RATE_LIMIT_PLANS;
+    const plans = scalePlans(options.plans ?? DEFAULT_RATE_LIMIT_PLANS, config.rateLimit.multiplier);
     return {
       module: RateLimitModule,
       imports: [
@@ -55,6 +64,7 @@ export class RateLimitModule implements OnApplicationShutdown {
       ],
       providers: [
         { provide: RATE_LIMIT_PLANS, useValue: plans },
+        { provide: RATE_LIMIT_DISABLED, useValue: config.rateLimit.disabled },
         { provide: AUTH_FAILURE_POLICY, useValue: { limit: config.rateLimit.authFailuresPerMinute, ttlMs: 60_000 } },
         { provide: REDIS_CLIENT, useFactory: () => (config.redisUrl ? createRedisClient(config.redisUrl) : null) },
         {
@@ -65,7 +75,7 @@ export class RateLimitModule implements OnApplicationShutdown {
         },
         FailedAuthLimiter,
       ],
-      exports: [ThrottlerModule, RATE_LIMIT_PLANS, RATE_LIMIT_STORE, REDIS_CLIENT, FailedAuthLimiter],
+      exports: [ThrottlerModule, RATE_LIMIT_PLANS, RATE_LIMIT_DISABLED, RATE_LIMIT_STORE, REDIS_CLIENT, FailedAuthLimiter],
     };
   }
 

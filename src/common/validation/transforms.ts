@@ -2,7 +2,7 @@ import { Transform } from 'class-transformer';
 
 /** Turns a query-string integer into a number; anything else stays as sent, so the rule rejects it. */
 export const ToInteger = () =>
-  Transform(({ value }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value));
+  Transform(({ value }) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value));
 
 /** Trims strings; other types are left for the type rule to reject. */
 export const Trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));

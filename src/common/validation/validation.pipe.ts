@@ -22,7 +22,9 @@ export function flattenErrors(errors: ClassValidatorError[], parent = ''): Field
     const field = parent ? (/^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`) : error.property;
     // One detail per field: the rule declared first (a type rule before its bounds). Property
     // decorators apply bottom-up, so class-validator runs and lists them last-declared first.
-    const broken = Object.entries(error.constraints ?? {}).at(-1);
+    // Nested validation reports last whatever the order, so another broken rule goes first.
+    const constraints = Object.entries(error.constraints ?? {});
+    const broken = constraints.filter(([rule]) => rule !== 'nestedValidation').at(-1) ?? constraints.at(-1);
     const own = broken
       ? [{ field, message: broken[0] === 'whitelistValidation' ? 'is not an allowed field' : stripPropertyName(broken[1], error.property) }]
       : [];

@@ -1,0 +1,471 @@
+import { Controller, Get, INestApplication, RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
+import type { Response } from 'supertest';
+import { Access, AccessRule, Public } from '../../src/common/access/access.decorators';
+import { generateApiKey } from '../../src/tenancy/api-keys/api-key-format';
+import { ALL_SCOPES, Scope } from '../../src/tenancy/api-keys/scopes';
+import { createTestApp, TestApp } from '../support/create-test-app';
+import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
+
+function expectError(response: Response, status: number, code: string): void {
+  expect(response.headers['x-request-id']).toEqual(expect.any(String));
+  expect({ status: response.status, body: response.body }).toEqual({
+    status,
+    body: { error: { code, message: expect.any(String), status, requestId: response.headers['x-request-id'] } },
+  });
+}
+
+interface Fixture {
+  botId: string;
+  conversationId: string;
+  leadId: string;
+}
+
+interface Endpoint {
+  name: string;
+  method: 'get' | 'post' | 'patch';
+  path: (f: Fixture) => string;
+  scope: Scope;
+  body?: Record<string, unknown>;
+  success: number;
+  /** What a successful answer must contain. */
+  expected: (f: Fixture) => Record<string, unknown>;
+}
+
+const pagination = expect.objectContaining({ total: expect.any(Number), limit: expect.any(Number), offset: 0, hasMore: expect.any(Boolean) });
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'GET /api/v1/bots', method: 'get', path: () => '/api/v1/bots', scope: 'bots:read', success: 200, expected: (f) => ({ bots: [expect.objectContaining({ id: f.botId })] }) },
+  { name: 'GET /api/v1/bots/:id', method: 'get', path: (f) => `/api/v1/bots/${f.botId}`, scope: 'bots:read', success: 200, expected: (f) => ({ bot: expect.objectContaining({ id: f.botId }) }) },
+  { name: 'GET /api/v1/conversations', method: 'get', path: () => '/api/v1/conversations', scope: 'conversations:read', success: 200, expected: (f) => ({ conversations: [expect.objectContaining({ id: f.conversationId })], pagination }) },
+  { name: 'GET /api/v1/conversations/:id', method: 'get', path: (f) => `/api/v1/conversations/${f.conversationId}`, scope: 'conversations:read', success: 200, expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId }) }) },
+  { name: 'GET /api/v1/conversations/:id/messages', method: 'get', path: (f) => `/api/v1/conversations/${f.conversationId}/messages`, scope: 'conversations:read', success: 200, expected: (f) => ({ messages: [expect.objectContaining({ conversationId: f.conversationId }), expect.objectContaining({ conversationId: f.conversationId })], pagination }) },
+  { name: 'GET /api/v1/leads', method: 'get', path: () => '/api/v1/leads', scope: 'leads:read', success: 200, expected: (f) => ({ leads: [expect.objectContaining({ id: f.leadId })], pagination }) },
+  { name: 'GET /api/v1/leads/:id', method: 'get', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:read', success: 200, expected: (f) => ({ lead: expect.objectContaining({ id: f.leadId }) }) },
+  { name: 'POST /api/v1/leads', method: 'post', path: () => '/api/v1/leads', scope: 'leads:write', body: { name: 'Scoped Lead', email: 'scoped@example.com' }, success: 201, expected: () => ({ lead: expect.objectContaining({ name: 'Scoped Lead', source: 'api', status: 'new' }) }) },
+  { name: 'PATCH /api/v1/leads/:id', method: 'patch', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:write', body: { status: 'contacted' }, success: 200, expected: (f) => ({ lead: expect.objectContaining({ id: f.leadId, status: 'contacted' }) }) },
+];
+
+const API_ROUTE_SCOPES: [string, Scope[]][] = [
+  ['GET /api/v1/verify', []],
+  ['GET /api/v1/bots', ['bots:read']],
+  ['GET /api/v1/bots/:id', ['bots:read']],
+  ['GET /api/v1/conversations', ['conversations:read']],
+  ['GET /api/v1/conversations/:id', ['conversations:read']],
+  ['GET /api/v1/conversations/:id/messages', ['conversations:read']],
+  ['GET /api/v1/leads', ['leads:read']],
+  ['GET /api/v1/leads/:id', ['leads:read']],
+  ['POST /api/v1/leads', ['leads:write']],
+  ['PATCH /api/v1/leads/:id', ['leads:write']],
+];
+
+const NON_VERIFY = ENDPOINTS.map((endpoint) => [endpoint.name, endpoint] as const);
+
+function send(t: TestApp, endpoint: Endpoint, f: Fixture, key: string) {
+  const test = t.http()[endpoint.method](endpoint.path(f)).set('X-API-Key', key);
+  return endpoint.body ? test.send(endpoint.body) : test;
+}
+
+/** A Pro tenant with one bot, one conversation with two messages and a lead from it. */
+async function tenantWithData(t: TestApp): Promise<TestTenant & Fixture> {
+  const tenant = await createTenant(t, { plan: 'pro' });
+  const bot = await createBot(t, tenant.id);
+  const conversation = await recordConversation(t, tenant.id, bot.id, { lead: { name: 'Chat Lead', email: 'chat@example.com' } });
+  return { ...tenant, botId: bot.id, conversationId: conversation.id, leadId: conversation.leadId! };
+}
+
+function changeLastCharacter(key: string): string {
+  return key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+}
+
+describe('Authentication, plans and scopes', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  describe('GET /api/v1/verify', () => {
+    it.each([
+      ['pro', 5, 10000],
+      ['business', 25, 50000],
+      ['enterprise', 100, 250000],
+    ] as const)('answers the tenant and the %s plan for a valid key', async (plan, botsLimit, messagesLimit) => {
+      const tenant = await createTenant(t, { plan });
+      const response = await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key);
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 200,
+        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: plan, botsLimit, messagesLimit } },
+      });
+    });
+
+    it('accepts the header name in lower case', async () => {
+      const tenant = await createTenant(t);
+      const response = await t.http().get('/api/v1/verify').set('x-api-key', tenant.key);
+      expect(response.status).toBe(200);
+      expect(response.body.tenant.id).toBe(tenant.id);
+    });
+
+    it('rejects a missing key with 401 INVALID_API_KEY', async () => {
+      expectError(await t.http().get('/api/v1/verify'), 401, 'INVALID_API_KEY');
+    });
+
+    it('rejects an empty X-API-Key header', async () => {
+      expectError(await t.http().get('/api/v1/verify').set('X-API-Key', ''), 401, 'INVALID_API_KEY');
+    });
+
+    it('rejects a random string', async () => {
+      expectError(await t.http().get('/api/v1/verify').set('X-API-Key', 'not-a-key-at-all'), 401, 'INVALID_API_KEY');
+    });
+
+    it('rejects a well-formed key whose checksum does not match', async () => {
+      const tenant = await createTenant(t);
+      expect((await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key)).status).toBe(200);
+      expectError(await t.http().get('/api/v1/verify').set('X-API-Key', changeLastCharacter(tenant.key)), 401, 'INVALID_API_KEY');
+    });
+
+    it('rejects a well-formed key with a correct checksum that was never issued', async () => {
+      expectError(await t.http().get('/api/v1/verify').set('X-API-Key', generateApiKey('secret')), 401, 'INVALID_API_KEY');
+      expectError(await t.http().get('/api/v1/verify').set('X-API-Key', generateApiKey('public')), 401, 'INVALID_API_KEY');
+    });
+
+    it('never accepts a key in the query string', async () => {
+      const tenant = await createTenant(t);
+      expectError(await t.http().get(`/api/v1/verify?api_key=${tenant.key}`), 401, 'INVALID_API_KEY');
+      expectError(await t.http().get(`/api/v1/bots?api_key=${tenant.key}`), 401, 'INVALID_API_KEY');
+    });
+
+    it('rejects a key in the Authorization header', async () => {
+      const tenant = await createTenant(t);
+      expectError(await t.http().get('/api/v1/verify').set('Authorization', `Bearer ${tenant.key}`), 401, 'INVALID_API_KEY');
+    });
+  });
+
+  describe('key lifecycle', () => {
+    it('rejects a key once its expiry date has passed', async () => {
+      const tenant = await createTenant(t);
+      const key = await createKey(t, tenant.id, { expiresAt: new Date(Date.now() + 5_000).toISOString() });
+      expect((await t.http().get('/api/v1/verify').set('X-API-Key', key.key)).status).toBe(200);
+
+      await t.prisma.apiKey.update({ where: { id: key.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+
+      expectError(await t.http().get('/api/v1/verify').set('X-API-Key', key.key), 401, 'INVALID_API_KEY');
+      expectError(await t.http().get('/api/v1/bots').set('X-API-Key', key.key), 401, 'INVALID_API_KEY');
+      expect((await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key)).status).toBe(200);
+    });
+
+    it('rejects a deleted key on the very next request', async () => {
+      const tenant = await createTenant(t);
+      const key = await createKey(t, tenant.id);
+      expect((await t.http().get('/api/v1/verify').set('X-API-Key', key.key)).status).toBe(200);
+
+      expect((await t.admin().delete(`/admin/v1/tenants/${tenant.id}/api-keys/${key.id}`)).status).toBe(204);
+
+      expectError(await t.http().get('/api/v1/verify').set('X-API-Key', key.key), 401, 'INVALID_API_KEY');
+      expectError(await t.http().get('/api/v1/bots').set('X-API-Key', key.key), 401, 'INVALID_API_KEY');
+      expect((await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key)).status).toBe(200);
+    });
+  });
+
+  describe('public keys', () => {
+    let tenant: TestTenant & Fixture;
+    let publicKey: string;
+
+    beforeAll(async () => {
+      tenant = await tenantWithData(t);
+      publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [...ALL_SCOPES] })).key;
+    });
+
+    it('is a svc_pk_ key that may verify itself', async () => {
+      expect(publicKey).toMatch(/^svc_pk_/);
+      const response = await t.http().get('/api/v1/verify').set('X-API-Key', publicKey);
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 200,
+        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: 'pro', botsLimit: 5, messagesLimit: 10000 } },
+      });
+    });
+
+    it.each(NON_VERIFY)('gets 403 INSUFFICIENT_SCOPE on %s even with every scope', async (_name, endpoint) => {
+      expectError(await send(t, endpoint, tenant, publicKey), 403, 'INSUFFICIENT_SCOPE');
+    });
+
+    it('changed nothing through the refused writes', async () => {
+      const leads = await t.http().get('/api/v1/leads').set('X-API-Key', tenant.key);
+      expect(leads.status).toBe(200);
+      expect(leads.body.leads).toEqual([expect.objectContaining({ id: tenant.leadId, status: 'new', source: 'widget' })]);
+    });
+  });
+
+  describe('plans', () => {
+    let free: TestTenant & Fixture;
+    let narrowKey: string;
+
+    beforeAll(async () => {
+      // Keys can only be created on Pro or higher: the tenant gets its keys first, then moves to Free.
+      free = await tenantWithData(t);
+      narrowKey = (await createKey(t, free.id, { scopes: ['settings:read'] })).key;
+      expect((await t.admin().patch(`/admin/v1/tenants/${free.id}`).send({ plan: 'free' })).status).toBe(200);
+    });
+
+    it('refuses /verify to a valid key of a Free tenant with 403 PLAN_UPGRADE_REQUIRED', async () => {
+      expectError(await t.http().get('/api/v1/verify').set('X-API-Key', free.key), 403, 'PLAN_UPGRADE_REQUIRED');
+    });
+
+    it('refuses a Free tenant created through the factory', async () => {
+      const tenant = await createTenant(t, { plan: 'free' });
+      expectError(await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key), 403, 'PLAN_UPGRADE_REQUIRED');
+      expectError(await t.http().get('/api/v1/bots').set('X-API-Key', tenant.key), 403, 'PLAN_UPGRADE_REQUIRED');
+    });
+
+    it.each(NON_VERIFY)('refuses %s to a Free tenant with 403 PLAN_UPGRADE_REQUIRED', async (_name, endpoint) => {
+      expectError(await send(t, endpoint, free, free.key), 403, 'PLAN_UPGRADE_REQUIRED');
+    });
+
+    it('checks the plan before the scope', async () => {
+      expectError(await t.http().get('/api/v1/bots').set('X-API-Key', narrowKey), 403, 'PLAN_UPGRADE_REQUIRED');
+      expectError(await t.http().post('/api/v1/leads').set('X-API-Key', narrowKey).send({ name: 'Ann', email: 'ann@example.com' }), 403, 'PLAN_UPGRADE_REQUIRED');
+    });
+
+    it('changed nothing through the refused writes', async () => {
+      const rows = await t.prisma.lead.findMany({ where: { tenantId: free.id }, select: { id: true, status: true } });
+      expect(rows).toEqual([{ id: free.leadId, status: 'new' }]);
+    });
+
+    it('applies a plan change on the next request', async () => {
+      const tenant = await createTenant(t, { plan: 'pro' });
+      const verify = () => t.http().get('/api/v1/verify').set('X-API-Key', tenant.key);
+      const bots = () => t.http().get('/api/v1/bots').set('X-API-Key', tenant.key);
+      expect((await verify()).status).toBe(200);
+
+      expect((await t.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ plan: 'free' })).status).toBe(200);
+      expectError(await verify(), 403, 'PLAN_UPGRADE_REQUIRED');
+      expectError(await bots(), 403, 'PLAN_UPGRADE_REQUIRED');
+
+      expect((await t.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ plan: 'business' })).status).toBe(200);
+      const upgraded = await verify();
+      expect({ status: upgraded.status, plan: upgraded.body.plan }).toEqual({ status: 200, plan: { name: 'business', botsLimit: 25, messagesLimit: 50000 } });
+      expect((await bots()).status).toBe(200);
+    });
+  });
+
+  describe('scopes', () => {
+    let tenant: TestTenant & Fixture;
+    const only = new Map<Scope, string>();
+    const allBut = new Map<Scope, string>();
+
+    beforeAll(async () => {
+      tenant = await tenantWithData(t);
+      for (const scope of ['bots:read', 'conversations:read', 'leads:read', 'leads:write'] as const) {
+        only.set(scope, (await createKey(t, tenant.id, { scopes: [scope] })).key);
+        allBut.set(scope, (await createKey(t, tenant.id, { scopes: ALL_SCOPES.filter((s) => s !== scope) })).key);
+      }
+    });
+
+    it.each(NON_VERIFY)('%s: a key with every scope but the one needed gets 403 INSUFFICIENT_SCOPE', async (_name, endpoint) => {
+      expectError(await send(t, endpoint, tenant, allBut.get(endpoint.scope)!), 403, 'INSUFFICIENT_SCOPE');
+    });
+
+    it('changed nothing through the refused writes', async () => {
+      const rows = await t.prisma.lead.findMany({ where: { tenantId: tenant.id }, select: { id: true, status: true } });
+      expect(rows).toEqual([{ id: tenant.leadId, status: 'new' }]);
+    });
+
+    it.each(NON_VERIFY)('%s: a key with only the needed scope succeeds', async (_name, endpoint) => {
+      const response = await send(t, endpoint, tenant, only.get(endpoint.scope)!);
+      expect({ status: response.status, body: response.body }).toEqual({ status: endpoint.success, body: expect.objectContaining(endpoint.expected(tenant)) });
+    });
+
+    it('lets a key with an unrelated scope call /verify but nothing else', async () => {
+      const key = (await createKey(t, tenant.id, { scopes: ['settings:read'] })).key;
+      expect((await t.http().get('/api/v1/verify').set('X-API-Key', key)).status).toBe(200);
+      for (const endpoint of ENDPOINTS) expectError(await send(t, endpoint, tenant, key), 403, 'INSUFFICIENT_SCOPE');
+    });
+  });
+
+  describe('order of checks on POST /api/v1/leads', () => {
+    const BAD_BODIES = [
+      ['malformed JSON', 400, 'VALIDATION_ERROR', 'application/json', '{"name": "Ann", "email": '],
+      ['a text/plain body', 415, 'UNSUPPORTED_MEDIA_TYPE', 'text/plain', 'name=Ann&email=ann@example.com'],
+      ['a form body', 415, 'UNSUPPORTED_MEDIA_TYPE', 'application/x-www-form-urlencoded', 'name=Ann&email=ann@example.com'],
+      ['a 70 KiB body', 413, 'PAYLOAD_TOO_LARGE', 'application/json', JSON.stringify({ name: 'Ann', email: 'ann@example.com', message: 'x'.repeat(70 * 1024) })],
+    ] as const;
+
+    let tenant: TestTenant;
+    let noWrite: string;
+    let publicKey: string;
+    let free: TestTenant;
+
+    beforeAll(async () => {
+      tenant = await createTenant(t);
+      noWrite = (await createKey(t, tenant.id, { scopes: ALL_SCOPES.filter((s) => s !== 'leads:write') })).key;
+      publicKey = (await createKey(t, tenant.id, { type: 'public' })).key;
+      free = await createTenant(t, { plan: 'free' });
+    });
+
+    const post = (contentType: string, body: string) => t.http().post('/api/v1/leads').set('Content-Type', contentType).send(body);
+
+    it.each(BAD_BODIES)('a missing key with %s is 401', async (_what, _status, _code, type, body) => {
+      expectError(await post(type, body), 401, 'INVALID_API_KEY');
+    });
+
+    it.each(BAD_BODIES)('an unknown key with %s is 401', async (_what, _status, _code, type, body) => {
+      expectError(await post(type, body).set('X-API-Key', generateApiKey('secret')), 401, 'INVALID_API_KEY');
+    });
+
+    it.each(BAD_BODIES)('a Free tenant with %s is 403 PLAN_UPGRADE_REQUIRED', async (_what, _status, _code, type, body) => {
+      expectError(await post(type, body).set('X-API-Key', free.key), 403, 'PLAN_UPGRADE_REQUIRED');
+    });
+
+    it.each(BAD_BODIES)('a key without leads:write with %s is 403 INSUFFICIENT_SCOPE', async (_what, _status, _code, type, body) => {
+      expectError(await post(type, body).set('X-API-Key', noWrite), 403, 'INSUFFICIENT_SCOPE');
+    });
+
+    it.each(BAD_BODIES)('a public key with %s is 403 INSUFFICIENT_SCOPE', async (_what, _status, _code, type, body) => {
+      expectError(await post(type, body).set('X-API-Key', publicKey), 403, 'INSUFFICIENT_SCOPE');
+    });
+
+    it.each(BAD_BODIES)('a valid key with %s gets %i %s', async (_what, status, code, type, body) => {
+      const response = await post(type, body).set('X-API-Key', tenant.key);
+      const details = code === 'VALIDATION_ERROR' ? { details: [{ field: expect.any(String), message: expect.any(String) }] } : {};
+      expect({ status: response.status, body: response.body }).toEqual({
+        status,
+        body: { error: { code, message: expect.any(String), status, requestId: response.headers['x-request-id'], ...details } },
+      });
+    });
+
+    it('a valid key with a valid body creates the lead', async () => {
+      const lead = await createLead(t, tenant.key, { name: 'Order Lead' });
+      expect(lead).toMatchObject({ name: 'Order Lead', source: 'api', status: 'new' });
+    });
+
+    it('created no lead through any refused request', async () => {
+      expect(await t.prisma.lead.count({ where: { tenantId: { in: [tenant.id, free.id] } } })).toBe(1);
+    });
+  });
+
+  describe('every route declares an access rule (deny by default)', () => {
+    it('finds every controller route of the app, all with a rule', () => {
+      const routes = controllerRoutes(t.app);
+      expect(routes.map((route) => route.route)).toEqual(
+        expect.arrayContaining([
+          ...API_ROUTE_SCOPES.map(([route]) => route),
+          'POST /admin/v1/tenants',
+          'PATCH /admin/v1/tenants/:tenantId',
+          'POST /admin/v1/tenants/:tenantId/api-keys',
+          'GET /admin/v1/tenants/:tenantId/api-keys',
+          'DELETE /admin/v1/tenants/:tenantId/api-keys/:keyId',
+          'POST /admin/v1/tenants/:tenantId/bots',
+          'PATCH /admin/v1/tenants/:tenantId/bots/:botId',
+          'POST /admin/v1/tenants/:tenantId/bots/:botId/documents',
+          'POST /admin/v1/tenants/:tenantId/bots/:botId/conversations',
+          'GET /admin/v1/tenants/:tenantId/audit-log',
+        ]),
+      );
+      expect(routes.filter((route) => !route.rule).map((route) => route.route)).toEqual([]);
+    });
+
+    it('gives each API route its API-key rule with the scopes of SPEC 5.3, and admin routes the admin rule', () => {
+      const rules = new Map(controllerRoutes(t.app).map(({ route, rule }) => [route, rule]));
+      expect(Object.fromEntries(API_ROUTE_SCOPES.map(([route]) => [route, rules.get(route)]))).toEqual(
+        Object.fromEntries(API_ROUTE_SCOPES.map(([route, scopes]) => [route, { kind: 'apiKey', scopes }])),
+      );
+      const admin = [...rules].filter(([route]) => route.includes(' /admin/'));
+      expect(admin.length).toBeGreaterThanOrEqual(10);
+      expect(admin.filter(([, rule]) => rule?.kind !== 'admin')).toEqual([]);
+    });
+
+    it('has no HTTP route that is not a controller handler', () => {
+      const fromControllers = new Set(controllerRoutes(t.app).map((route) => route.route));
+      const registered = expressRoutes(t.app);
+      expect(registered.length).toBeGreaterThanOrEqual(fromControllers.size);
+      expect(registered.filter((route) => !fromControllers.has(route))).toEqual([]);
+    });
+
+    it('reports a route without a rule (the walk itself can fail)', async () => {
+      @Controller('probe')
+      class ProbeController {
+        @Get('open') @Public() open() { return 'open'; }
+        @Get('forgotten') forgotten() { return 'forgotten'; }
+      }
+      const moduleRef = await Test.createTestingModule({ controllers: [ProbeController] }).compile();
+      const probe = moduleRef.createNestApplication({ logger: false });
+      await probe.init();
+      try {
+        const routes = controllerRoutes(probe);
+        expect(routes.map(({ route, rule }) => ({ route, rule }))).toEqual([
+          { route: 'GET /probe/open', rule: { kind: 'public' } },
+          { route: 'GET /probe/forgotten', rule: undefined },
+        ]);
+        expect(expressRoutes(probe).sort()).toEqual(['GET /probe/forgotten', 'GET /probe/open']);
+      } finally {
+        await probe.close();
+      }
+    });
+  });
+});
+
+/** Every handler of every controller in the app, with the access rule Nest resolves for it. */
+function controllerRoutes(app: INestApplication) {
+  const discovery = new DiscoveryService(app.get(ModulesContainer));
+  const scanner = new MetadataScanner();
+  const reflector = new Reflector();
+  const routes: { route: string; rule: AccessRule | undefined }[] = [];
+  for (const wrapper of discovery.getControllers()) {
+    const controller = wrapper.metatype as (new (...args: unknown[]) => object) | undefined;
+    if (!controller) continue;
+    const base = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
+    for (const methodName of scanner.getAllMethodNames(controller.prototype)) {
+      const handler = (controller.prototype as Record<string, unknown>)[methodName] as (...args: unknown[]) => unknown;
+      const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+      if (paths === undefined) continue;
+      const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+      for (const prefix of base) {
+        for (const path of ([] as string[]).concat(paths)) {
+          routes.push({ route: `${method} ${joinPath(prefix, path)}`, rule: reflector.getAllAndOverride<AccessRule | undefined>(Access, [handler, controller]) });
+        }
+      }
+    }
+  }
+  return routes;
+}
+
+function joinPath(...parts: string[]): string {
+  const joined = parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/');
+  return `/${joined}`;
+}
+
+/**
+ * The routes the Express router actually serves, as "METHOD /path", without the mounts of the
+ * middleware configured through Nest's MiddlewareConsumer (Nest registers those as Express routes too).
+ */
+function expressRoutes(app: INestApplication): string[] {
+  const express = app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
+  const middlewarePaths = middlewareMounts(app);
+  return express.router.stack.flatMap((layer) => {
+    const route = layer.route;
+    if (!route || middlewarePaths.has(withoutOptionalGroups(route.path))) return [];
+    return Object.keys(route.methods).filter((m) => route.methods[m]).map((m) => `${m.toUpperCase()} ${route.path}`);
+  });
+}
+
+/** Nest mounts a middleware path such as `*path` both as `/*path` and as `/{*path}`. */
+function withoutOptionalGroups(path: string): string {
+  return path.replace(/[{}]/g, '');
+}
+
+function middlewareMounts(app: INestApplication): Set<string> {
+  const container = (app as unknown as { middlewareContainer: { getConfigurations(): Map<string, Set<{ forRoutes: unknown[] }>> } }).middlewareContainer;
+  const paths = new Set<string>();
+  for (const configs of container.getConfigurations().values()) {
+    for (const config of configs) {
+      for (const target of config.forRoutes) {
+        if (typeof target === 'string') paths.add(withoutOptionalGroups(joinPath(target)));
+        else if (target && typeof target === 'object' && 'path' in target) paths.add(withoutOptionalGroups(joinPath(String(target.path))));
+      }
+    }
+  }
+  return paths;
+}
