@@ -1,0 +1,102 @@
+// The baseline: the fastest plain thing that does the service's work for the benchmark's
+// requests. node:http and pg, the same SQL and the same JSON, but no framework, no validation,
+// no authentication (the tenant comes from a key -> tenant map held in memory) and no logging.
+import http from 'node:http';
+import pg from 'pg';
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10) });
+const tenants = JSON.parse(process.env.BENCH_KEYS); // { key: tenantId }
+
+const iso = (d) => (d ? d.toISOString() : null);
+const LEAD = `id, name, email, phone, company, message, "botId", "conversationId", source, status, tags, "createdAt", "updatedAt"`;
+const toLead = (r) => ({ id: r.id, name: r.name, email: r.email, phone: r.phone, company: r.company, message: r.message, botId: r.botId, conversationId: r.conversationId, source: r.source, status: r.status, tags: r.tags, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) });
+const toBot = (r) => ({ id: r.id, name: r.name, isActive: r.isActive, avatarUrl: r.avatarUrl, primaryColor: r.primaryColor, language: r.language, messageCount: r.messageCount, conversationCount: r.conversationCount, knowledgeBaseSize: r.knowledgeBaseSize, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) });
+const toMessage = (r) => ({ id: r.id, conversationId: r.conversationId, role: r.role, content: r.content, createdAt: iso(r.createdAt) });
+const page = (limit, offset, total) => ({ total, limit, offset, hasMore: offset + limit < total });
+
+function leadFilter(tenantId, q) {
+  const where = ['"tenantId" = $1'];
+  const args = [tenantId];
+  if (q.get('botId')) where.push(`"botId" = $${args.push(q.get('botId'))}`);
+  if (q.get('from')) where.push(`"createdAt" >= $${args.push(new Date(q.get('from')))}`);
+  if (q.get('to')) where.push(`"createdAt" <= $${args.push(new Date(q.get('to')))}`);
+  if (q.get('search')) {
+    const n = args.push(`%${q.get('search').replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    where.push(`(name ILIKE $${n} OR email ILIKE $${n} OR company ILIKE $${n})`);
+  }
+  return { where: where.join(' AND '), args };
+}
+
+const routes = {
+  async verify(tenantId) {
+    const { rows } = await pool.query(`SELECT id, name, slug, plan FROM "Tenant" WHERE id = $1`, [tenantId]);
+    return [200, { valid: true, tenant: { id: rows[0].id, name: rows[0].name, slug: rows[0].slug }, plan: { name: rows[0].plan, botsLimit: 100, messagesLimit: 250000 } }];
+  },
+  async bots(tenantId) {
+    const { rows } = await pool.query(`SELECT * FROM "Bot" WHERE "tenantId" = $1 ORDER BY "createdAt", id`, [tenantId]);
+    return [200, { bots: rows.map(toBot) }];
+  },
+  async leads(tenantId, q) {
+    const limit = Number(q.get('limit') ?? 20);
+    const offset = Number(q.get('offset') ?? 0);
+    const { where, args } = leadFilter(tenantId, q);
+    const [list, count] = await Promise.all([
+      pool.query(`SELECT ${LEAD} FROM "Lead" WHERE ${where} ORDER BY "createdAt" DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, args),
+      pool.query(`SELECT count(*)::int AS n FROM "Lead" WHERE ${where}`, args),
+    ]);
+    return [200, { leads: list.rows.map(toLead), pagination: page(limit, offset, count.rows[0].n) }];
+  },
+  async messages(tenantId, q, id) {
+    const limit = Number(q.get('limit') ?? 50);
+    const offset = Number(q.get('offset') ?? 0);
+    const exists = await pool.query(`SELECT 1 FROM "Conversation" WHERE id = $1 AND "tenantId" = $2`, [id, tenantId]);
+    if (!exists.rowCount) return [404, { error: { code: 'NOT_FOUND', message: 'Conversation not found.', status: 404 } }];
+    const [list, count] = await Promise.all([
+      pool.query(`SELECT id, "conversationId", role, content, "createdAt" FROM "Message" WHERE "tenantId" = $1 AND "conversationId" = $2 ORDER BY "createdAt", id LIMIT ${limit} OFFSET ${offset}`, [tenantId, id]),
+      pool.query(`SELECT count(*)::int AS n FROM "Message" WHERE "tenantId" = $1 AND "conversationId" = $2`, [tenantId, id]),
+    ]);
+    return [200, { messages: list.rows.map(toMessage), pagination: page(limit, offset, count.rows[0].n) }];
+  },
+  async createLead(tenantId, _q, _id, body) {
+    const b = JSON.parse(body);
+    const { rows } = await pool.query(
+      `INSERT INTO "Lead" (id, "tenantId", "botId", name, email, phone, company, message, source, status, tags, "createdAt", "updatedAt")
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, 'api', 'new', $8, now(), now()) RETURNING ${LEAD}`,
+      [tenantId, b.botId ?? null, b.name, b.email, b.phone ?? null, b.company ?? null, b.message ?? null, b.tags ?? []],
+    );
+    return [201, { lead: toLead(rows[0]) }];
+  },
+};
+
+function route(method, path) {
+  if (method === 'GET' && path === '/api/v1/verify') return ['verify'];
+  if (method === 'GET' && path === '/api/v1/bots') return ['bots'];
+  if (method === 'GET' && path === '/api/v1/leads') return ['leads'];
+  if (method === 'POST' && path === '/api/v1/leads') return ['createLead'];
+  const m = /^\/api\/v1\/conversations\/([^/]+)\/messages$/.exec(path);
+  if (method === 'GET' && m) return ['messages', m[1]];
+  return [];
+}
+
+http
+  .createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', async () => {
+      const url = new URL(req.url, 'http://x');
+      const [name, id] = route(req.method, url.pathname);
+      const tenantId = tenants[req.headers['x-api-key']];
+      let status = 404;
+      let payload = { error: { code: 'NOT_FOUND', message: 'Not found.', status: 404 } };
+      try {
+        if (name && tenantId) [status, payload] = await routes[name](tenantId, url.searchParams, id, body);
+      } catch (error) {
+        status = 500;
+        payload = { error: { code: 'INTERNAL_ERROR', message: String(error.message), status: 500 } };
+      }
+      const json = JSON.stringify(payload);
+      res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+      res.end(json);
+    });
+  })
+  .listen(Number(process.env.PORT), '127.0.0.1');

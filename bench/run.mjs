@@ -1,0 +1,194 @@
+// npm run bench: seeds PostgreSQL ($DATABASE_URL, a database of its own), then measures the
+// built service against the bare baseline (bench/baseline-server.mjs) on the same machine, in
+// turns, with autocannon at fixed connections and durations. Writes bench/results.md and .json.
+//   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench [-- --quick]
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { BENCH_PEPPER, createBenchDatabase, growLeads, refreshCounters, seedBase } from './seed.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const CONNECTIONS = 50;
+const DURATION = quick ? 4 : 10;
+const WARMUP = quick ? 1 : 3;
+const adminUrl = process.env.DATABASE_URL;
+if (!adminUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
+
+const log = (...args) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitForHttp(url) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const response = await fetch(url, { headers: { 'X-Forwarded-Proto': 'https' } });
+      if (response.status < 500) return;
+    } catch {}
+    await sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function start(name, command, args, env) {
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  child.on('exit', (code, signal) => { if (!child.stopping) log(`${name} exited unexpectedly (${code ?? signal})`); });
+  return child;
+}
+
+async function stop(child) {
+  child.stopping = true;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
+
+function peakRssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024);
+}
+
+async function measure(baseUrl, scenario) {
+  const options = {
+    url: baseUrl + scenario.path,
+    method: scenario.method ?? 'GET',
+    headers: { 'X-API-Key': scenario.key, 'X-Forwarded-Proto': 'https', ...(scenario.body ? { 'Content-Type': 'application/json' } : {}) },
+    body: scenario.body ? JSON.stringify(scenario.body) : undefined,
+    connections: CONNECTIONS,
+  };
+  await autocannon({ ...options, duration: WARMUP });
+  const result = await autocannon({ ...options, duration: DURATION });
+  const expected = scenario.method === 'POST' ? '2xx' : '2xx';
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: bad,
+    total: result.requests.total,
+    expected,
+  };
+}
+
+async function main() {
+  const started = Date.now();
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
+  log(`commit ${commit}, ${os.cpus().length} cores, ${quick ? 'quick' : 'full'} run`);
+
+  const url = await createBenchDatabase(adminUrl, 'chatbots_bench');
+  execFileSync(process.execPath, ['dist/database/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'inherit' });
+  let t = Date.now();
+  const keys = await seedBase(url);
+  log(`seeded tenants, bots, 50,000 conversations, 1,000,000 messages in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  const tenantIds = (await db.query(`SELECT idx, id FROM bench_tenant ORDER BY idx`)).rows.map((r) => r.id);
+  const bigBot = (await db.query(`SELECT id FROM bench_bot WHERE tenant_idx = 0 AND idx = 0`)).rows[0].id;
+  const conversation = (await db.query(`SELECT id FROM "Conversation" WHERE "tenantId" = $1 ORDER BY "createdAt" DESC LIMIT 1`, [tenantIds[0]])).rows[0].id;
+  await db.end();
+  const keyToTenant = Object.fromEntries(keys.map((key, idx) => [key, tenantIds[idx]]));
+  const big = keys[0];
+  const small = keys[1];
+
+  const serviceEnv = {
+    NODE_ENV: 'production', DATABASE_URL: url, API_KEY_PEPPER: BENCH_PEPPER, TRUST_PROXY: 'loopback', LOG_LEVEL: 'info',
+    // The benchmark drives one tenant far past its plan: the limiter runs but never refuses.
+    RATE_LIMIT_MULTIPLIER: '100000', SHUTDOWN_DRAIN_MS: '0',
+  };
+  const servers = {
+    service: { port: 3401, proc: start('service', process.execPath, ['dist/main.js'], { ...serviceEnv, PORT: '3401' }) },
+    baseline: { port: 3402, proc: start('baseline', process.execPath, ['bench/baseline-server.mjs'], { DATABASE_URL: url, PORT: '3402', BENCH_KEYS: JSON.stringify(keyToTenant) }) },
+    serviceNoLimiter: { port: 3403, proc: start('service without limiter', process.execPath, ['dist/main.js'], { ...serviceEnv, PORT: '3403', RATE_LIMIT_DISABLED: 'true' }) },
+  };
+  for (const server of Object.values(servers)) await waitForHttp(`http://127.0.0.1:${server.port}/health/live`);
+
+  const compare = async (scenario) => {
+    const baseline = await measure(`http://127.0.0.1:${servers.baseline.port}`, scenario);
+    const service = await measure(`http://127.0.0.1:${servers.service.port}`, scenario);
+    const row = { scenario: scenario.name, service, baseline, ratio: +(service.rps / baseline.rps).toFixed(2) };
+    log(`${scenario.name}: service ${service.rps} req/s p50 ${service.p50} p99 ${service.p99} | baseline ${baseline.rps} req/s p50 ${baseline.p50} p99 ${baseline.p99} | ratio ${row.ratio}${service.errors ? ` | ${service.errors} non-2xx` : ''}`);
+    return row;
+  };
+
+  const searchTerm = 'smith';
+  const leadsPage = { name: 'leads, first page', path: '/api/v1/leads', key: big };
+  const leadsSearch = { name: `leads, search "${searchTerm}"`, path: `/api/v1/leads?search=${searchTerm}`, key: big };
+
+  const growth = [];
+  for (const total of [10_000, 100_000, 1_000_000]) {
+    t = Date.now();
+    await growLeads(url, total);
+    log(`leads grown to ${total.toLocaleString('en')} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    for (const scenario of [leadsPage, leadsSearch]) growth.push({ leads: total, ...(await compare(scenario)) });
+  }
+  await refreshCounters(url);
+
+  const from = new Date(Date.now() - 90 * 86_400_000).toISOString();
+  const to = new Date(Date.now() - 30 * 86_400_000).toISOString();
+  const scenarios = [
+    { name: 'verify', path: '/api/v1/verify', key: big },
+    { name: 'list bots', path: '/api/v1/bots', key: big },
+    leadsPage,
+    { name: 'leads, deep page (offset 10,000)', path: '/api/v1/leads?offset=10000', key: big },
+    leadsSearch,
+    { name: 'leads, botId + from/to', path: `/api/v1/leads?botId=${bigBot}&from=${from}&to=${to}`, key: big },
+    { name: 'messages of a conversation', path: `/api/v1/conversations/${conversation}/messages`, key: big },
+    { name: 'create lead', path: '/api/v1/leads', method: 'POST', key: small, body: { name: 'Bench Lead', email: 'bench@example.com', company: 'Acme Corp', tags: ['bench'] } },
+  ];
+  const results = [];
+  for (const scenario of scenarios) results.push(await compare(scenario));
+
+  const limiter = [];
+  for (const scenario of [scenarios[0], leadsPage]) {
+    const withLimiter = await measure(`http://127.0.0.1:${servers.service.port}`, scenario);
+    const without = await measure(`http://127.0.0.1:${servers.serviceNoLimiter.port}`, scenario);
+    limiter.push({ scenario: scenario.name, withLimiter, without, costPct: +((1 - withLimiter.rps / without.rps) * 100).toFixed(1) });
+    log(`limiter on ${scenario.name}: with ${withLimiter.rps} req/s p50 ${withLimiter.p50}, without ${without.rps} req/s p50 ${without.p50}`);
+  }
+
+  const rss = { service: peakRssMb(servers.service.proc.pid), baseline: peakRssMb(servers.baseline.proc.pid) };
+  for (const server of Object.values(servers)) await stop(server.proc);
+
+  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, limiter, peakRssMb: rss, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  writeFileSync(path.join(root, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(path.join(root, 'bench/results.md'), toMarkdown(report));
+  log(`done in ${report.minutes} min: bench/results.md`);
+}
+
+function toMarkdown(r) {
+  const row = (x) => `| ${x.scenario} | ${x.service.rps} | ${x.service.p50} | ${x.service.p99} | ${x.baseline.rps} | ${x.baseline.p50} | ${x.baseline.p99} | ${x.ratio} |`;
+  return [
+    `# Benchmark results`,
+    ``,
+    `Commit ${r.commit}, ${r.date}; ${r.cores} cores (${r.cpu}), Node ${r.node}; ${r.connections} connections, ${r.durationSeconds} s per measurement after a warm-up; load generator, servers and PostgreSQL on the same machine. Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench${r.quick ? ' -- --quick' : ''}\`.`,
+    ``,
+    `## Service against the bare baseline (1,000,000 leads, 50,000 conversations, 1,000,000 messages)`,
+    ``,
+    `| scenario | service req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | service/baseline |`,
+    `|---|---|---|---|---|---|---|---|`,
+    ...r.results.map(row),
+    ``,
+    `Peak RSS under load: service ${r.peakRssMb.service} MB, baseline ${r.peakRssMb.baseline} MB.`,
+    ``,
+    `## Growth with data (the big tenant holds 20% of all leads)`,
+    ``,
+    `| total leads | scenario | service req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | service/baseline |`,
+    `|---|---|---|---|---|---|---|---|---|`,
+    ...r.growth.map((x) => `| ${x.leads.toLocaleString('en')} ` + row(x)),
+    ``,
+    `## Cost of the rate limiter (in-process store)`,
+    ``,
+    `| scenario | with limiter req/s | p50 ms | without req/s | p50 ms | cost |`,
+    `|---|---|---|---|---|---|`,
+    ...r.limiter.map((x) => `| ${x.scenario} | ${x.withLimiter.rps} | ${x.withLimiter.p50} | ${x.without.rps} | ${x.without.p50} | ${x.costPct}% |`),
+    ``,
+  ].join('\n');
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
