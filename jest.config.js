@@ -1,5 +1,9 @@
 /** Unit tests live next to the code; e2e tests boot the real app over HTTP against a real database. */
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] };
+const transform = {
+  // DTOs are compiled with the @nestjs/swagger CLI plugin, as `nest build` does (see the file).
+  '\\.(dto|query)\\.ts$': '<rootDir>/test/support/openapi-plugin.transformer.js',
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
+};
 
 module.exports = {
   // PGlite boots take a few seconds on a loaded 2-core machine.

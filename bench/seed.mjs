@@ -107,9 +107,9 @@ export async function growLeads(url, total) {
              ts, ts
       FROM generate_series(${start}, ${end}) g
       CROSS JOIN LATERAL (SELECT
-        (${sqlArray(FIRST)})[1 + (g * 7919) % ${FIRST.length}] AS fn,
-        (${sqlArray(LAST)})[1 + (g * 104729) % ${LAST.length}] AS ln,
-        (${sqlArray(COMPANIES)})[1 + (g * 31) % ${COMPANIES.length}] AS co,
+        (${sqlArray(FIRST)})[1 + (g::bigint * 7919) % ${FIRST.length}] AS fn,
+        (${sqlArray(LAST)})[1 + (g::bigint * 104729) % ${LAST.length}] AS ln,
+        (${sqlArray(COMPANIES)})[1 + (g::bigint * 31) % ${COMPANIES.length}] AS co,
         (${sqlArray(DOMAINS)})[1 + g % ${DOMAINS.length}] AS dom,
         now() - ((g * 2654435761::bigint) % 31536000) * interval '1 second' AS ts,
         CASE WHEN g % 5 = 0 THEN 0 ELSE 1 + g % ${TENANTS - 1} END AS tenant_idx) x

@@ -7,6 +7,7 @@ import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { HttpsOnlyMiddleware } from './common/http/https-only.middleware';
 import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
 import { RequestIdMiddleware } from './common/http/request-id.middleware';
+import { OpenApiModule } from './common/openapi/openapi.module';
 import { PlanThrottlerGuard } from './common/rate-limit/plan-throttler.guard';
 import { RateLimitModule, RateLimitOptions } from './common/rate-limit/rate-limit.module';
 import { createValidationPipe } from './common/validation/validation.pipe';
@@ -32,7 +33,7 @@ export class AppModule implements NestModule {
     return {
       module: AppModule,
       global: true,
-      imports: [LoggingModule.forRoot(config), DatabaseModule, HealthModule, RateLimitModule.forRoot(config, options), TenancyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule],
+      imports: [LoggingModule.forRoot(config), DatabaseModule, HealthModule, RateLimitModule.forRoot(config, options), TenancyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule, OpenApiModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
+import { publishOpenApiDocument } from './common/openapi/openapi.document';
 import type { AppConfig } from './config/env';
 
 /** Everything the app needs beyond its modules; main.ts and the e2e tests both call it. */
@@ -23,4 +24,5 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
     response.setHeader('Cache-Control', 'no-store');
     next();
   });
+  publishOpenApiDocument(app);
 }

@@ -1,21 +1,34 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/access/access.decorators';
 import { NotFoundError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import { ApiAdminEndpoint, ApiIdParam } from '../common/openapi/openapi.decorators';
 import { isUuid } from '../common/validation/uuid';
-import { ApiKeyResponse, toApiKeyResponse } from '../tenancy/api-keys/api-key.mapper';
+import { ApiKeyListResponse, CreatedApiKeyResponse, toApiKeyResponse } from '../tenancy/api-keys/api-key.mapper';
 import { ApiKeysService } from '../tenancy/api-keys/api-keys.service';
 import { CreateApiKeyDto } from './dto/api-key.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 @Controller('admin/v1/tenants/:tenantId/api-keys')
 @AdminOnly()
+@ApiTags('Admin')
 export class AdminApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   /** The one answer that carries the full key. */
   @Post()
   @HttpCode(201)
-  async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateApiKeyDto): Promise<{ apiKey: ApiKeyResponse; key: string }> {
+  @ApiAdminEndpoint({
+    operationId: 'createApiKey',
+    summary: 'Create an API key',
+    description: 'The answer carries the full key, once; only its digest is stored. Needs the Pro plan or higher.',
+    status: 201,
+    type: CreatedApiKeyResponse,
+    errors: [ErrorCode.VALIDATION_ERROR, ErrorCode.PLAN_UPGRADE_REQUIRED, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE],
+  })
+  @ApiIdParam('tenantId', 'Tenant')
+  async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
     const { apiKey, key } = await this.apiKeys.createKey(tenantId, {
       name: body.name,
       scopes: body.scopes,
@@ -26,12 +39,17 @@ export class AdminApiKeysController {
   }
 
   @Get()
-  async list(@Param('tenantId', TenantIdPipe) tenantId: string): Promise<{ apiKeys: ApiKeyResponse[] }> {
+  @ApiAdminEndpoint({ operationId: 'listApiKeys', summary: 'List the API keys of a tenant', type: ApiKeyListResponse })
+  @ApiIdParam('tenantId', 'Tenant')
+  async list(@Param('tenantId', TenantIdPipe) tenantId: string): Promise<ApiKeyListResponse> {
     return { apiKeys: (await this.apiKeys.listKeys(tenantId)).map(toApiKeyResponse) };
   }
 
   @Delete(':keyId')
   @HttpCode(204)
+  @ApiAdminEndpoint({ operationId: 'deleteApiKey', summary: 'Delete an API key', description: 'The key is refused from the next request on.', status: 204 })
+  @ApiIdParam('tenantId', 'Tenant')
+  @ApiIdParam('keyId', 'API key')
   async delete(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('keyId') keyId: string): Promise<void> {
     if (!isUuid(keyId)) throw new NotFoundError('API key');
     await this.apiKeys.revokeKey(tenantId, keyId);

@@ -1,15 +1,21 @@
 import { Body, Controller, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { BotResponse, KnowledgeDocumentResponse, toBotResponse, toKnowledgeDocumentResponse } from '../bots/bot.mapper';
+import { ApiTags } from '@nestjs/swagger';
+import { BotEnvelope, KnowledgeDocumentEnvelope, toBotResponse, toKnowledgeDocumentResponse } from '../bots/bot.mapper';
 import { BotsService } from '../bots/bots.service';
 import { AdminOnly } from '../common/access/access.decorators';
-import { ConversationResponse, toConversationResponse } from '../conversations/conversation.mapper';
+import { ErrorCode } from '../common/errors/error-codes';
+import { ApiAdminEndpoint, ApiIdParam } from '../common/openapi/openapi.decorators';
+import { ConversationEnvelope, toConversationResponse } from '../conversations/conversation.mapper';
 import { ConversationsService } from '../conversations/conversations.service';
 import { CreateBotDto, CreateDocumentDto, UpdateBotDto } from './dto/bot.dto';
 import { RecordConversationDto } from './dto/conversation.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
 
+const BODY_ERRORS = [ErrorCode.VALIDATION_ERROR, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE];
+
 @Controller('admin/v1/tenants/:tenantId/bots')
 @AdminOnly()
+@ApiTags('Admin')
 export class AdminBotsController {
   constructor(
     private readonly bots: BotsService,
@@ -18,24 +24,42 @@ export class AdminBotsController {
 
   @Post()
   @HttpCode(201)
-  async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateBotDto): Promise<{ bot: BotResponse }> {
+  @ApiAdminEndpoint({ operationId: 'createBot', summary: 'Create a bot', description: "Within the plan's bot limit.", status: 201, type: BotEnvelope, errors: [...BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED] })
+  @ApiIdParam('tenantId', 'Tenant')
+  async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateBotDto): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.createBot(tenantId, body)) };
   }
 
   @Patch(':botId')
-  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: UpdateBotDto): Promise<{ bot: BotResponse }> {
+  @ApiAdminEndpoint({ operationId: 'updateBot', summary: 'Change a bot’s settings or switch it on or off', type: BotEnvelope, errors: BODY_ERRORS })
+  @ApiIdParam('tenantId', 'Tenant')
+  @ApiIdParam('botId', 'Bot')
+  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: UpdateBotDto): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.updateBot(tenantId, botId, body)) };
   }
 
   @Post(':botId/documents')
   @HttpCode(201)
-  async addDocument(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: CreateDocumentDto): Promise<{ document: KnowledgeDocumentResponse }> {
+  @ApiAdminEndpoint({ operationId: 'addKnowledgeDocument', summary: 'Add a document to a bot’s knowledge base', status: 201, type: KnowledgeDocumentEnvelope, errors: BODY_ERRORS })
+  @ApiIdParam('tenantId', 'Tenant')
+  @ApiIdParam('botId', 'Bot')
+  async addDocument(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: CreateDocumentDto): Promise<KnowledgeDocumentEnvelope> {
     return { document: toKnowledgeDocumentResponse(await this.bots.addDocument(tenantId, botId, body)) };
   }
 
   @Post(':botId/conversations')
   @HttpCode(201)
-  async recordConversation(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: RecordConversationDto): Promise<{ conversation: ConversationResponse }> {
+  @ApiAdminEndpoint({
+    operationId: 'recordConversation',
+    summary: 'Record a widget conversation',
+    description: 'Stores the conversation with its messages and captured lead in one transaction.',
+    status: 201,
+    type: ConversationEnvelope,
+    errors: BODY_ERRORS,
+  })
+  @ApiIdParam('tenantId', 'Tenant')
+  @ApiIdParam('botId', 'Bot')
+  async recordConversation(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: RecordConversationDto): Promise<ConversationEnvelope> {
     return { conversation: toConversationResponse(await this.conversations.recordConversation(tenantId, botId, body)) };
   }
 }

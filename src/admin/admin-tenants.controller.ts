@@ -1,28 +1,39 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/access/access.decorators';
-import { toTenantResponse, TenantResponse } from '../tenancy/tenant.mapper';
+import { ErrorCode } from '../common/errors/error-codes';
+import { ApiAdminEndpoint, ApiIdParam } from '../common/openapi/openapi.decorators';
+import { TenantEnvelope, toTenantResponse } from '../tenancy/tenant.mapper';
 import { TenantsService } from '../tenancy/tenants.service';
 import { CreateTenantDto, UpdateTenantDto } from './dto/tenant.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
 
+const BODY_ERRORS = [ErrorCode.VALIDATION_ERROR, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE];
+
 @Controller('admin/v1/tenants')
 @AdminOnly()
+@ApiTags('Admin')
 export class AdminTenantsController {
   constructor(private readonly tenants: TenantsService) {}
 
   @Post()
   @HttpCode(201)
-  async create(@Body() body: CreateTenantDto): Promise<{ tenant: TenantResponse }> {
+  @ApiAdminEndpoint({ operationId: 'createTenant', summary: 'Create a tenant', status: 201, type: TenantEnvelope, errors: [...BODY_ERRORS, ErrorCode.CONFLICT] })
+  async create(@Body() body: CreateTenantDto): Promise<TenantEnvelope> {
     return { tenant: toTenantResponse(await this.tenants.createTenant(body)) };
   }
 
   @Get(':tenantId')
-  async get(@Param('tenantId', TenantIdPipe) tenantId: string): Promise<{ tenant: TenantResponse }> {
+  @ApiAdminEndpoint({ operationId: 'getTenant', summary: 'Get a tenant', type: TenantEnvelope })
+  @ApiIdParam('tenantId', 'Tenant')
+  async get(@Param('tenantId', TenantIdPipe) tenantId: string): Promise<TenantEnvelope> {
     return { tenant: toTenantResponse(await this.tenants.getTenant(tenantId)) };
   }
 
   @Patch(':tenantId')
-  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: UpdateTenantDto): Promise<{ tenant: TenantResponse }> {
+  @ApiAdminEndpoint({ operationId: 'updateTenant', summary: 'Rename a tenant or change its plan', description: 'A plan change applies from the next request on and is audited.', type: TenantEnvelope, errors: BODY_ERRORS })
+  @ApiIdParam('tenantId', 'Tenant')
+  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: UpdateTenantDto): Promise<TenantEnvelope> {
     return { tenant: toTenantResponse(await this.tenants.updateTenant(tenantId, body)) };
   }
 }

@@ -1,25 +1,79 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Pagination } from '../common/paging/pagination';
+import { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
 import type { ConversationRow, MessageRow } from './conversations.repository';
 
-export interface ConversationResponse {
+export class ConversationResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty({ format: 'uuid' })
   botId: string;
-  status: string;
-  channel: string;
+
+  @ApiProperty({ enum: Object.values(ConversationStatus), enumName: 'ConversationStatus' })
+  status: ConversationStatus;
+
+  @ApiProperty({ enum: Object.values(ConversationChannel), enumName: 'ConversationChannel' })
+  channel: ConversationChannel;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The widget’s visitor id, when known.' })
   visitorId: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The lead captured in this conversation.' })
   leadId: string | null;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
   messageCount: number;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   lastMessageAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   endedAt: string | null;
+
+  @ApiProperty({ format: 'date-time' })
   createdAt: string;
+
+  @ApiProperty({ format: 'date-time' })
   updatedAt: string;
 }
 
-export interface MessageResponse {
+export class MessageResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty({ format: 'uuid' })
   conversationId: string;
-  role: string;
+
+  @ApiProperty({ enum: Object.values(MessageRole), enumName: 'MessageRole', description: '`agent` is a human operator.' })
+  role: MessageRole;
+
+  @ApiProperty()
   content: string;
+
+  @ApiProperty({ format: 'date-time' })
   createdAt: string;
+}
+
+export class ConversationListResponse {
+  @ApiProperty({ type: [ConversationResponse], description: 'Newest first.' })
+  conversations: ConversationResponse[];
+
+  @ApiProperty({ type: Pagination })
+  pagination: Pagination;
+}
+
+export class ConversationEnvelope {
+  @ApiProperty({ type: ConversationResponse })
+  conversation: ConversationResponse;
+}
+
+export class MessageListResponse {
+  @ApiProperty({ type: [MessageResponse], description: 'Oldest first.' })
+  messages: MessageResponse[];
+
+  @ApiProperty({ type: Pagination })
+  pagination: Pagination;
 }
 
 export function toConversationResponse(row: ConversationRow): ConversationResponse {

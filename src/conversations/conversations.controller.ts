@@ -1,33 +1,43 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Principal, RequireScopes } from '../common/access/access.decorators';
+import { ErrorCode } from '../common/errors/error-codes';
 import type { ApiPrincipal } from '../common/http/request-context';
-import { NoQueryDto, Pagination, toPage } from '../common/paging/pagination';
+import { ApiIdParam, ApiV1Endpoint } from '../common/openapi/openapi.decorators';
+import { MAX_PAGE_SIZE, NoQueryDto, toPage } from '../common/paging/pagination';
 import { Scope } from '../tenancy/api-keys/scopes';
-import { ConversationResponse, MessageResponse, toConversationResponse, toMessageResponse } from './conversation.mapper';
+import { ConversationEnvelope, ConversationListResponse, MessageListResponse, toConversationResponse, toMessageResponse } from './conversation.mapper';
 import { ConversationsService } from './conversations.service';
 import { ListConversationsQueryDto } from './dto/list-conversations.query';
 import { ListMessagesQueryDto, MESSAGES_DEFAULT_LIMIT } from './dto/list-messages.query';
 
 @Controller('api/v1/conversations')
+@ApiTags('Conversations')
 export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
 
   @Get()
   @RequireScopes(Scope.ConversationsRead)
-  async list(@Principal() { tenant }: ApiPrincipal, @Query() query: ListConversationsQueryDto): Promise<{ conversations: ConversationResponse[]; pagination: Pagination }> {
+  @ApiV1Endpoint({ operationId: 'listConversations', summary: 'List conversations, newest first', scopes: [Scope.ConversationsRead], type: ConversationListResponse })
+  async list(@Principal() { tenant }: ApiPrincipal, @Query() query: ListConversationsQueryDto): Promise<ConversationListResponse> {
     const { conversations, pagination } = await this.conversations.listConversations(tenant.id, query, toPage(query));
     return { conversations: conversations.map(toConversationResponse), pagination };
   }
 
   @Get(':id')
   @RequireScopes(Scope.ConversationsRead)
-  async get(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<{ conversation: ConversationResponse }> {
+  @ApiV1Endpoint({ operationId: 'getConversation', summary: 'Get a conversation', scopes: [Scope.ConversationsRead], type: ConversationEnvelope, errors: [ErrorCode.NOT_FOUND] })
+  @ApiIdParam('id', 'Conversation')
+  async get(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<ConversationEnvelope> {
     return { conversation: toConversationResponse(await this.conversations.getConversation(tenant.id, id)) };
   }
 
   @Get(':id/messages')
   @RequireScopes(Scope.ConversationsRead)
-  async messages(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() query: ListMessagesQueryDto): Promise<{ messages: MessageResponse[]; pagination: Pagination }> {
+  @ApiV1Endpoint({ operationId: 'listMessages', summary: 'List the messages of a conversation, oldest first', scopes: [Scope.ConversationsRead], type: MessageListResponse, errors: [ErrorCode.NOT_FOUND] })
+  @ApiIdParam('id', 'Conversation')
+  @ApiQuery({ name: 'limit', required: false, description: 'Page size.', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MESSAGES_DEFAULT_LIMIT } })
+  async messages(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() query: ListMessagesQueryDto): Promise<MessageListResponse> {
     const { messages, pagination } = await this.conversations.listMessages(tenant.id, id, toPage(query, MESSAGES_DEFAULT_LIMIT));
     return { messages: messages.map(toMessageResponse), pagination };
   }

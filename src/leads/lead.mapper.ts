@@ -1,19 +1,61 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Pagination } from '../common/paging/pagination';
+import { LeadSource, LeadStatus } from '../generated/prisma/enums';
 import type { LeadRow } from './leads.repository';
 
-export interface LeadResponse {
+/** A lead (SPEC 2.2); optional contact fields not given are null. */
+export class LeadResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty()
   name: string;
+
+  @ApiProperty({ format: 'email' })
   email: string;
+
+  @ApiProperty({ type: String, nullable: true })
   phone: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
   company: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
   message: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The bot the lead belongs to; null for an API lead created without one.' })
   botId: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The conversation that captured the lead; null for leads created through the API.' })
   conversationId: string | null;
-  source: string;
-  status: string;
+
+  @ApiProperty({ enum: Object.values(LeadSource), enumName: 'LeadSource', description: '`widget` (captured in a chat), `api` (created through the API) or `import`.' })
+  source: LeadSource;
+
+  @ApiProperty({ enum: Object.values(LeadStatus), enumName: 'LeadStatus', description: 'A new lead is `new`; see PATCH /api/v1/leads/{id} for the moves.' })
+  status: LeadStatus;
+
+  @ApiProperty({ type: [String], description: 'Empty when none were given.' })
   tags: string[];
+
+  @ApiProperty({ format: 'date-time' })
   createdAt: string;
+
+  @ApiProperty({ format: 'date-time' })
   updatedAt: string;
+}
+
+export class LeadListResponse {
+  @ApiProperty({ type: [LeadResponse], description: 'Newest first.' })
+  leads: LeadResponse[];
+
+  @ApiProperty({ type: Pagination })
+  pagination: Pagination;
+}
+
+export class LeadEnvelope {
+  @ApiProperty({ type: LeadResponse })
+  lead: LeadResponse;
 }
 
 export function toLeadResponse(row: LeadRow): LeadResponse {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditEventRow, AuditLogRepository } from '../audit/audit-log.repository';
+import { InvalidationBus } from '../common/cache/invalidation-bus';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { AppError, NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
@@ -16,6 +17,7 @@ export class TenantsService {
     private readonly prisma: PrismaService,
     private readonly tenants: TenantsRepository,
     private readonly auditLog: AuditLogRepository,
+    private readonly bus: InvalidationBus,
   ) {}
 
   async getTenant(tenantId: string): Promise<TenantRow> {
@@ -41,7 +43,7 @@ export class TenantsService {
 
   /** Renames or changes the plan; a plan change is audited and takes effect on the next request. */
   async updateTenant(tenantId: string, input: { name?: string; plan?: Plan }): Promise<TenantRow> {
-    return this.prisma.$transaction(async (tx) => {
+    const updated = await this.prisma.$transaction(async (tx) => {
       const before = await this.tenants.findById(tenantId, tx);
       if (!before) throw new NotFoundError('Tenant');
       const after = await this.tenants.update(tenantId, input, tx);
@@ -53,6 +55,9 @@ export class TenantsService {
       }
       return after;
     });
+    // Cached keys carry the tenant's plan and name: every instance drops them.
+    await this.bus.tenantChanged(tenantId);
+    return updated;
   }
 
   async listAuditEvents(tenantId: string, page: Page): Promise<{ events: AuditEventRow[]; pagination: Pagination }> {

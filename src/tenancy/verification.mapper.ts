@@ -1,10 +1,39 @@
+import { ApiProperty } from '@nestjs/swagger';
 import type { ApiPrincipal } from '../common/http/request-context';
-import { PLANS } from './plans';
+import { Plan, PLAN_NAMES, PLANS } from './plans';
 
-export interface VerificationResponse {
+export class VerifiedTenant {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty()
+  slug: string;
+}
+
+export class VerifiedPlan {
+  @ApiProperty({ enum: PLAN_NAMES, enumName: 'Plan' })
+  name: Plan;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  botsLimit: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Messages per calendar month.' })
+  messagesLimit: number;
+}
+
+/** The answer of GET /api/v1/verify (SPEC 2.3). */
+export class VerificationResponse {
+  @ApiProperty({ type: Boolean, enum: [true], description: 'Always true: an invalid key gets 401 instead.' })
   valid: true;
-  tenant: { id: string; name: string; slug: string };
-  plan: { name: string; botsLimit: number; messagesLimit: number };
+
+  @ApiProperty({ type: VerifiedTenant })
+  tenant: VerifiedTenant;
+
+  @ApiProperty({ type: VerifiedPlan })
+  plan: VerifiedPlan;
 }
 
 export function toVerificationResponse(principal: ApiPrincipal): VerificationResponse {

@@ -145,16 +145,28 @@ describe('Authentication, plans and scopes', () => {
   });
 
   describe('key lifecycle', () => {
-    it('rejects a key once its expiry date has passed', async () => {
+    it('rejects a key as soon as its expiry date has passed, though it was just used (and cached)', async () => {
       const tenant = await createTenant(t);
-      const key = await createKey(t, tenant.id, { expiresAt: new Date(Date.now() + 5_000).toISOString() });
+      const expiresAt = Date.now() + 1_500;
+      const key = await createKey(t, tenant.id, { expiresAt: new Date(expiresAt).toISOString() });
       expect((await t.http().get('/api/v1/verify').set('X-API-Key', key.key)).status).toBe(200);
 
-      await t.prisma.apiKey.update({ where: { id: key.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+      await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 10));
 
       expectError(await t.http().get('/api/v1/verify').set('X-API-Key', key.key), 401, 'INVALID_API_KEY');
       expectError(await t.http().get('/api/v1/bots').set('X-API-Key', key.key), 401, 'INVALID_API_KEY');
       expect((await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key)).status).toBe(200);
+    });
+
+    it('rejects a key whose expiry was moved into the past in the database within one second', async () => {
+      const tenant = await createTenant(t);
+      const key = await createKey(t, tenant.id, { expiresAt: new Date(Date.now() + 60_000).toISOString() });
+      expect((await t.http().get('/api/v1/verify').set('X-API-Key', key.key)).status).toBe(200);
+
+      await t.prisma.apiKey.update({ where: { id: key.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+      await new Promise((resolve) => setTimeout(resolve, 1_050));
+
+      expectError(await t.http().get('/api/v1/verify').set('X-API-Key', key.key), 401, 'INVALID_API_KEY');
     });
 
     it('rejects a deleted key on the very next request', async () => {

@@ -111,3 +111,45 @@ async function startRedis(port: number): Promise<ChildProcess> {
     expect(back?.headers['x-ratelimit-limit']).toBe('10');
   });
 });
+
+/** Key deletion and plan changes reach every instance through Redis pub/sub (and a 1 s cache TTL). */
+(sharedRedisUrl ? describe : describe.skip)('key and plan changes across two instances', () => {
+  let first: TestApp;
+  let second: TestApp;
+
+  beforeAll(async () => {
+    first = await createTestApp({ REDIS_URL: sharedRedisUrl }, { rateLimitPlans: plans });
+    second = await createTestApp({ REDIS_URL: sharedRedisUrl }, { rateLimitPlans: plans, connection: first.connection });
+  });
+  afterAll(async () => {
+    await second.close();
+    await first.close();
+  });
+
+  async function statusOnSecondWithin(ms: number, key: string, expected: number): Promise<number> {
+    const deadline = Date.now() + ms;
+    let status = 0;
+    do {
+      status = (await second.http().get('/api/v1/verify').set('X-API-Key', key)).status;
+      if (status === expected) return status;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } while (Date.now() < deadline);
+    return status;
+  }
+
+  it('refuses a key deleted on one instance on the other within a second', async () => {
+    const tenant = await createTenant(first, { plan: 'pro' });
+    await second.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
+    await first.admin().delete(`/admin/v1/tenants/${tenant.id}/api-keys/${tenant.keyId}`).expect(204);
+    const started = Date.now();
+    expect(await statusOnSecondWithin(1_000, tenant.key, 401)).toBe(401);
+    expect(Date.now() - started).toBeLessThanOrEqual(1_000);
+  });
+
+  it('applies a plan change made on one instance to the next request on the other', async () => {
+    const tenant = await createTenant(first, { plan: 'pro' });
+    await second.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
+    await first.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ plan: 'free' }).expect(200);
+    expect(await statusOnSecondWithin(1_000, tenant.key, 403)).toBe(403);
+  });
+});

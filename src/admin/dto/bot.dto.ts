@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { Trim } from '../../common/validation/transforms';
 
@@ -9,40 +10,55 @@ const avatarRules = [
   MaxLength(2048, { message: 'must be at most 2048 characters' }),
 ];
 
+const nameDocs = { minLength: 1, maxLength: 100 };
+const colorDocs = { pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$', description: 'Hex colour; `#2563eb` by default.', example: '#2563eb' };
+const languageDocs = { pattern: '^[a-z]{2}$', description: 'ISO 639-1 code; `en` by default.', example: 'en' };
+const avatarDocs = { type: String, format: 'uri', maxLength: 2048, nullable: true, description: 'An https URL, or null for none.' };
+
 function apply(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, key) => decorators.forEach((decorator) => decorator(target, key));
 }
 
 export class CreateBotDto {
+  @ApiProperty(nameDocs)
   @Trim() @IsString({ message: 'must be a string' }) @apply(...nameRules)
   name!: string;
 
+  @ApiPropertyOptional(colorDocs)
   @IsOptional() @IsString({ message: 'must be a string' }) @colorRule
   primaryColor?: string;
 
+  @ApiPropertyOptional(languageDocs)
   @IsOptional() @IsString({ message: 'must be a string' }) @languageRule
   language?: string;
 
+  @ApiPropertyOptional(avatarDocs)
   @IsOptional() @ValidateIf((_, value) => value !== null) @IsString({ message: 'must be a string or null' }) @apply(...avatarRules)
   avatarUrl?: string | null;
 
+  /** Whether the widget is shown and the bot answers; true by default. */
   @IsOptional() @IsBoolean({ message: 'must be true or false' })
   isActive?: boolean;
 }
 
 export class UpdateBotDto {
+  @ApiPropertyOptional(nameDocs)
   @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @apply(...nameRules)
   name?: string;
 
+  @ApiPropertyOptional(colorDocs)
   @IsOptional() @IsString({ message: 'must be a string' }) @colorRule
   primaryColor?: string;
 
+  @ApiPropertyOptional(languageDocs)
   @IsOptional() @IsString({ message: 'must be a string' }) @languageRule
   language?: string;
 
+  @ApiPropertyOptional(avatarDocs)
   @IsOptional() @ValidateIf((_, value) => value !== null) @IsString({ message: 'must be a string or null' }) @apply(...avatarRules)
   avatarUrl?: string | null;
 
+  /** The dashboard's switch (SPEC 3.1); a change is audited. */
   @IsOptional() @IsBoolean({ message: 'must be true or false' })
   isActive?: boolean;
 }

@@ -16,10 +16,12 @@ export class MessageInputDto {
   content!: string;
 
   @IsOptional() @ToDateTime() @IsDate({ message: 'must be an ISO 8601 date-time with a time zone' })
+  /** When the message was sent; by default the conversation's start plus its position in milliseconds. */
   createdAt?: Date;
 }
 
 export class RecordConversationDto {
+  /** `active` by default; an `ended` conversation ends at its last message. */
   @IsOptional() @IsIn(CONVERSATION_STATUSES, { message: `must be one of ${CONVERSATION_STATUSES.join(', ')}` })
   status?: ConversationStatus;
 
@@ -29,6 +31,7 @@ export class RecordConversationDto {
   @IsOptional() @IsString({ message: 'must be a string' }) @MaxLength(200, { message: 'must be at most 200 characters' })
   visitorId?: string;
 
+  /** When the conversation started; now by default. */
   @IsOptional() @ToDateTime() @IsDate({ message: 'must be an ISO 8601 date-time with a time zone' })
   createdAt?: Date;
 
@@ -36,6 +39,7 @@ export class RecordConversationDto {
   @ValidateNested({ each: true }) @Type(() => MessageInputDto)
   messages!: MessageInputDto[];
 
+  /** The lead the widget captured, stored with source `widget` and this conversation. */
   @IsOptional() @ValidateNested() @Type(() => LeadContactDto)
   lead?: LeadContactDto;
 }

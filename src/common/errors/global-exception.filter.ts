@@ -3,18 +3,11 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { Prisma } from '../../generated/prisma/client';
 import type { AppRequest } from '../http/request-context';
-import { AppError, FieldError, ValidationError } from './app-error';
+import { AppError, ValidationError } from './app-error';
 import { ErrorCode } from './error-codes';
+import type { ErrorEnvelope } from './error-envelope';
 
-export interface ErrorEnvelope {
-  error: {
-    code: ErrorCode;
-    message: string;
-    status: number;
-    requestId: string;
-    details?: FieldError[];
-  };
-}
+export type { ErrorEnvelope } from './error-envelope';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: ErrorCode.VALIDATION_ERROR,

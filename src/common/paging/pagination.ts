@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ToInteger } from '../validation/transforms';
 
@@ -6,10 +7,12 @@ export const MAX_OFFSET = 2_147_483_647;
 
 /** `limit` and `offset` as every list endpoint takes them (API_DECISIONS, Pagination). */
 export class PageQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20, description: 'Page size.' })
   @IsOptional() @ToInteger() @IsInt({ message: 'must be an integer' })
   @Min(1, { message: 'must be at least 1' }) @Max(MAX_PAGE_SIZE, { message: `must be at most ${MAX_PAGE_SIZE}` })
   limit?: number;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Results to skip.' })
   @IsOptional() @ToInteger() @IsInt({ message: 'must be an integer' })
   @Min(0, { message: 'must be 0 or more' }) @Max(MAX_OFFSET, { message: `must be at most ${MAX_OFFSET}` })
   offset?: number;
@@ -20,8 +23,18 @@ export interface Page {
   offset: number;
 }
 
-export interface Pagination extends Page {
+/** SPEC 2.4. */
+export class Pagination implements Page {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Matching results in all pages.' })
   total: number;
+
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'The page size used.' })
+  limit: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Results skipped.' })
+  offset: number;
+
+  @ApiProperty({ description: 'Whether more results follow: repeat with offset + limit while true.' })
   hasMore: boolean;
 }
 

@@ -38,6 +38,23 @@ function scalePlans(plans: RateLimitPlans, multiplier: number): RateLimitPlans {
   return Object.fromEntries(scaled) as RateLimitPlans;
 }
 
+const STARTUP_CONNECT_WAIT_MS = 3_000;
+
+/**
+ * Connects before the app serves, so the first requests already count in the shared store. A
+ * Redis that is down at start is not fatal: the app starts limiting in-process and switches to
+ * Redis when it comes up.
+ */
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = createRedisClient(url);
+  const ready = new Promise<boolean>((resolve) => {
+    redis.once('ready', () => resolve(true));
+    setTimeout(() => resolve(false), STARTUP_CONNECT_WAIT_MS).unref();
+  });
+  if (!(await ready)) new Logger('RateLimit').warn('Redis is not reachable at start; limiting in-process until it is.');
+  return redis;
+}
+
 export interface RateLimitOptions {
   plans?: RateLimitPlans;
 }
@@ -66,7 +83,7 @@ export class RateLimitModule implements OnApplicationShutdown {
         { provide: RATE_LIMIT_PLANS, useValue: plans },
         { provide: RATE_LIMIT_DISABLED, useValue: config.rateLimit.disabled },
         { provide: AUTH_FAILURE_POLICY, useValue: { limit: config.rateLimit.authFailuresPerMinute, ttlMs: 60_000 } },
-        { provide: REDIS_CLIENT, useFactory: () => (config.redisUrl ? createRedisClient(config.redisUrl) : null) },
+        { provide: REDIS_CLIENT, useFactory: () => (config.redisUrl ? connectRedis(config.redisUrl) : null) },
         {
           provide: RATE_LIMIT_STORE,
           inject: [REDIS_CLIENT],

@@ -5,6 +5,7 @@ import { ConversationStatus } from '../../generated/prisma/enums';
 export const CONVERSATION_STATUSES = Object.values(ConversationStatus);
 
 export class ListConversationsQueryDto extends DateRangePageQueryDto {
+  /** Only the conversations of this bot (a bot of another tenant gives an empty page). */
   @IsOptional() @IsUUID('all', { message: 'must be a UUID' })
   botId?: string;
 

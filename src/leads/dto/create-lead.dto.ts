@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, IsUUID, MaxLength, Validate, ValidationArguments, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
 import { Trim, TrimEach } from '../../common/validation/transforms';
 
@@ -19,6 +20,8 @@ export class CodePointLength implements ValidatorConstraintInterface {
 
 /** The contact fields of a lead, as the API and the chat widget send them. */
 export class LeadContactDto {
+  /** Trimmed; length counts Unicode code points. */
+  @ApiProperty({ minLength: 1, maxLength: 200 })
   @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [1, 200])
   name!: string;
 
@@ -26,21 +29,28 @@ export class LeadContactDto {
   @IsEmail({}, { message: 'must be a valid e-mail address' })
   email!: string;
 
+  @ApiPropertyOptional({ maxLength: 50 })
   @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [0, 50])
   phone?: string;
 
+  @ApiPropertyOptional({ maxLength: 200 })
   @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [0, 200])
   company?: string;
 
+  /** A message or note. */
+  @ApiPropertyOptional({ maxLength: 5000 })
   @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [0, 5000])
   message?: string;
 
 }
 
 export class CreateLeadDto extends LeadContactDto {
+  /** One of the tenant's bots; any other id is a 400 on `botId`. */
   @IsOptional() @IsString({ message: 'must be a string' }) @IsUUID('all', { message: 'must be a UUID' })
   botId?: string;
 
+  /** Each entry is trimmed. */
+  @ApiPropertyOptional({ type: [String], maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } })
   @IsOptional() @IsArray({ message: 'must be an array of strings' }) @ArrayMaxSize(20, { message: 'must have at most 20 entries' })
   @TrimEach() @IsString({ each: true, message: 'each entry must be a string' })
   @Validate(CodePointLength, [1, 50], { each: true, message: 'each entry must be 1 to 50 characters' })

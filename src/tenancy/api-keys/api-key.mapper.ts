@@ -1,15 +1,49 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ApiKeyType } from '../../generated/prisma/enums';
+import { KEY_PREFIX } from './api-key-format';
 import type { ApiKeyRow } from './api-keys.repository';
+import { ALL_SCOPES } from './scopes';
 
-export interface ApiKeyResponse {
+export class ApiKeyResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty()
   name: string;
-  type: string;
+
+  @ApiProperty({ enum: Object.values(ApiKeyType), enumName: 'ApiKeyType' })
+  type: ApiKeyType;
+
+  @ApiProperty({ enum: ALL_SCOPES, enumName: 'Scope', isArray: true })
   scopes: string[];
+
+  @ApiProperty({ enum: Object.values(KEY_PREFIX), description: 'The key’s first characters.' })
   prefix: string;
+
+  @ApiProperty({ pattern: '^[0-9A-Za-z]{4}$', description: 'The key’s last four characters.' })
   last4: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   expiresAt: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Updated at most once a minute.' })
   lastUsedAt: string | null;
+
+  @ApiProperty({ format: 'date-time' })
   createdAt: string;
+}
+
+export class ApiKeyListResponse {
+  @ApiProperty({ type: [ApiKeyResponse], description: 'The tenant’s keys that are not deleted; never the keys themselves.' })
+  apiKeys: ApiKeyResponse[];
+}
+
+export class CreatedApiKeyResponse {
+  @ApiProperty({ type: ApiKeyResponse })
+  apiKey: ApiKeyResponse;
+
+  @ApiProperty({ pattern: '^svc_(sk|pk)_[0-9A-Za-z]{33}$', description: 'The full key, shown in this answer only.' })
+  key: string;
 }
 
 /** The listing form of a key: never the key itself, only its prefix and last four characters. */

@@ -8,6 +8,8 @@ import { PLANS } from '../plans';
 import { ADMIN_ACTOR } from '../tenants.service';
 import { TenantsRepository } from '../tenants.repository';
 import { generateApiKey, isWellFormedApiKey, KEY_PREFIX } from './api-key-format';
+import { InvalidationBus } from '../../common/cache/invalidation-bus';
+import { ApiKeyCache } from './api-key-cache';
 import { ApiKeyHasher } from './api-key-hasher';
 import { ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
 import type { Scope } from './scopes';
@@ -31,12 +33,19 @@ export class ApiKeysService {
     private readonly tenants: TenantsRepository,
     private readonly auditLog: AuditLogRepository,
     private readonly hasher: ApiKeyHasher,
+    private readonly cache: ApiKeyCache,
+    private readonly bus: InvalidationBus,
   ) {}
 
   /** Resolves a presented key to its tenant and scopes, or throws 401 INVALID_API_KEY. */
   async authenticate(presented: string | undefined, now = new Date()): Promise<ApiPrincipal> {
     if (!presented || !isWellFormedApiKey(presented)) throw new InvalidApiKeyError();
-    const row = await this.keys.findByDigest(this.hasher.digest(presented));
+    const digest = this.hasher.digest(presented);
+    let row = this.cache.get(digest, now.getTime());
+    if (!row) {
+      row = (await this.keys.findByDigest(digest)) ?? undefined;
+      if (row) this.cache.set(digest, row, now.getTime());
+    }
     if (!row || (row.expiresAt && row.expiresAt <= now)) throw new InvalidApiKeyError();
     this.recordUse(row, now);
     return {
@@ -81,6 +90,7 @@ export class ApiKeysService {
       if (!(await this.keys.delete(tenantId, keyId, now, tx))) throw new NotFoundError('API key');
       await this.auditLog.create(tenantId, { actor: ADMIN_ACTOR, action: 'api_key.deleted', targetType: 'api_key', targetId: keyId }, tx);
     });
+    await this.bus.tenantChanged(tenantId);
   }
 
   /** lastUsedAt is informational: written at most once a minute, off the request's path. */

@@ -1,0 +1,223 @@
+import { applyDecorators, Type } from '@nestjs/common';
+import { ApiExtraModels, ApiOperation, ApiParam, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
+import type { ApiResponseOptions, HeaderObject, HeadersObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import type { Scope } from '../../tenancy/api-keys/scopes';
+import { ErrorEnvelope, FieldErrorResponse } from '../errors/error-envelope';
+import { ErrorCode } from '../errors/error-codes';
+
+export const API_KEY_SCHEME = 'ApiKeyAuth';
+export const ADMIN_BEARER_SCHEME = 'AdminBearerAuth';
+
+/** Status and meaning of every error code, as the README's error table gives them. */
+export const ERROR_CODE_DOCS: Readonly<Record<ErrorCode, { status: number; when: string }>> = {
+  VALIDATION_ERROR: { status: 400, when: 'invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field' },
+  INVALID_API_KEY: { status: 401, when: 'the API key is missing, malformed, unknown, expired or deleted' },
+  UNAUTHORIZED: { status: 401, when: 'the admin bearer token is missing or wrong' },
+  HTTPS_REQUIRED: { status: 403, when: 'the request came over plain HTTP' },
+  PLAN_UPGRADE_REQUIRED: { status: 403, when: "the tenant's plan has no API access (Free)" },
+  INSUFFICIENT_SCOPE: { status: 403, when: "the key lacks the endpoint's scope, or is a public key" },
+  PLAN_LIMIT_REACHED: { status: 403, when: "the plan's bot limit is reached" },
+  NOT_FOUND: { status: 404, when: 'the resource does not exist or is not the tenant’s (malformed ids included)' },
+  CONFLICT: { status: 409, when: 'the resource already exists' },
+  INVALID_STATUS_TRANSITION: { status: 409, when: 'the lead status machine does not allow this move' },
+  PAYLOAD_TOO_LARGE: { status: 413, when: 'the body is larger than 64 KiB' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body is not UTF-8 `application/json`' },
+  RATE_LIMIT_EXCEEDED: { status: 429, when: 'the hourly or burst limit is used up, or too many failed authentications came from this address' },
+  INTERNAL_ERROR: { status: 500, when: 'an unexpected error; quote the request id' },
+  SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable; retry after `Retry-After` seconds' },
+};
+
+const header = (schema: SchemaObject, description: string, required = true): HeaderObject => ({ description, required, schema });
+
+const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
+  'X-Request-Id': header({ type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' }, 'The request id: a well-formed incoming `X-Request-Id`, otherwise a new UUID.'),
+  'X-RateLimit-Limit': header({ type: 'integer', minimum: 1 }, "The plan's hourly request limit (all keys of the tenant share it)."),
+  'X-RateLimit-Remaining': header({ type: 'integer', minimum: 0 }, 'Requests left in the current hour, never negative.'),
+  'X-RateLimit-Reset': header({ type: 'integer', minimum: 0 }, 'Unix epoch seconds at which the hourly window resets.'),
+  RateLimit: header({ type: 'string', pattern: '^"hourly";r=\\d+;t=\\d+$' }, 'IETF RateLimit field of the hourly window: requests left and seconds to the reset.'),
+  'RateLimit-Policy': header({ type: 'string', pattern: '^"[a-z]+";q=\\d+;w=\\d+(, "[a-z]+";q=\\d+;w=\\d+)*$' }, 'IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds.'),
+  'Retry-After': header({ type: 'integer', minimum: 1 }, 'Whole seconds to wait before retrying.'),
+  Location: header({ type: 'string', format: 'uri-reference', pattern: '^/api/v1/leads/[0-9a-f-]{36}$' }, 'The path of the new lead.'),
+};
+
+const RATE_LIMIT_HEADER_NAMES = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'];
+
+/**
+ * Response headers the service writes (API_DECISIONS: Conventions, Rate limits; Leads), shared
+ * as `components.headers`. A `.optional` name is the same header where an answer may lack it.
+ */
+export const HEADER_COMPONENTS: Readonly<Record<string, HeaderObject>> = {
+  ...RESPONSE_HEADERS,
+  ...Object.fromEntries(
+    RATE_LIMIT_HEADER_NAMES.map((name) => [
+      `${name}.optional`,
+      { ...RESPONSE_HEADERS[name], required: false, description: `${RESPONSE_HEADERS[name].description} Present when the request was counted against the quota, that is after the key and plan checks.` },
+    ]),
+  ),
+};
+
+/** A reference to a shared header: `headerRef('Location')`. */
+export const headerRef = (component: string): ReferenceObject => {
+  if (!HEADER_COMPONENTS[component]) throw new Error(`No header component ${component}`);
+  return { $ref: `#/components/headers/${component}` };
+};
+
+/** The rate-limit headers of an /api/v1 answer: always there (required) or only when it was counted. */
+function rateLimitHeaders(required: boolean): HeadersObject {
+  return Object.fromEntries(RATE_LIMIT_HEADER_NAMES.map((name) => [name, headerRef(required ? name : `${name}.optional`)]));
+}
+
+type Surface = 'v1' | 'other';
+
+/**
+ * Statuses whose /api/v1 answers always passed the rate limiter. 401 and PLAN_UPGRADE_REQUIRED
+ * come before it, and a 429 of the failed-authentication guard has no tenant quota to report.
+ */
+const RATE_LIMITED_ERROR_STATUSES = new Set([400, 404, 409, 413, 415]);
+
+function errorHeaders(status: number, surface: Surface): HeadersObject {
+  const headers: HeadersObject = { 'X-Request-Id': headerRef('X-Request-Id') };
+  if (surface === 'v1' && status !== 401) Object.assign(headers, rateLimitHeaders(RATE_LIMITED_ERROR_STATUSES.has(status)));
+  if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
+  return headers;
+}
+
+/**
+ * Error answers shared as `components.responses`, one per status, set of codes and kind of route,
+ * e.g. `Error404.NOT_FOUND` or `ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED`.
+ */
+export const RESPONSE_COMPONENTS = new Map<string, ResponseObject>();
+
+function errorResponse(status: number, codes: ErrorCode[], surface: Surface): MethodDecorator & ClassDecorator {
+  const name = `${surface === 'v1' ? 'ApiV1' : ''}Error${status}.${codes.join('.')}`;
+  if (!RESPONSE_COMPONENTS.has(name)) {
+    const narrowed: SchemaObject = {
+      type: 'object',
+      properties: {
+        error: {
+          type: 'object',
+          properties: {
+            code: { type: 'string', enum: codes },
+            status: { type: 'integer', enum: [status] },
+            ...(codes.includes(ErrorCode.VALIDATION_ERROR) ? { details: { type: 'array', minItems: 1, items: { $ref: getSchemaPath(FieldErrorResponse) } } } : {}),
+          },
+          ...(codes.includes(ErrorCode.VALIDATION_ERROR) ? { required: ['details'] } : {}),
+        },
+      },
+    };
+    RESPONSE_COMPONENTS.set(name, {
+      description: codes.map((code) => `\`${code}\`: ${ERROR_CODE_DOCS[code].when}.`).join('\n\n'),
+      headers: errorHeaders(status, surface),
+      content: { 'application/json': { schema: { allOf: [{ $ref: getSchemaPath(ErrorEnvelope) }, narrowed] } } },
+    });
+  }
+  // @nestjs/swagger passes a response without type or schema through as it is: here, a reference.
+  return ApiResponse({ status, $ref: `#/components/responses/${name}` } as ApiResponseOptions);
+}
+
+function errorDecorators(codes: readonly ErrorCode[], surface: Surface): (MethodDecorator & ClassDecorator)[] {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERROR_CODE_DOCS[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, grouped]) => errorResponse(status, grouped, surface));
+}
+
+/**
+ * Documents error answers in the envelope, one response per status with `code` narrowed to the
+ * codes given. Give every code of an endpoint in one call: a later call replaces a status.
+ */
+export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(ApiExtraModels(ErrorEnvelope), ...errorDecorators(codes, 'other'));
+}
+
+export interface EndpointDocs {
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** The success status; 200 by default. */
+  status?: number;
+  /** The success body; none for 204. */
+  type?: Type;
+  /** Headers of the success answer beyond X-Request-Id (and the rate-limit headers on /api/v1). */
+  headers?: HeadersObject;
+  /** The endpoint's own error codes, beyond the ones its kind of route always has. */
+  errors?: ErrorCode[];
+}
+
+function successResponse(docs: EndpointDocs, headers: HeadersObject, description: string) {
+  return ApiResponse({
+    status: docs.status ?? 200,
+    description,
+    headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...headers, ...docs.headers },
+    ...(docs.type ? { type: docs.type } : {}),
+  });
+}
+
+const operation = (docs: EndpointDocs, note: string) =>
+  ApiOperation({ operationId: docs.operationId, summary: docs.summary, description: [docs.description, note].filter(Boolean).join('\n\n') });
+
+/**
+ * An /api/v1 endpoint: the X-API-Key scheme with the scopes the route requires (keep them equal
+ * to its @RequireScopes; the contract test checks), the rate-limit headers, and the errors every
+ * key-authenticated route can give (transport, key, plan, rate limit, scope, query validation).
+ */
+export function ApiV1Endpoint(docs: EndpointDocs & { scopes: Scope[] }): MethodDecorator {
+  const scopeNote = docs.scopes.length ? `Requires the scope${docs.scopes.length > 1 ? 's' : ''} ${docs.scopes.map((s) => `\`${s}\``).join(', ')}.` : 'Any valid key, public keys included.';
+  const errors: ErrorCode[] = [
+    ErrorCode.VALIDATION_ERROR,
+    ErrorCode.INVALID_API_KEY,
+    ErrorCode.HTTPS_REQUIRED,
+    ErrorCode.PLAN_UPGRADE_REQUIRED,
+    ...(docs.scopes.length ? [ErrorCode.INSUFFICIENT_SCOPE] : []),
+    ...(docs.errors ?? []),
+    ErrorCode.RATE_LIMIT_EXCEEDED,
+    ErrorCode.INTERNAL_ERROR,
+    ErrorCode.SERVICE_UNAVAILABLE,
+  ];
+  return applyDecorators(
+    operation(docs, scopeNote),
+    ApiSecurity(API_KEY_SCHEME, docs.scopes),
+    successResponse(docs, rateLimitHeaders(true), 'Success.'),
+    ApiExtraModels(ErrorEnvelope),
+    ...errorDecorators(errors, 'v1'),
+  );
+}
+
+/** An /admin/v1 endpoint: the admin bearer token, and the errors every admin route can give. */
+export function ApiAdminEndpoint(docs: EndpointDocs): MethodDecorator {
+  const errors: ErrorCode[] = [
+    ErrorCode.UNAUTHORIZED,
+    ErrorCode.HTTPS_REQUIRED,
+    ErrorCode.NOT_FOUND,
+    ...(docs.errors ?? []),
+    ErrorCode.INTERNAL_ERROR,
+    ErrorCode.SERVICE_UNAVAILABLE,
+  ];
+  return applyDecorators(
+    operation(docs, 'Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.'),
+    ApiSecurity(ADMIN_BEARER_SCHEME),
+    successResponse(docs, {}, 'Success.'),
+    ApiExtraModels(ErrorEnvelope),
+    ...errorDecorators(errors, 'other'),
+  );
+}
+
+/** A route without authentication (health probes, the API description and its reference page). */
+export function ApiPublicEndpoint(docs: EndpointDocs & { content?: Record<string, { schema?: SchemaObject }> }): MethodDecorator {
+  const success = docs.content
+    ? ApiResponse({
+        status: docs.status ?? 200,
+        description: 'Success.',
+        headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...docs.headers },
+        content: docs.content,
+      })
+    : successResponse(docs, {}, 'Success.');
+  return applyDecorators(operation(docs, 'No authentication.'), success, ApiExtraModels(ErrorEnvelope), ...errorDecorators(docs.errors ?? [], 'other'));
+}
+
+/** A UUID path parameter; an id that is not a UUID, or not the tenant's, is answered 404. */
+export function ApiIdParam(name: string, what: string): MethodDecorator {
+  return ApiParam({ name, description: `${what} id (UUID).`, schema: { type: 'string', format: 'uuid' } });
+}

@@ -1,0 +1,114 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ADMIN_BEARER_SCHEME, API_KEY_SCHEME, HEADER_COMPONENTS, RESPONSE_COMPONENTS } from './openapi.decorators';
+import { OpenApiDocumentStore } from './openapi-document.store';
+
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+export const DOCS_PATH = '/docs';
+
+/** The version of the API description (the API itself is version 1, in the path). */
+export const API_DOCUMENT_VERSION = '1.0.0';
+
+const DESCRIPTION = [
+  'The public REST API (v1) of the chatbot platform, and the admin API the dashboard uses.',
+  '',
+  '- `/api/v1` routes take a tenant API key in the `X-API-Key` header; each names the scope it needs.',
+  '- `/admin/v1` routes take `Authorization: Bearer <ADMIN_API_TOKEN>`.',
+  '- HTTPS only: plain HTTP is refused with 403 `HTTPS_REQUIRED` (outside production, plain HTTP from a loopback address is accepted); `/health` is exempt.',
+  '- Every answer carries `X-Request-Id`; every error is the envelope `{ "error": { "code", "message", "status", "requestId", "details"? } }`.',
+  '- Lists page with `limit` and `offset`: repeat with `offset + limit` while `pagination.hasMore` is true.',
+].join('\n');
+
+/**
+ * The OpenAPI 3.1 description of every route the app serves, read from its controllers, DTOs and
+ * response classes. Built once, at start-up, by configureApp.
+ */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Chatbot Platform API')
+    .setDescription(DESCRIPTION)
+    .setVersion(API_DOCUMENT_VERSION)
+    .addServer('/', 'The host that serves this document')
+    .addServer('http://localhost:3000', 'A local development server (`npm start`)')
+    .addSecurity(API_KEY_SCHEME, { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A tenant API key (`svc_sk_…` secret key; `svc_pk_…` public keys may only call /api/v1/verify).' })
+    .addSecurity(ADMIN_BEARER_SCHEME, { type: 'http', scheme: 'bearer', description: 'The admin token from the `ADMIN_API_TOKEN` configuration variable.' })
+    .addTag('Account', 'The API key and its tenant')
+    .addTag('Bots')
+    .addTag('Conversations', 'Conversations and their messages')
+    .addTag('Leads')
+    .addTag('Admin', 'The dashboard’s back end')
+    .addTag('Operations', 'Health probes and this description')
+    .build();
+  const document = SwaggerModule.createDocument(app, config, { autoTagControllers: false });
+  return toOpenApi31(withSharedComponents(document)) as OpenAPIObject;
+}
+
+/**
+ * Adds the shared headers and error responses the operations refer to (and only those), in name
+ * order, and drops the empty description @nestjs/swagger puts beside a response reference. An
+ * operation without a security scheme (health, this description) says so: `security: []`.
+ */
+function withSharedComponents(document: OpenAPIObject): OpenAPIObject {
+  const used = new Set<string>();
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as { security?: unknown[]; responses?: Record<string, Record<string, unknown>> }[]) {
+      operation.security ??= [];
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (typeof response.$ref !== 'string') continue;
+        used.add(response.$ref.replace('#/components/responses/', ''));
+        operation.responses![status] = { $ref: response.$ref };
+      }
+    }
+  }
+  const responses = [...used].sort().map((name) => {
+    const response = RESPONSE_COMPONENTS.get(name);
+    if (!response) throw new Error(`The OpenAPI document refers to an unknown response component ${name}`);
+    return [name, response] as const;
+  });
+  const referenced = JSON.stringify([document.paths, responses]);
+  const headers = Object.keys(HEADER_COMPONENTS)
+    .filter((name) => referenced.includes(`"#/components/headers/${name}"`))
+    .sort()
+    .map((name) => [name, HEADER_COMPONENTS[name]] as const);
+  return {
+    ...document,
+    components: { ...document.components, headers: Object.fromEntries(headers), responses: Object.fromEntries(responses) },
+  };
+}
+
+/** Builds the document and hands it to the route that serves it. */
+export function publishOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const document = buildOpenApiDocument(app);
+  app.get(OpenApiDocumentStore).publish(document);
+  return document;
+}
+
+/**
+ * @nestjs/swagger writes OpenAPI 3.0 schemas; 3.1 schemas are JSON Schema 2020-12, where
+ * `nullable` does not exist. A nullable schema becomes a type list with "null" (and `null` joins
+ * its enum), or an anyOf with {"type": "null"} when it is a reference.
+ */
+export function toOpenApi31(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toOpenApi31);
+  if (value === null || typeof value !== 'object') return value;
+  const { nullable, ...rest } = value as Record<string, unknown>;
+  const converted = Object.fromEntries(
+    Object.entries(rest).map(([key, child]) => [key, key === 'properties' || key === 'schemas' ? mapValues(child) : toOpenApi31(child)]),
+  );
+  if (nullable !== true) return converted;
+  if (typeof converted.type === 'string') {
+    return {
+      ...converted,
+      type: [converted.type, 'null'],
+      ...(Array.isArray(converted.enum) ? { enum: [...converted.enum, null] } : {}),
+    };
+  }
+  return { anyOf: [converted, { type: 'null' }] };
+}
+
+/** A map whose keys are names (properties, component schemas), not schema keywords. */
+function mapValues(map: unknown): unknown {
+  if (map === null || typeof map !== 'object') return map;
+  return Object.fromEntries(Object.entries(map).map(([name, schema]) => [name, toOpenApi31(schema)]));
+}

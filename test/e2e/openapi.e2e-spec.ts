@@ -1,0 +1,433 @@
+import { readFileSync } from 'node:fs';
+import { INestApplication, RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import type { Response } from 'supertest';
+import { Access, AccessRule } from '../../src/common/access/access.decorators';
+import { ErrorCode } from '../../src/common/errors/error-codes';
+import type { RateLimitPlans } from '../../src/common/rate-limit/plan-limits';
+import { ALL_SCOPES } from '../../src/tenancy/api-keys/scopes';
+import { createTestApp, TestApp } from '../support/create-test-app';
+import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
+import { COMMITTED_DOCUMENT_PATH, OpenApiContract, OpenApiDocument, servedRoutes, toOpenApiRoute } from '../support/openapi-contract';
+
+const UUID_ZERO = '00000000-0000-4000-8000-000000000000';
+
+/** Limits the contract's 429 can be reached with: one request an hour on Pro. */
+const ONE_PER_HOUR: RateLimitPlans = {
+  free: { requestsPerHour: 1, burstPerSecond: 1_000 },
+  pro: { requestsPerHour: 1, burstPerSecond: 1_000 },
+  business: { requestsPerHour: 1, burstPerSecond: 1_000 },
+  enterprise: { requestsPerHour: 1, burstPerSecond: 1_000 },
+};
+
+describe('OpenAPI document and contract', () => {
+  let t: TestApp;
+  /** A second instance on the same database: production mode behind a trusted proxy, tiny rate limits. */
+  let strict: TestApp;
+  let served: Response;
+  let contract: OpenApiContract;
+  let document: OpenApiDocument;
+  const exercised = new Set<string>();
+
+  /** Checks the answer's status, then the answer against the document, and records what was exercised. */
+  function expectContract(response: Response, method: string, pathTemplate: string, status: number): Response {
+    if (response.status !== status) throw new Error(`${method} ${pathTemplate}: expected ${status}, got ${response.status}: ${response.text.slice(0, 500)}`);
+    contract.expectMatches(response, method, pathTemplate);
+    exercised.add(`${method.toUpperCase()} ${pathTemplate} ${status}`);
+    return response;
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    strict = await createTestApp({ NODE_ENV: 'production', TRUST_PROXY: 'loopback' }, { connection: t.connection, rateLimitPlans: ONE_PER_HOUR });
+    served = await t.http().get('/api/v1/openapi.json');
+    document = served.body as OpenApiDocument;
+    contract = new OpenApiContract(document);
+  });
+
+  afterAll(async () => {
+    await strict?.close();
+    await t?.close();
+  });
+
+  describe('the document', () => {
+    it('is served without a key as OpenAPI 3.1.0, with title, version and servers', () => {
+      expectContract(served, 'GET', '/api/v1/openapi.json', 200);
+      expect(document.openapi).toBe('3.1.0');
+      expect(document.info).toEqual(expect.objectContaining({ title: 'Chatbot Platform API', version: '1.0.0' }));
+      expect(document.servers).toEqual([
+        expect.objectContaining({ url: '/' }),
+        expect.objectContaining({ url: 'http://localhost:3000' }),
+      ]);
+    });
+
+    it('is the committed openapi.json (run `npm run openapi:export` after changing the API)', () => {
+      const committed = JSON.parse(readFileSync(COMMITTED_DOCUMENT_PATH, 'utf8'));
+      expect(committed).toEqual(document);
+    });
+
+    it('describes exactly the routes the app serves, with their methods', () => {
+      const routes = servedRoutes(t.app);
+      expect(routes.length).toBeGreaterThanOrEqual(25);
+      expect(new Set(routes).size).toBe(routes.length);
+      expect([...contract.operations()].sort()).toEqual([...routes].sort());
+    });
+
+    it("gives every operation the security of its route's access rule", () => {
+      const expected = Object.fromEntries(controllerRoutes(t.app).map(({ route, rule }) => [route, securityOf(rule)]));
+      const actual = Object.fromEntries(
+        contract.operations().map((route) => {
+          const [method, path] = route.split(' ');
+          return [route, contract.operation(method, path).security];
+        }),
+      );
+      expect(actual).toEqual(expected);
+      expect(actual['GET /api/v1/leads']).toEqual([{ ApiKeyAuth: ['leads:read'] }]);
+      expect(actual['GET /api/v1/verify']).toEqual([{ ApiKeyAuth: [] }]);
+      expect(actual['GET /health/live']).toEqual([]);
+      expect(document.components.securitySchemes).toEqual({
+        ApiKeyAuth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+        AdminBearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      });
+    });
+
+    it('is valid OpenAPI 3.1 for Redocly (structure, references, unique operation ids, path parameters)', async () => {
+      const config = await createConfig({
+        rules: {
+          struct: 'error',
+          'no-unresolved-refs': 'error',
+          'operation-operationId-unique': 'error',
+          'operation-parameters-unique': 'error',
+          'path-parameters-defined': 'error',
+          'operation-2xx-response': 'error',
+          'operation-summary': 'error',
+          'security-defined': 'error',
+          'spec-components-invalid-map-name': 'error',
+          'no-unused-components': 'error',
+        },
+      });
+      const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+      expect(problems.map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`)).toEqual([]);
+    });
+
+    it('compiles every schema as strict JSON Schema 2020-12', () => {
+      expect(contract.compileAll()).toBeGreaterThan(100);
+      expect(JSON.stringify(document)).not.toContain('"nullable"');
+    });
+
+    it('describes the error envelope with every error code', () => {
+      expect(document.components.schemas.ErrorCode).toEqual(expect.objectContaining({ type: 'string', enum: Object.values(ErrorCode) }));
+      expect(document.components.schemas.ErrorEnvelope).toEqual({
+        type: 'object',
+        properties: { error: { $ref: '#/components/schemas/ErrorBody' } },
+        required: ['error'],
+      });
+      expect(document.components.schemas.ErrorBody).toEqual(
+        expect.objectContaining({ required: ['code', 'message', 'status', 'requestId'] }),
+      );
+    });
+
+    it('describes DTOs from their class-validator rules (the CLI plugin) and nullable fields as type lists', () => {
+      const schemas = document.components.schemas as Record<string, { properties: Record<string, unknown>; required?: string[] }>;
+      expect(schemas.CreateLeadDto.required).toEqual(['name', 'email']);
+      expect(schemas.CreateLeadDto.properties.email).toEqual({ type: 'string', format: 'email', maxLength: 254 });
+      expect(schemas.CreateLeadDto.properties.botId).toEqual(expect.objectContaining({ type: 'string', format: 'uuid' }));
+      expect(schemas.CreateLeadDto.properties.tags).toEqual(expect.objectContaining({ type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } }));
+      expect(schemas.UpdateLeadDto.properties.status).toEqual(expect.objectContaining({ enum: ['new', 'contacted', 'qualified', 'unqualified', 'converted'] }));
+      expect(schemas.CreateApiKeyDto.properties.scopes).toEqual({ type: 'array', items: { type: 'string', enum: [...ALL_SCOPES] } });
+      expect(schemas.CreateTenantDto.properties.plan).toEqual({ type: 'string', enum: ['free', 'pro', 'business', 'enterprise'] });
+      expect(schemas.LeadResponse.properties.phone).toEqual({ type: ['string', 'null'] });
+      expect(schemas.LeadResponse.properties.conversationId).toEqual(expect.objectContaining({ type: ['string', 'null'], format: 'uuid' }));
+      expect(schemas.LeadResponse.required).toHaveLength(13);
+      expect(schemas.ConversationResponse.properties.endedAt).toEqual({ type: ['string', 'null'], format: 'date-time' });
+    });
+
+    it('documents the query parameters, with the messages default of 50', () => {
+      const names = (method: string, path: string) => (contract.operation(method, path).parameters ?? []).map((p) => `${p.in}:${p.name}`).sort();
+      expect(names('GET', '/api/v1/leads')).toEqual(['query:botId', 'query:from', 'query:limit', 'query:offset', 'query:search', 'query:to']);
+      expect(names('GET', '/api/v1/conversations')).toEqual(['query:botId', 'query:from', 'query:limit', 'query:offset', 'query:status', 'query:to']);
+      expect(names('GET', '/api/v1/conversations/{id}/messages')).toEqual(['path:id', 'query:limit', 'query:offset']);
+      const limitOf = (path: string) => contract.operation('GET', path).parameters?.find((p) => p.name === 'limit')?.schema;
+      expect(limitOf('/api/v1/leads')).toEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 20 }));
+      expect(limitOf('/api/v1/conversations/{id}/messages')).toEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 50 }));
+    });
+  });
+
+  describe('the interactive reference', () => {
+    it('serves /docs with its own Content-Security-Policy, and keeps the API on default-src none', async () => {
+      const page = expectContract(await t.http().get('/docs'), 'GET', '/docs', 200);
+      expect(page.text).toContain('/docs/assets/swagger-ui-bundle.js');
+      expect(page.text).not.toMatch(/<script>/);
+      expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(page.headers['content-security-policy']).toContain("connect-src 'self'");
+      expect(page.headers['x-frame-options']).toBe('DENY');
+      const api = await t.http().get('/api/v1/openapi.json');
+      expect(api.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+    });
+
+    it('serves the page scripts, styles and icon from the app, and 404 for any other file', async () => {
+      const init = expectContract(await t.http().get('/docs/assets/docs.js'), 'GET', '/docs/assets/{file}', 200);
+      expect(init.text).toContain('"/api/v1/openapi.json"');
+      expectContract(await t.http().get('/docs/assets/swagger-ui-bundle.js'), 'GET', '/docs/assets/{file}', 200);
+      expectContract(await t.http().get('/docs/assets/swagger-ui.css'), 'GET', '/docs/assets/{file}', 200);
+      expectContract(await t.http().get('/docs/assets/favicon-32x32.png'), 'GET', '/docs/assets/{file}', 200);
+      expectContract(await t.http().get('/docs/assets/package.json'), 'GET', '/docs/assets/{file}', 404);
+      expectContract(await t.http().get('/docs/assets/..%2Fpackage.json'), 'GET', '/docs/assets/{file}', 404);
+    });
+
+    it('follows the HTTPS rule: plain HTTP through a proxy is refused in production', async () => {
+      for (const path of ['/docs', '/api/v1/openapi.json']) {
+        const refused = expectContract(await strict.http().get(path).set('X-Forwarded-Proto', 'http'), 'GET', path, 403);
+        expect(refused.body.error.code).toBe('HTTPS_REQUIRED');
+        expectContract(await strict.http().get(path).set('X-Forwarded-Proto', 'https'), 'GET', path, 200);
+      }
+      expectContract(await strict.http().get('/docs/assets/docs.js').set('X-Forwarded-Proto', 'http'), 'GET', '/docs/assets/{file}', 403);
+    });
+  });
+
+  describe('answers match the document', () => {
+    let tenant: TestTenant;
+    let botId: string;
+    let conversationId: string;
+    let leadId: string;
+
+    beforeAll(async () => {
+      tenant = await createTenant(t, { plan: 'pro' });
+      botId = (await createBot(t, tenant.id, { avatarUrl: 'https://cdn.example.com/bot.png' })).id;
+      conversationId = (await recordConversation(t, tenant.id, botId, { status: 'ended', visitorId: 'v-1', lead: { name: 'Ada', email: 'ada@example.com' } })).id;
+      leadId = (await createLead(t, tenant.key, { company: 'Acme' })).id;
+    });
+
+    const key = () => tenant.key;
+
+    describe('/api/v1', () => {
+      it('GET /api/v1/verify: 200, 401, 403 PLAN_UPGRADE_REQUIRED, 400', async () => {
+        expectContract(await t.http().get('/api/v1/verify').set('X-API-Key', key()), 'GET', '/api/v1/verify', 200);
+        const publicKey = await createKey(t, tenant.id, { type: 'public', scopes: [] });
+        expectContract(await t.http().get('/api/v1/verify').set('X-API-Key', publicKey.key), 'GET', '/api/v1/verify', 200);
+        expectContract(await t.http().get('/api/v1/verify'), 'GET', '/api/v1/verify', 401);
+        const free = await createTenant(t, { plan: 'free' });
+        expectContract(await t.http().get('/api/v1/verify').set('X-API-Key', free.key), 'GET', '/api/v1/verify', 403);
+        expectContract(await t.http().get('/api/v1/verify?x=1').set('X-API-Key', key()), 'GET', '/api/v1/verify', 400);
+      });
+
+      it('GET /api/v1/bots: 200, 403 INSUFFICIENT_SCOPE, 401', async () => {
+        const list = expectContract(await t.http().get('/api/v1/bots').set('X-API-Key', key()), 'GET', '/api/v1/bots', 200);
+        expect(list.body.bots).toHaveLength(1);
+        const narrow = await createKey(t, tenant.id, { scopes: ['leads:read'] });
+        expectContract(await t.http().get('/api/v1/bots').set('X-API-Key', narrow.key), 'GET', '/api/v1/bots', 403);
+        expectContract(await t.http().get('/api/v1/bots').set('X-API-Key', 'svc_sk_not-a-key'), 'GET', '/api/v1/bots', 401);
+      });
+
+      it('GET /api/v1/bots/{id}: 200, 404', async () => {
+        expectContract(await t.http().get(`/api/v1/bots/${botId}`).set('X-API-Key', key()), 'GET', '/api/v1/bots/{id}', 200);
+        expectContract(await t.http().get(`/api/v1/bots/${UUID_ZERO}`).set('X-API-Key', key()), 'GET', '/api/v1/bots/{id}', 404);
+      });
+
+      it('GET /api/v1/conversations: 200, 400', async () => {
+        const list = expectContract(await t.http().get('/api/v1/conversations?status=ended').set('X-API-Key', key()), 'GET', '/api/v1/conversations', 200);
+        expect(list.body.conversations[0].endedAt).toEqual(expect.any(String));
+        expectContract(await t.http().get('/api/v1/conversations?limit=0').set('X-API-Key', key()), 'GET', '/api/v1/conversations', 400);
+      });
+
+      it('GET /api/v1/conversations/{id}: 200, 404', async () => {
+        expectContract(await t.http().get(`/api/v1/conversations/${conversationId}`).set('X-API-Key', key()), 'GET', '/api/v1/conversations/{id}', 200);
+        expectContract(await t.http().get('/api/v1/conversations/not-a-uuid').set('X-API-Key', key()), 'GET', '/api/v1/conversations/{id}', 404);
+      });
+
+      it('GET /api/v1/conversations/{id}/messages: 200, 404, 400', async () => {
+        const page = expectContract(await t.http().get(`/api/v1/conversations/${conversationId}/messages`).set('X-API-Key', key()), 'GET', '/api/v1/conversations/{id}/messages', 200);
+        expect(page.body.pagination.limit).toBe(50);
+        expectContract(await t.http().get(`/api/v1/conversations/${UUID_ZERO}/messages`).set('X-API-Key', key()), 'GET', '/api/v1/conversations/{id}/messages', 404);
+        expectContract(await t.http().get(`/api/v1/conversations/${conversationId}/messages?offset=-1`).set('X-API-Key', key()), 'GET', '/api/v1/conversations/{id}/messages', 400);
+      });
+
+      it('GET /api/v1/leads: 200 with widget and API leads, 400', async () => {
+        const list = expectContract(await t.http().get('/api/v1/leads?limit=1').set('X-API-Key', key()), 'GET', '/api/v1/leads', 200);
+        expect(list.body.pagination).toEqual({ total: 2, limit: 1, offset: 0, hasMore: true });
+        expectContract(await t.http().get('/api/v1/leads?offset=1').set('X-API-Key', key()), 'GET', '/api/v1/leads', 200);
+        expectContract(await t.http().get('/api/v1/leads?from=2026-02-01&to=2026-01-01').set('X-API-Key', key()), 'GET', '/api/v1/leads', 400);
+      });
+
+      it('GET /api/v1/leads/{id}: 200, 404', async () => {
+        expectContract(await t.http().get(`/api/v1/leads/${leadId}`).set('X-API-Key', key()), 'GET', '/api/v1/leads/{id}', 200);
+        expectContract(await t.http().get(`/api/v1/leads/${UUID_ZERO}`).set('X-API-Key', key()), 'GET', '/api/v1/leads/{id}', 404);
+      });
+
+      it('POST /api/v1/leads: 201 with Location, 400, 415, 413', async () => {
+        const created = expectContract(
+          await t.http().post('/api/v1/leads').set('X-API-Key', key()).send({ name: 'Jane', email: 'jane@example.com', botId, phone: '+1 555 0100', tags: ['vip'] }),
+          'POST',
+          '/api/v1/leads',
+          201,
+        );
+        expect(created.headers.location).toBe(`/api/v1/leads/${created.body.lead.id}`);
+        expectContract(await t.http().post('/api/v1/leads').set('X-API-Key', key()).send({ name: '', email: 'x' }), 'POST', '/api/v1/leads', 400);
+        expectContract(await t.http().post('/api/v1/leads').set('X-API-Key', key()).set('Content-Type', 'application/json').send('{"name":'), 'POST', '/api/v1/leads', 400);
+        expectContract(await t.http().post('/api/v1/leads').set('X-API-Key', key()).set('Content-Type', 'text/plain').send('name=Jane'), 'POST', '/api/v1/leads', 415);
+        expectContract(await t.http().post('/api/v1/leads').set('X-API-Key', key()).send({ name: 'Big', email: 'big@example.com', message: 'x'.repeat(70_000) }), 'POST', '/api/v1/leads', 413);
+      });
+
+      it('PATCH /api/v1/leads/{id}: 200, 409, 404, 400', async () => {
+        expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'qualified' }), 'PATCH', '/api/v1/leads/{id}', 200);
+        expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'contacted' }), 'PATCH', '/api/v1/leads/{id}', 409);
+        expectContract(await t.http().patch(`/api/v1/leads/${UUID_ZERO}`).set('X-API-Key', key()).send({ status: 'contacted' }), 'PATCH', '/api/v1/leads/{id}', 404);
+        expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'won' }), 'PATCH', '/api/v1/leads/{id}', 400);
+      });
+
+      it('429 with Retry-After and the rate-limit headers once the plan quota is used up', async () => {
+        let response: Response | undefined;
+        // Up to three tries: an hour boundary between two requests resets the window once.
+        for (let i = 0; i < 3 && response?.status !== 429; i++) {
+          response = await strict.http().get('/api/v1/bots').set('X-Forwarded-Proto', 'https').set('X-API-Key', key());
+        }
+        expectContract(response!, 'GET', '/api/v1/bots', 429);
+        expect(response!.headers['x-ratelimit-remaining']).toBe('0');
+      });
+
+      it('403 HTTPS_REQUIRED over plain HTTP in production', async () => {
+        const refused = expectContract(await strict.http().get('/api/v1/leads').set('X-Forwarded-Proto', 'http').set('X-API-Key', key()), 'GET', '/api/v1/leads', 403);
+        expect(refused.body.error.code).toBe('HTTPS_REQUIRED');
+      });
+    });
+
+    describe('/admin/v1', () => {
+      let adminTenantId: string;
+      let slug: string;
+
+      it('POST /admin/v1/tenants: 201, 409, 400, 401', async () => {
+        slug = `oa-${Date.now().toString(36)}`;
+        const created = expectContract(await t.admin().post('/admin/v1/tenants').send({ name: 'OpenAPI Co', slug, plan: 'free' }), 'POST', '/admin/v1/tenants', 201);
+        adminTenantId = created.body.tenant.id;
+        expectContract(await t.admin().post('/admin/v1/tenants').send({ name: 'Again', slug, plan: 'pro' }), 'POST', '/admin/v1/tenants', 409);
+        expectContract(await t.admin().post('/admin/v1/tenants').send({ name: 'Bad', slug: 'Bad Slug', plan: 'gold' }), 'POST', '/admin/v1/tenants', 400);
+        expectContract(await t.http().post('/admin/v1/tenants').send({ name: 'No token', slug: `${slug}-x`, plan: 'pro' }), 'POST', '/admin/v1/tenants', 401);
+      });
+
+      it('GET /admin/v1/tenants/{tenantId}: 200, 404', async () => {
+        expectContract(await t.admin().get(`/admin/v1/tenants/${adminTenantId}`), 'GET', '/admin/v1/tenants/{tenantId}', 200);
+        expectContract(await t.admin().get(`/admin/v1/tenants/${UUID_ZERO}`), 'GET', '/admin/v1/tenants/{tenantId}', 404);
+      });
+
+      it('POST /admin/v1/tenants/{tenantId}/api-keys on Free: 403 PLAN_UPGRADE_REQUIRED', async () => {
+        const refused = expectContract(await t.admin().post(`/admin/v1/tenants/${adminTenantId}/api-keys`).send({ name: 'k', scopes: ['bots:read'] }), 'POST', '/admin/v1/tenants/{tenantId}/api-keys', 403);
+        expect(refused.body.error.code).toBe('PLAN_UPGRADE_REQUIRED');
+      });
+
+      it('PATCH /admin/v1/tenants/{tenantId}: 200, 400', async () => {
+        expectContract(await t.admin().patch(`/admin/v1/tenants/${adminTenantId}`).send({ plan: 'pro' }), 'PATCH', '/admin/v1/tenants/{tenantId}', 200);
+        expectContract(await t.admin().patch(`/admin/v1/tenants/${adminTenantId}`).send({ plan: 'gold' }), 'PATCH', '/admin/v1/tenants/{tenantId}', 400);
+      });
+
+      it('API keys: POST 201 and 400, GET 200 and 401, DELETE 204 and 404', async () => {
+        const path = '/admin/v1/tenants/{tenantId}/api-keys';
+        const created = expectContract(
+          await t.admin().post(`/admin/v1/tenants/${adminTenantId}/api-keys`).send({ name: 'CRM', scopes: ['leads:read'], expiresAt: '2099-01-01T00:00:00Z' }),
+          'POST',
+          path,
+          201,
+        );
+        expectContract(await t.admin().post(`/admin/v1/tenants/${adminTenantId}/api-keys`).send({ name: 'CRM', scopes: ['everything'] }), 'POST', path, 400);
+        expectContract(await t.admin().get(`/admin/v1/tenants/${adminTenantId}/api-keys`), 'GET', path, 200);
+        expectContract(await t.http().get(`/admin/v1/tenants/${adminTenantId}/api-keys`).set('Authorization', 'Bearer wrong-token'), 'GET', path, 401);
+        const one = `${path}/{keyId}`;
+        expectContract(await t.admin().delete(`/admin/v1/tenants/${adminTenantId}/api-keys/${created.body.apiKey.id}`), 'DELETE', one, 204);
+        expectContract(await t.admin().delete(`/admin/v1/tenants/${adminTenantId}/api-keys/${created.body.apiKey.id}`), 'DELETE', one, 404);
+      });
+
+      it('bots: POST 201, 400 and 403 PLAN_LIMIT_REACHED, PATCH 200 and 404', async () => {
+        const path = '/admin/v1/tenants/{tenantId}/bots';
+        const created = expectContract(await t.admin().post(`/admin/v1/tenants/${adminTenantId}/bots`).send({ name: 'Helper', avatarUrl: null }), 'POST', path, 201);
+        expectContract(await t.admin().post(`/admin/v1/tenants/${adminTenantId}/bots`).send({ name: 'Helper', primaryColor: 'blue' }), 'POST', path, 400);
+        for (let i = 1; i < 5; i++) await createBot(t, adminTenantId);
+        const refused = expectContract(await t.admin().post(`/admin/v1/tenants/${adminTenantId}/bots`).send({ name: 'Sixth' }), 'POST', path, 403);
+        expect(refused.body.error.code).toBe('PLAN_LIMIT_REACHED');
+        expectContract(await t.admin().patch(`/admin/v1/tenants/${adminTenantId}/bots/${created.body.bot.id}`).send({ isActive: false }), 'PATCH', `${path}/{botId}`, 200);
+        expectContract(await t.admin().patch(`/admin/v1/tenants/${adminTenantId}/bots/${UUID_ZERO}`).send({ isActive: false }), 'PATCH', `${path}/{botId}`, 404);
+      });
+
+      it('knowledge documents and recorded conversations: 201, 404, 400', async () => {
+        const documents = '/admin/v1/tenants/{tenantId}/bots/{botId}/documents';
+        expectContract(await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({ title: 'Pricing', content: 'Pro is 49 a month.' }), 'POST', documents, 201);
+        expectContract(await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${UUID_ZERO}/documents`).send({ title: 'Pricing', content: 'x' }), 'POST', documents, 404);
+        const conversations = '/admin/v1/tenants/{tenantId}/bots/{botId}/conversations';
+        expectContract(
+          await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/conversations`).send({ channel: 'api', messages: [{ role: 'agent', content: 'Hello' }] }),
+          'POST',
+          conversations,
+          201,
+        );
+        expectContract(await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/conversations`).send({ messages: [{ role: 'robot', content: '' }] }), 'POST', conversations, 400);
+      });
+
+      it('GET /admin/v1/tenants/{tenantId}/audit-log: 200, 400', async () => {
+        const log = expectContract(await t.admin().get(`/admin/v1/tenants/${adminTenantId}/audit-log`), 'GET', '/admin/v1/tenants/{tenantId}/audit-log', 200);
+        expect(log.body.events.length).toBeGreaterThan(3);
+        expectContract(await t.admin().get(`/admin/v1/tenants/${adminTenantId}/audit-log?limit=abc`), 'GET', '/admin/v1/tenants/{tenantId}/audit-log', 400);
+      });
+
+      it('403 HTTPS_REQUIRED over plain HTTP in production', async () => {
+        const refused = expectContract(await strict.admin().get(`/admin/v1/tenants/${adminTenantId}`).set('X-Forwarded-Proto', 'http'), 'GET', '/admin/v1/tenants/{tenantId}', 403);
+        expect(refused.body.error.code).toBe('HTTPS_REQUIRED');
+      });
+    });
+
+    describe('/health', () => {
+      it('GET /health/live and /health/ready: 200, over plain HTTP even in production', async () => {
+        expectContract(await strict.http().get('/health/live').set('X-Forwarded-Proto', 'http'), 'GET', '/health/live', 200);
+        const ready = expectContract(await strict.http().get('/health/ready').set('X-Forwarded-Proto', 'http'), 'GET', '/health/ready', 200);
+        expect(ready.body.details.database).toEqual(expect.objectContaining({ status: 'up' }));
+      });
+    });
+  });
+
+  it("exercised every operation's success answer and at least one of its errors", () => {
+    const missing = contract.operations().flatMap((route) => {
+      const [method, path] = route.split(' ');
+      const statuses = Object.keys(contract.operation(method, path).responses);
+      const success = statuses.filter((status) => status.startsWith('2'));
+      const errors = statuses.filter((status) => /^[45]/.test(status) && !['500', '503'].includes(status));
+      return [
+        ...success.filter((status) => !exercised.has(`${route} ${status}`)).map((status) => `${route} ${status}`),
+        ...(errors.length && !errors.some((status) => exercised.has(`${route} ${status}`)) ? [`${route} (no error answer)`] : []),
+      ];
+    });
+    expect(missing).toEqual([]);
+  });
+});
+
+function securityOf(rule: AccessRule | undefined): Record<string, string[]>[] | undefined {
+  if (rule?.kind === 'apiKey') return [{ ApiKeyAuth: [...rule.scopes] }];
+  if (rule?.kind === 'admin') return [{ AdminBearerAuth: [] }];
+  if (rule?.kind === 'public') return [];
+  return undefined;
+}
+
+/** Every handler of every controller, as "METHOD /path/{param}", with the access rule Nest resolves for it. */
+function controllerRoutes(app: INestApplication): { route: string; rule: AccessRule | undefined }[] {
+  const discovery = new DiscoveryService(app.get(ModulesContainer));
+  const scanner = new MetadataScanner();
+  const reflector = new Reflector();
+  const routes: { route: string; rule: AccessRule | undefined }[] = [];
+  for (const wrapper of discovery.getControllers()) {
+    const controller = wrapper.metatype as (new (...args: unknown[]) => object) | undefined;
+    if (!controller) continue;
+    const prefixes = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
+    for (const methodName of scanner.getAllMethodNames(controller.prototype)) {
+      const handler = (controller.prototype as Record<string, unknown>)[methodName] as (...args: unknown[]) => unknown;
+      const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+      if (paths === undefined) continue;
+      const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+      const rule = reflector.getAllAndOverride<AccessRule | undefined>(Access, [handler, controller]);
+      for (const prefix of prefixes) {
+        for (const path of ([] as string[]).concat(paths)) {
+          const joined = `/${[prefix, path].map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+          routes.push({ route: toOpenApiRoute(`${method} ${joined}`), rule });
+        }
+      }
+    }
+  }
+  return routes;
+}

@@ -1,0 +1,134 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ChildServer, freePort, request, requireBuild } from '../support/child-server';
+
+/**
+ * `node dist/main.js` with bad configuration stops with exit code 1 and one line on stderr naming
+ * the variable; with a good one it starts. Every process gets its own empty data folder.
+ */
+describe('Start-up configuration of the built server (node dist/main.js)', () => {
+  let root: string;
+  let folders = 0;
+  const dataDir = () => path.join(root, `data-${++folders}`);
+
+  beforeAll(async () => {
+    requireBuild();
+    root = await mkdtemp(path.join(tmpdir(), 'startup-config-'));
+  });
+  afterAll(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  /** Runs the server with `env` (on top of a free port and its own data folder) and waits for it to stop. */
+  async function runToExit(env: Record<string, string>) {
+    const server = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dataDir(), ...env });
+    const exit = await server.waitForExit(30_000);
+    return { exit, stdout: server.stdout, stderr: server.stderr };
+  }
+
+  const badConfigurations: Array<[string, Record<string, string>, RegExp]> = [
+    ['PORT=abc', { PORT: 'abc' }, /^Invalid configuration: PORT /],
+    ['PORT=70000', { PORT: '70000' }, /^Invalid configuration: PORT must not be greater than 65535$/],
+    ['NODE_ENV=production without API_KEY_PEPPER', { NODE_ENV: 'production' }, /^Invalid configuration: API_KEY_PEPPER is required when NODE_ENV=production$/],
+    ['DATABASE_URL=mysql://x', { DATABASE_URL: 'mysql://x' }, /^Invalid configuration: DATABASE_URL must be a postgresql:\/\/ connection string$/],
+    ['ADMIN_API_TOKEN=short', { ADMIN_API_TOKEN: 'short' }, /^Invalid configuration: ADMIN_API_TOKEN must be at least 16 characters$/],
+    ['TLS_CERT_FILE without TLS_KEY_FILE', { TLS_CERT_FILE: '/etc/ssl/certs/none.pem' }, /^Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together$/],
+    ['TLS_KEY_FILE without TLS_CERT_FILE', { TLS_KEY_FILE: '/etc/ssl/private/none.key' }, /^Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together$/],
+    ['LOG_LEVEL=loud', { LOG_LEVEL: 'loud' }, /^Invalid configuration: LOG_LEVEL must be one of the following values: fatal, error, warn, info, debug, trace, silent$/],
+    ['DEMO_DATA=maybe', { DEMO_DATA: 'maybe' }, /^Invalid configuration: DEMO_DATA must be true or false$/],
+    ['TRUST_PROXY=not-an-address', { TRUST_PROXY: 'not-an-address' }, /^Invalid configuration: TRUST_PROXY /],
+    ['TRUST_PROXY with one bad entry in a list', { TRUST_PROXY: 'loopback, 10.0.0.0/8, nope' }, /^Invalid configuration: TRUST_PROXY /],
+    ['SHUTDOWN_GRACE_MS=-5', { SHUTDOWN_GRACE_MS: '-5' }, /^Invalid configuration: SHUTDOWN_GRACE_MS /],
+  ];
+
+  describe('bad configuration: exit code 1 and one line on stderr naming the variable', () => {
+    let results: Array<{ exit: { code: number | null }; stdout: string; stderr: string }>;
+
+    beforeAll(async () => {
+      // Two at a time: each start loads the whole app before validating.
+      results = [];
+      for (let i = 0; i < badConfigurations.length; i += 2) {
+        results.push(...(await Promise.all(badConfigurations.slice(i, i + 2).map(([, env]) => runToExit(env)))));
+      }
+    }, 120_000);
+
+    it.each(badConfigurations.map(([name, , message], index) => [name, index, message] as const))('%s', (_name, index, message) => {
+      const { exit, stdout, stderr } = results[index];
+      expect(exit.code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr.endsWith('\n')).toBe(true);
+      const lines = stderr.slice(0, -1).split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+    });
+  });
+
+  // BUG (src/config/env.ts, loadConfig): the message is the first constraint class-validator lists for
+  // PORT, which is @Max's, so a value that is not a number at all is reported as too large.
+  it.failing('describes a non-numeric or negative PORT as such, not as "greater than 65535"', async () => {
+    for (const port of ['abc', '-1']) {
+      const { exit, stderr } = await runToExit({ PORT: port });
+      expect(exit.code).toBe(1);
+      expect(stderr).toMatch(/^Invalid configuration: PORT /);
+      expect(stderr).not.toMatch(/greater than 65535/);
+    }
+  });
+
+  // BUG (src/main.ts, bootstrap): the TLS files are read after validation with readFileSync, so a
+  // missing file ends the start with "Failed to start: Error: ENOENT ..." and a stack trace: several
+  // lines, none naming TLS_CERT_FILE or TLS_KEY_FILE.
+  it.failing('reports a TLS file that cannot be read in one line naming its variable', async () => {
+    const { exit, stderr } = await runToExit({ TLS_CERT_FILE: path.join(root, 'missing.crt'), TLS_KEY_FILE: path.join(root, 'missing.key') });
+    expect(exit.code).toBe(1);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^Invalid configuration: TLS_(CERT|KEY)_FILE /);
+  });
+
+  describe('good configuration', () => {
+    let servers: ChildServer[] = [];
+    afterAll(async () => {
+      await Promise.all(servers.map((server) => server.kill()));
+    });
+
+    it('starts in development mode: /health/live and /health/ready answer 200, the demo key is printed, SIGTERM exits 0', async () => {
+      const server = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dataDir(), LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' });
+      servers.push(server);
+      await server.waitFor('/health/ready');
+      const live = await request({ port: server.port, path: '/health/live' });
+      expect({ status: live.status, body: live.json }).toEqual({ status: 200, body: { status: 'ok' } });
+      await server.waitFor('/health/live'); // the banner follows the listener
+      for (let i = 0; i < 50 && !server.stdout.includes('Try it:'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(server.stdout).toMatch(/Demo tenant created \(plan pro\)\. Its secret key, shown this once:\n {2}svc_sk_[0-9A-Za-z]{33}\n/);
+      server.process.kill('SIGTERM');
+      expect((await server.waitForExit(15_000)).code).toBe(0);
+      expect(server.stderr).toBe('');
+    });
+
+    it('starts in production mode on the embedded database without printing a demo key, even with DEMO_DATA=true', async () => {
+      const server = new ChildServer({
+        PORT: String(await freePort()),
+        DATA_DIR: dataDir(),
+        NODE_ENV: 'production',
+        API_KEY_PEPPER: 'a-production-pepper-0123456789abcdef',
+        DEMO_DATA: 'true',
+        LOG_LEVEL: 'info',
+        SHUTDOWN_DRAIN_MS: '0',
+      });
+      servers.push(server);
+      await server.waitFor('/health/ready');
+      const live = await request({ port: server.port, path: '/health/live' });
+      expect({ status: live.status, body: live.json }).toEqual({ status: 200, body: { status: 'ok' } });
+      // Production mode is on: plain HTTP to the API is refused.
+      const api = await request({ port: server.port, path: '/api/v1/verify' });
+      expect(api.status).toBe(403);
+      expect(api.json.error.code).toBe('HTTPS_REQUIRED');
+      server.process.kill('SIGTERM');
+      expect((await server.waitForExit(15_000)).code).toBe(0);
+      expect(server.stdout).toMatch(/"msg":"Listening on http:\/\/localhost:\d+"/);
+      expect(server.stdout).not.toMatch(/svc_sk_|svc_pk_|Demo tenant|Try it/);
+      expect(server.stdout).not.toContain('Development mode');
+      expect(server.stderr).toBe('');
+    });
+  });
+});
