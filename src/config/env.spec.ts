@@ -41,8 +41,8 @@ describe('loadConfig', () => {
       ADMIN_API_TOKEN: 'admin-token-0123456789',
       API_KEY_PEPPER: PEPPER,
       TRUST_PROXY: '10.0.0.0/8, loopback',
-      TLS_CERT_FILE: '/etc/tls/cert.pem',
-      TLS_KEY_FILE: '/etc/tls/key.pem',
+      TLS_CERT_FILE: __filename,
+      TLS_KEY_FILE: __filename,
       DEMO_DATA: 'false',
       LOG_LEVEL: 'debug',
       DATABASE_STATEMENT_TIMEOUT_MS: '2000',
@@ -56,7 +56,7 @@ describe('loadConfig', () => {
       adminApiToken: 'admin-token-0123456789',
       apiKeyPepper: PEPPER,
       trustProxy: '10.0.0.0/8, loopback',
-      tls: { certFile: '/etc/tls/cert.pem', keyFile: '/etc/tls/key.pem' },
+      tls: { certFile: __filename, keyFile: __filename },
       demoData: false,
       logLevel: 'debug',
     });
@@ -116,8 +116,8 @@ describe('loadConfig', () => {
     ['API_KEY_PEPPER', { API_KEY_PEPPER: 'short' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://root@localhost/app' }],
     ['DATABASE_URL', { DATABASE_URL: 'localhost:5432' }],
-    ['TLS_KEY_FILE', { TLS_CERT_FILE: '/etc/tls/cert.pem' }],
-    ['TLS_CERT_FILE', { TLS_KEY_FILE: '/etc/tls/key.pem' }],
+    ['TLS_KEY_FILE', { TLS_CERT_FILE: __filename }],
+    ['TLS_CERT_FILE', { TLS_KEY_FILE: __filename }],
     ['TRUST_PROXY', { TRUST_PROXY: 'garbage' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'loopback,not-an-ip' }],
     ['DATABASE_STATEMENT_TIMEOUT_MS', { DATABASE_STATEMENT_TIMEOUT_MS: '10' }],
@@ -146,5 +146,12 @@ describe('loadConfig', () => {
   it('accepts the boundaries of PORT', () => {
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
     expect(loadConfig({ PORT: '1' }).port).toBe(1);
+  });
+});
+
+describe('loadConfig TLS files', () => {
+  it('stops with one line naming the variable when a TLS file cannot be read', () => {
+    expect(() => loadConfig({ TLS_CERT_FILE: '/nonexistent/cert.pem', TLS_KEY_FILE: __filename })).toThrow('Invalid configuration: TLS_CERT_FILE is not a readable file');
+    expect(() => loadConfig({ TLS_CERT_FILE: __filename, TLS_KEY_FILE: '/tmp' })).toThrow('Invalid configuration: TLS_KEY_FILE is not a readable file');
   });
 });

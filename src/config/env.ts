@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { compile as compileTrustedProxies } from 'proxy-addr';
 import { Transform, plainToInstance } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
@@ -116,7 +117,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const vars = plainToInstance(EnvironmentVariables, present, { excludeExtraneousValues: false });
   const [error] = validateSync(vars, { skipMissingProperties: false, whitelist: false });
   if (error) {
-    const rule = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+    // The rule declared first (a type rule before its bounds): class-validator lists it last.
+    const rule = Object.values(error.constraints ?? {}).at(-1) ?? 'is invalid';
     throw new ConfigError(`Invalid configuration: ${error.property} ${rule.replace(/^\w+ /, '')}`);
   }
 
@@ -126,6 +128,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   if (Boolean(vars.TLS_CERT_FILE) !== Boolean(vars.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  for (const name of ['TLS_CERT_FILE', 'TLS_KEY_FILE'] as const) {
+    const file = vars[name];
+    if (file && !isReadableFile(file)) throw new ConfigError(`Invalid configuration: ${name} is not a readable file`);
   }
   if (vars.DATABASE_URL && !/^postgres(ql)?:\/\//.test(vars.DATABASE_URL)) {
     throw new ConfigError('Invalid configuration: DATABASE_URL must be a postgresql:// connection string');
@@ -157,6 +163,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       disabled: vars.RATE_LIMIT_DISABLED ?? false,
     },
   };
+}
+
+function isReadableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.R_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function parseTrustProxy(value: string | undefined): boolean | string | undefined {

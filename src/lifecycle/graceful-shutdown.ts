@@ -26,9 +26,17 @@ export function installGracefulShutdown(app: INestApplication, server: Server, t
     app.get(ShutdownState).draining = true;
     await sleep(timings.drainDelayMs);
 
+    // Answers from now on close their connection, and connections are closed as soon as they go
+    // idle, so keep-alive clients (a load balancer's pool) move on instead of holding the process.
+    server.prependListener('request', (_request, response) => {
+      if (!response.headersSent) response.setHeader('Connection', 'close');
+    });
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+    void closed.then(() => clearInterval(sweeper));
     const finished = await Promise.race([closed.then(() => true), sleep(timings.graceMs).then(() => false)]);
+    clearInterval(sweeper);
     if (!finished) {
       logger.warn(`Grace period of ${timings.graceMs} ms over: closing the remaining connections`, 'Shutdown');
       server.closeAllConnections();

@@ -339,13 +339,7 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
       expect(server.stderr).toBe('');
     });
 
-    // BUG (src/lifecycle/graceful-shutdown.ts): a keep-alive connection that is busy when the listener
-    // closes answers with `Connection: keep-alive` and stays open: Node's server.close() closes only the
-    // connections idle at that instant. The server then accepts new requests on it after the listener
-    // has closed, waits out the whole grace period although nothing is slow, logs "Grace period ...
-    // over" and cuts the connection, resetting the request in flight on it ("late-post" below: sent on
-    // the slow upload's keep-alive connection 300 ms after its answer, cut with "socket hang up").
-    it.failing('closes a busy keep-alive connection after its answer once the listener is closed, so it does not wait out the grace period', () => {
+    it('closes a busy keep-alive connection after its answer once the listener is closed, so it does not wait out the grace period', () => {
       const late = outcomes.filter((o) => o.kind === 'late-post');
       expect(late).toHaveLength(1);
       // The connection was closed after the slow answer, so the late request finds no listener.
