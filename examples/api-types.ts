@@ -849,7 +849,7 @@ export interface components {
              * @description An https URL, or null for none.
              */
             avatarUrl?: string | null;
-            /** @description The dashboard's switch (SPEC 3.1); a change is audited. */
+            /** @description Whether the widget is shown and the bot answers; true by default. */
             isActive?: boolean;
         };
         CreateDocumentDto: {

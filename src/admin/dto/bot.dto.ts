@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { Trim } from '../../common/validation/transforms';
 
@@ -41,27 +41,8 @@ export class CreateBotDto {
   isActive?: boolean;
 }
 
-export class UpdateBotDto {
-  @ApiPropertyOptional(nameDocs)
-  @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @apply(...nameRules)
-  name?: string;
-
-  @ApiPropertyOptional(colorDocs)
-  @IsOptional() @IsString({ message: 'must be a string' }) @colorRule
-  primaryColor?: string;
-
-  @ApiPropertyOptional(languageDocs)
-  @IsOptional() @IsString({ message: 'must be a string' }) @languageRule
-  language?: string;
-
-  @ApiPropertyOptional(avatarDocs)
-  @IsOptional() @ValidateIf((_, value) => value !== null) @IsString({ message: 'must be a string or null' }) @apply(...avatarRules)
-  avatarUrl?: string | null;
-
-  /** The dashboard's switch (SPEC 3.1); a change is audited. */
-  @IsOptional() @IsBoolean({ message: 'must be true or false' })
-  isActive?: boolean;
-}
+/** Every setting optional; switching isActive is the dashboard's toggle (SPEC 3.1) and is audited. */
+export class UpdateBotDto extends PartialType(CreateBotDto) {}
 
 export class CreateDocumentDto {
   @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 200 characters' }) @MaxLength(200, { message: 'must be 1 to 200 characters' })
