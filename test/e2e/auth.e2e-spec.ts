@@ -1,11 +1,10 @@
-import { Controller, Get, INestApplication, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { Controller, Get, INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Response } from 'supertest';
-import { Access, AccessRule, Public } from '../../src/common/access/access.decorators';
+import { Public } from '../../src/common/access/access.decorators';
 import { generateApiKey } from '../../src/tenancy/api-keys/api-key-format';
 import { ALL_SCOPES, Scope } from '../../src/tenancy/api-keys/scopes';
+import { controllerRoutes, joinPath } from '../support/controller-routes';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
 
@@ -418,36 +417,6 @@ describe('Authentication, plans and scopes', () => {
     });
   });
 });
-
-/** Every handler of every controller in the app, with the access rule Nest resolves for it. */
-function controllerRoutes(app: INestApplication) {
-  const discovery = new DiscoveryService(app.get(ModulesContainer));
-  const scanner = new MetadataScanner();
-  const reflector = new Reflector();
-  const routes: { route: string; rule: AccessRule | undefined }[] = [];
-  for (const wrapper of discovery.getControllers()) {
-    const controller = wrapper.metatype as (new (...args: unknown[]) => object) | undefined;
-    if (!controller) continue;
-    const base = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
-    for (const methodName of scanner.getAllMethodNames(controller.prototype)) {
-      const handler = (controller.prototype as Record<string, unknown>)[methodName] as (...args: unknown[]) => unknown;
-      const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
-      if (paths === undefined) continue;
-      const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
-      for (const prefix of base) {
-        for (const path of ([] as string[]).concat(paths)) {
-          routes.push({ route: `${method} ${joinPath(prefix, path)}`, rule: reflector.getAllAndOverride<AccessRule | undefined>(Access, [handler, controller]) });
-        }
-      }
-    }
-  }
-  return routes;
-}
-
-function joinPath(...parts: string[]): string {
-  const joined = parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/');
-  return `/${joined}`;
-}
 
 /**
  * The routes the Express router actually serves, as "METHOD /path", without the mounts of the

@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { INestApplication, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { Response } from 'supertest';
-import { Access, AccessRule } from '../../src/common/access/access.decorators';
+import type { AccessRule } from '../../src/common/access/access.decorators';
 import { ErrorCode } from '../../src/common/errors/error-codes';
 import type { RateLimitPlans } from '../../src/common/rate-limit/plan-limits';
 import { ALL_SCOPES } from '../../src/tenancy/api-keys/scopes';
+import { controllerRoutes } from '../support/controller-routes';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
 import { COMMITTED_DOCUMENT_PATH, OpenApiContract, OpenApiDocument, servedRoutes, toOpenApiRoute } from '../support/openapi-contract';
@@ -76,7 +74,7 @@ describe('OpenAPI document and contract', () => {
     });
 
     it("gives every operation the security of its route's access rule", () => {
-      const expected = Object.fromEntries(controllerRoutes(t.app).map(({ route, rule }) => [route, securityOf(rule)]));
+      const expected = Object.fromEntries(controllerRoutes(t.app).map(({ route, rule }) => [toOpenApiRoute(route), securityOf(rule)]));
       const actual = Object.fromEntries(
         contract.operations().map((route) => {
           const [method, path] = route.split(' ');
@@ -405,29 +403,3 @@ function securityOf(rule: AccessRule | undefined): Record<string, string[]>[] | 
   return undefined;
 }
 
-/** Every handler of every controller, as "METHOD /path/{param}", with the access rule Nest resolves for it. */
-function controllerRoutes(app: INestApplication): { route: string; rule: AccessRule | undefined }[] {
-  const discovery = new DiscoveryService(app.get(ModulesContainer));
-  const scanner = new MetadataScanner();
-  const reflector = new Reflector();
-  const routes: { route: string; rule: AccessRule | undefined }[] = [];
-  for (const wrapper of discovery.getControllers()) {
-    const controller = wrapper.metatype as (new (...args: unknown[]) => object) | undefined;
-    if (!controller) continue;
-    const prefixes = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
-    for (const methodName of scanner.getAllMethodNames(controller.prototype)) {
-      const handler = (controller.prototype as Record<string, unknown>)[methodName] as (...args: unknown[]) => unknown;
-      const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
-      if (paths === undefined) continue;
-      const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
-      const rule = reflector.getAllAndOverride<AccessRule | undefined>(Access, [handler, controller]);
-      for (const prefix of prefixes) {
-        for (const path of ([] as string[]).concat(paths)) {
-          const joined = `/${[prefix, path].map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
-          routes.push({ route: toOpenApiRoute(`${method} ${joined}`), rule });
-        }
-      }
-    }
-  }
-  return routes;
-}
