@@ -185,6 +185,8 @@ export interface paths {
          * Create a lead
          * @description The lead gets source `api`, status `new` and no conversation. Strings are trimmed.
          *
+         *     With an `Idempotency-Key`, a retry within 24 hours with the same key and the same request (compared after validation and trimming) creates nothing and gets the first answer again (status, body and `Location`) with `Idempotent-Replayed: true`. The same key with a different request is 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still being processed, 409 `IDEMPOTENCY_KEY_IN_USE`. Failed requests are not stored: the key may be retried.
+         *
          *     Requires the scope `leads:write`.
          */
         post: operations["createLead"];
@@ -495,7 +497,7 @@ export interface components {
          * @description Machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         FieldErrorResponse: {
             /**
              * @description The field, query parameter or `body`; nested fields are dotted (`messages[0].role`).
@@ -1043,6 +1045,32 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was already used in the last 24 hours with a different request.
+         *
+         *     `IDEMPOTENCY_KEY_IN_USE`: a request with the same `Idempotency-Key` is still being processed; retry shortly.
+         */
+        "ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
         /** @description `INVALID_STATUS_TRANSITION`: the lead status machine does not allow this move. */
         "ApiV1Error409.INVALID_STATUS_TRANSITION": {
             headers: {
@@ -1378,6 +1406,8 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /** @description Present, `true`, when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
+        "Idempotent-Replayed": "true";
         /** @description The path of the new lead. */
         Location: string;
         /** @description IETF RateLimit field of the hourly window: requests left and seconds to the reset. */
@@ -1730,7 +1760,10 @@ export interface operations {
     createLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A unique key per lead to create (a UUID is a good choice), so that the request can be retried safely. Scoped to the tenant, kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1750,6 +1783,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1759,6 +1793,7 @@ export interface operations {
             400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
             401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
             403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            409: components["responses"]["ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];

@@ -32,6 +32,9 @@ function openPostgres(config: Extract<AppConfig['database'], { kind: 'postgres' 
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     statement_timeout: config.statementTimeoutMs,
+    // The driver adapter sends dates as UTC wall-clock times without a zone; the session zone must
+    // be UTC for timestamptz comparisons to be right whatever the server's default.
+    options: '-c TimeZone=UTC',
     query_timeout: config.statementTimeoutMs + 1_000,
   });
   // An idle client losing its server emits 'error' on the pool; unhandled, it would end the process.

@@ -15,6 +15,11 @@ async function main(): Promise<void> {
   const name = process.argv[2];
   if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error('Give the migration a snake_case name: npm run db:migration:create -- add_things');
   const connection = openEmbedded(await PGlite.create({ extensions: { pg_trgm } }));
+  // The engine replays the migrations in a shadow database. The PGlite adapter's own shadow lacks
+  // pg_trgm and does not await scripts, so the init migration failed unnoticed there and the diff
+  // started from an empty database; a second embedded database opened like the first replays them.
+  const shadow = openEmbedded(await PGlite.create({ extensions: { pg_trgm } }));
+  connection.adapterFactory.connectToShadowDb = () => shadow.adapterFactory.connect();
   const schema = await readSchema();
   const engine = await openSchemaEngine(connection.adapterFactory, schema);
   try {
@@ -37,6 +42,7 @@ async function main(): Promise<void> {
   } finally {
     engine.free();
     await connection.close();
+    await shadow.close();
   }
 }
 

@@ -1,8 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Principal, RequireScopes } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyKey } from '../common/idempotency/idempotency-key.decorator';
+import { sendRecorded } from '../common/idempotency/idempotent-response';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { ApiIdParam, ApiV1Endpoint, headerRef } from '../common/openapi/openapi.decorators';
 import { NoQueryDto, toPage } from '../common/paging/pagination';
@@ -42,22 +44,33 @@ export class LeadsController {
   @ApiV1Endpoint({
     operationId: 'createLead',
     summary: 'Create a lead',
-    description: 'The lead gets source `api`, status `new` and no conversation. Strings are trimmed.',
+    description: [
+      'The lead gets source `api`, status `new` and no conversation. Strings are trimmed.',
+      'With an `Idempotency-Key`, a retry within 24 hours with the same key and the same request (compared after validation and trimming) ' +
+        'creates nothing and gets the first answer again (status, body and `Location`) with `Idempotent-Replayed: true`. ' +
+        'The same key with a different request is 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still being processed, 409 `IDEMPOTENCY_KEY_IN_USE`. ' +
+        'Failed requests are not stored: the key may be retried.',
+    ].join('\n\n'),
     scopes: [Scope.LeadsWrite],
     status: 201,
     type: LeadEnvelope,
-    headers: { Location: headerRef('Location') },
-    errors: BODY_ERRORS,
+    headers: { Location: headerRef('Location'), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
+    errors: [...BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
+  })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: false,
+    description: 'A unique key per lead to create (a UUID is a good choice), so that the request can be retried safely. Scoped to the tenant, kept 24 hours.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
   })
   async create(
     @Principal() { tenant }: ApiPrincipal,
     @Body() body: CreateLeadDto,
+    @IdempotencyKey() idempotencyKey: string | undefined,
     @Query() _query: NoQueryDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<LeadEnvelope> {
-    const lead = await this.leads.captureLead(tenant.id, body);
-    response.location(`/api/v1/leads/${lead.id}`);
-    return { lead: toLeadResponse(lead) };
+    return sendRecorded(response, await this.leads.createLead(tenant.id, body, idempotencyKey));
   }
 
   @Patch(':id')

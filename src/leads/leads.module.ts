@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { BotsModule } from '../bots/bots.module';
+import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { LeadsController } from './leads.controller';
 import { LeadsRepository } from './leads.repository';
 import { LeadsService } from './leads.service';
 
 @Module({
-  imports: [TenancyModule, BotsModule],
+  imports: [TenancyModule, BotsModule, IdempotencyModule],
   controllers: [LeadsController],
   providers: [LeadsRepository, LeadsService],
   exports: [LeadsService],

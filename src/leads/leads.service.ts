@@ -1,13 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
+import type { IdempotentResponse } from '../common/idempotency/idempotent-response';
 import { assertDateRange } from '../common/paging/date-range';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { isUuid } from '../common/validation/uuid';
 import { BotsRepository } from '../bots/bots.repository';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import type { LeadStatus } from '../generated/prisma/enums';
+import type { CreateLeadDto } from './dto/create-lead.dto';
 import { canMoveLead } from './lead-status';
+import { LeadEnvelope, toLeadResponse } from './lead.mapper';
 import { LeadFilter, LeadRow, LeadsRepository, NewLead } from './leads.repository';
 
 export interface LeadContact {
@@ -27,6 +31,7 @@ export class LeadsService {
     private readonly prisma: PrismaService,
     private readonly leads: LeadsRepository,
     private readonly bots: BotsRepository,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   async listLeads(tenantId: string, filter: LeadFilter, page: Page): Promise<{ leads: LeadRow[]; pagination: Pagination }> {
@@ -42,14 +47,26 @@ export class LeadsService {
   }
 
   /**
+   * POST /api/v1/leads: captures the lead, once per Idempotency-Key when one is given. The answer
+   * is built here, not in the controller, because a retry with the key gets these very bytes back.
+   */
+  createLead(tenantId: string, body: CreateLeadDto, idempotencyKey: string | undefined): Promise<IdempotentResponse<LeadEnvelope>> {
+    const request = { method: 'POST', path: '/api/v1/leads', body };
+    return this.idempotency.run(tenantId, idempotencyKey, request, async (tx) => {
+      const lead = await this.captureLead(tenantId, body, tx);
+      return { status: 201, location: `/api/v1/leads/${lead.id}`, body: { lead: toLeadResponse(lead) } };
+    });
+  }
+
+  /**
    * A lead sent through the API: source `api`, status `new`, no conversation. A botId that is
    * not one of the tenant's bots is a validation error, never a hint that it exists elsewhere.
    */
-  async captureLead(tenantId: string, contact: LeadContact & { botId?: string }): Promise<LeadRow> {
-    if (contact.botId && !(await this.bots.exists(tenantId, contact.botId))) {
+  async captureLead(tenantId: string, contact: LeadContact & { botId?: string }, tx: PrismaTransaction = this.prisma): Promise<LeadRow> {
+    if (contact.botId && !(await this.bots.exists(tenantId, contact.botId, tx))) {
       throw ValidationError.field('botId', 'must be the id of one of your bots');
     }
-    return this.leads.create(tenantId, toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }));
+    return this.leads.create(tenantId, toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }), tx);
   }
 
   /** A lead captured in a chat, stored with the conversation that produced it. */

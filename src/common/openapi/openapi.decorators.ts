@@ -20,6 +20,8 @@ export const ERROR_CODE_DOCS: Readonly<Record<ErrorCode, { status: number; when:
   NOT_FOUND: { status: 404, when: 'the resource does not exist or is not the tenant’s (malformed ids included)' },
   CONFLICT: { status: 409, when: 'the resource already exists' },
   INVALID_STATUS_TRANSITION: { status: 409, when: 'the lead status machine does not allow this move' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, when: 'the `Idempotency-Key` was already used in the last 24 hours with a different request' },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, when: 'a request with the same `Idempotency-Key` is still being processed; retry shortly' },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'the body is larger than 64 KiB' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body is not UTF-8 `application/json`' },
   RATE_LIMIT_EXCEEDED: { status: 429, when: 'the hourly or burst limit is used up, or too many failed authentications came from this address' },
@@ -38,6 +40,11 @@ const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
   'RateLimit-Policy': header({ type: 'string', pattern: '^"[a-z]+";q=\\d+;w=\\d+(, "[a-z]+";q=\\d+;w=\\d+)*$' }, 'IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds.'),
   'Retry-After': header({ type: 'integer', minimum: 1 }, 'Whole seconds to wait before retrying.'),
   Location: header({ type: 'string', format: 'uri-reference', pattern: '^/api/v1/leads/[0-9a-f-]{36}$' }, 'The path of the new lead.'),
+  'Idempotent-Replayed': header(
+    { type: 'string', enum: ['true'] },
+    'Present, `true`, when the answer is the stored answer to an earlier request with the same `Idempotency-Key`.',
+    false,
+  ),
 };
 
 const RATE_LIMIT_HEADER_NAMES = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'];

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService, PrismaTransaction } from '../../database/prisma.service';
+import { AppError } from '../errors/app-error';
+import { ErrorCode } from '../errors/error-codes';
+import { IdempotencyRecordRow, IdempotencyRecordsRepository } from './idempotency-records.repository';
+import type { IdempotentResponse, RecordedResponse } from './idempotent-response';
+import { hashRequest, IdempotentRequest } from './request-hash';
+
+/** How long an answer is replayed to the same key (Stripe keeps keys for 24 hours too). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+@Injectable()
+export class IdempotencyService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly records: IdempotencyRecordsRepository,
+  ) {}
+
+  /**
+   * Runs a create once per tenant and Idempotency-Key, and answers a retry with the stored answer.
+   * Without a key, `work` simply runs. The caller has already passed every earlier check (key,
+   * plan, rate limit, scope, body validation), so nothing invalid is looked up or stored.
+   *
+   * The ordering is what makes it safe with several instances on one database:
+   * 1. A live record of the key answers at once: its stored answer when the request hash matches,
+   *    409 IDEMPOTENCY_KEY_REUSED otherwise.
+   * 2. The tenant's expired records are deleted (cheap, indexed cleanup; the key may be reused).
+   * 3. In one transaction, the key is claimed by an insert on the (tenantId, key) primary key, then
+   *    `work` runs on that transaction and the record is completed with its answer. The database
+   *    serialises claims: a concurrent request with the same key waits for the first to commit
+   *    and then answers as in 1, or after CLAIM_WAIT_MS answers 409 IDEMPOTENCY_KEY_IN_USE. The
+   *    resource and its record commit together or not at all, so an error in `work` (a 4xx such as
+   *    an unknown botId, or a 5xx) stores nothing and the same key may be retried.
+   */
+  async run<T>(
+    tenantId: string,
+    key: string | undefined,
+    request: IdempotentRequest,
+    work: (tx: PrismaTransaction) => Promise<RecordedResponse<T>>,
+  ): Promise<IdempotentResponse<T>> {
+    if (key === undefined) return { ...(await work(this.prisma)), replayed: false };
+    const requestHash = hashRequest(request);
+    const now = new Date();
+    const live = await this.records.findLive(tenantId, key, now);
+    if (live) return replay<T>(live, requestHash);
+    await this.records.deleteExpired(tenantId, now);
+
+    return this.prisma.$transaction(async (tx) => {
+      const outcome = await this.records.claim(tenantId, key, requestHash, now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS), tx);
+      if (outcome === 'busy') throw keyInUse();
+      if (outcome === 'held') {
+        const holder = await this.records.findLive(tenantId, key, now, tx);
+        if (!holder) throw keyInUse();
+        return replay<T>(holder, requestHash);
+      }
+      const answer = await work(tx);
+      await this.records.complete(tenantId, key, answer, tx);
+      return { ...answer, replayed: false };
+    });
+  }
+}
+
+function replay<T>(record: IdempotencyRecordRow, requestHash: string): IdempotentResponse<T> {
+  if (record.requestHash !== requestHash) {
+    throw new AppError(
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+      409,
+      'This Idempotency-Key was already used with a different request in the last 24 hours. Use a new key for a new request.',
+    );
+  }
+  // A committed record always has its answer (it is completed in the claiming transaction).
+  if (record.status === null) throw keyInUse();
+  return { status: record.status, body: record.responseBody as T, location: record.location, replayed: true };
+}
+
+function keyInUse(): AppError {
+  return new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 409, 'A request with this Idempotency-Key is still being processed. Retry shortly.');
+}
