@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
-import { Principal, RequireScopes } from '../common/access/access.decorators';
+import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { ApiIdParam, ApiV1Endpoint } from '../common/openapi/openapi.decorators';
@@ -17,7 +17,6 @@ export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
 
   @Get()
-  @RequireScopes(Scope.ConversationsRead)
   @ApiV1Endpoint({ operationId: 'listConversations', summary: 'List conversations, newest first', scopes: [Scope.ConversationsRead], type: ConversationListResponse })
   async list(@Principal() { tenant }: ApiPrincipal, @Query() query: ListConversationsQueryDto): Promise<ConversationListResponse> {
     const { conversations, pagination } = await this.conversations.listConversations(tenant.id, query, toPage(query));
@@ -25,7 +24,6 @@ export class ConversationsController {
   }
 
   @Get(':id')
-  @RequireScopes(Scope.ConversationsRead)
   @ApiV1Endpoint({ operationId: 'getConversation', summary: 'Get a conversation', scopes: [Scope.ConversationsRead], type: ConversationEnvelope, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Conversation')
   async get(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<ConversationEnvelope> {
@@ -33,7 +31,6 @@ export class ConversationsController {
   }
 
   @Get(':id/messages')
-  @RequireScopes(Scope.ConversationsRead)
   @ApiV1Endpoint({ operationId: 'listMessages', summary: 'List the messages of a conversation, oldest first', scopes: [Scope.ConversationsRead], type: MessageListResponse, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Conversation')
   @ApiQuery({ name: 'limit', required: false, description: 'Page size.', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MESSAGES_DEFAULT_LIMIT } })

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Principal, RequireScopes } from '../common/access/access.decorators';
+import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKey } from '../common/idempotency/idempotency-key.decorator';
 import { sendRecorded } from '../common/idempotency/idempotent-response';
@@ -23,7 +23,6 @@ export class LeadsController {
   constructor(private readonly leads: LeadsService) {}
 
   @Get()
-  @RequireScopes(Scope.LeadsRead)
   @ApiV1Endpoint({ operationId: 'listLeads', summary: 'List leads, newest first', scopes: [Scope.LeadsRead], type: LeadListResponse })
   async list(@Principal() { tenant }: ApiPrincipal, @Query() query: ListLeadsQueryDto): Promise<LeadListResponse> {
     const { leads, pagination } = await this.leads.listLeads(tenant.id, query, toPage(query));
@@ -31,7 +30,6 @@ export class LeadsController {
   }
 
   @Get(':id')
-  @RequireScopes(Scope.LeadsRead)
   @ApiV1Endpoint({ operationId: 'getLead', summary: 'Get a lead', scopes: [Scope.LeadsRead], type: LeadEnvelope, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Lead')
   async get(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<LeadEnvelope> {
@@ -40,7 +38,6 @@ export class LeadsController {
 
   @Post()
   @HttpCode(201)
-  @RequireScopes(Scope.LeadsWrite)
   @ApiV1Endpoint({
     operationId: 'createLead',
     summary: 'Create a lead',
@@ -74,7 +71,6 @@ export class LeadsController {
   }
 
   @Patch(':id')
-  @RequireScopes(Scope.LeadsWrite)
   @ApiV1Endpoint({
     operationId: 'updateLead',
     summary: 'Move a lead along the status machine',

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Principal, RequireScopes } from '../common/access/access.decorators';
+import { Principal } from '../common/access/access.decorators';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { ApiV1Endpoint } from '../common/openapi/openapi.decorators';
 import { NoQueryDto } from '../common/paging/pagination';
@@ -10,7 +10,6 @@ import { toVerificationResponse, VerificationResponse } from './verification.map
 @ApiTags('Account')
 export class VerifyController {
   @Get()
-  @RequireScopes()
   @ApiV1Endpoint({ operationId: 'verifyKey', summary: 'Validate the API key and return its tenant and plan', scopes: [], type: VerificationResponse })
   verify(@Principal() principal: ApiPrincipal, @Query() _query: NoQueryDto): VerificationResponse {
     return toVerificationResponse(principal);

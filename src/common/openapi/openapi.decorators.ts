@@ -2,6 +2,7 @@ import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiParam, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
 import type { ApiResponseOptions, HeaderObject, HeadersObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import type { Scope } from '../../tenancy/api-keys/scopes';
+import { RequireScopes } from '../access/access.decorators';
 import { ErrorEnvelope, FieldErrorResponse } from '../errors/error-envelope';
 import { ErrorCode } from '../errors/error-codes';
 
@@ -166,9 +167,10 @@ const operation = (docs: EndpointDocs, note: string) =>
   ApiOperation({ operationId: docs.operationId, summary: docs.summary, description: [docs.description, note].filter(Boolean).join('\n\n') });
 
 /**
- * An /api/v1 endpoint: the X-API-Key scheme with the scopes the route requires (keep them equal
- * to its @RequireScopes; the contract test checks), the rate-limit headers, and the errors every
- * key-authenticated route can give (transport, key, plan, rate limit, scope, query validation).
+ * An /api/v1 endpoint: its access rule (`@RequireScopes` with these scopes; none means any valid
+ * key) and its documentation: the X-API-Key scheme with the same scopes, the rate-limit headers,
+ * and the errors every key-authenticated route can give (transport, key, plan, rate limit, scope,
+ * query validation).
  */
 export function ApiV1Endpoint(docs: EndpointDocs & { scopes: Scope[] }): MethodDecorator {
   const scopeNote = docs.scopes.length ? `Requires the scope${docs.scopes.length > 1 ? 's' : ''} ${docs.scopes.map((s) => `\`${s}\``).join(', ')}.` : 'Any valid key, public keys included.';
@@ -184,6 +186,8 @@ export function ApiV1Endpoint(docs: EndpointDocs & { scopes: Scope[] }): MethodD
     ErrorCode.SERVICE_UNAVAILABLE,
   ];
   return applyDecorators(
+    // The access rule and its documentation come from one list of scopes, so they cannot drift.
+    RequireScopes(...docs.scopes),
     operation(docs, scopeNote),
     ApiSecurity(API_KEY_SCHEME, docs.scopes),
     successResponse(docs, rateLimitHeaders(true), 'Success.'),
