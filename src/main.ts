@@ -13,6 +13,7 @@ import { installGracefulShutdown } from './lifecycle/graceful-shutdown';
 
 /** Above a load balancer's usual 60 s idle timeout, so it never reuses a socket we closed. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
@@ -35,6 +36,8 @@ async function bootstrap(): Promise<void> {
   const server = await app.listen(config.port);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  // A request (headers and body) must arrive within 30 s: slow clients cannot hold sockets for long.
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
   installGracefulShutdown(app, server, config.shutdown, logger);
 
   const scheme = config.tls ? 'https' : 'http';

@@ -29,7 +29,8 @@ function openPostgres(config: Extract<AppConfig['database'], { kind: 'postgres' 
   const pool = new Pool({
     connectionString: config.url,
     max: config.poolSize,
-    connectionTimeoutMillis: 5_000,
+    // A request waits at most 2 s for a pooled connection, then gets 503 (pool exhausted).
+    connectionTimeoutMillis: 2_000,
     idleTimeoutMillis: 30_000,
     statement_timeout: config.statementTimeoutMs,
     // The driver adapter sends dates as UTC wall-clock times without a zone; the session zone must

@@ -1,15 +1,12 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
-import Redis from 'ioredis';
 import { RateLimitPlans } from '../../src/common/rate-limit/plan-limits';
 import { createTestApp, TestApp } from '../support/create-test-app';
+import { EphemeralRedis, hasRedisServer } from '../support/ephemeral-redis';
 import { createTenant } from '../support/factories';
 
 const limits = (requestsPerHour: number, burstPerSecond: number) => ({ requestsPerHour, burstPerSecond });
 const plans: RateLimitPlans = { free: limits(10, 100), pro: limits(10, 100), business: limits(10, 100), enterprise: limits(10, 100) };
 
 const sharedRedisUrl = process.env.REDIS_URL;
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
 /** Shared Redis: the machine's (REDIS_URL), as in CI. Without it this suite is skipped. */
 (sharedRedisUrl ? describe : describe.skip)('rate limits shared through Redis by two instances', () => {
@@ -39,46 +36,18 @@ const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
   });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  for (let attempt = 0; attempt < 50; attempt++) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      return child;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error('redis-server did not start');
-}
-
 /** A Redis of the test's own on a spare port, so that stopping it never touches the machine's. */
-(hasRedisServer ? describe : describe.skip)('rate limits while Redis is down', () => {
+(hasRedisServer() ? describe : describe.skip)('rate limits while Redis is down', () => {
   let t: TestApp;
-  let redis: ChildProcess;
-  let port: number;
+  let redis: EphemeralRedis;
 
   beforeAll(async () => {
-    port = await freePort();
-    redis = await startRedis(port);
-    t = await createTestApp({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_REPLICAS: '2' }, { rateLimitPlans: plans });
+    redis = await EphemeralRedis.create();
+    t = await createTestApp({ REDIS_URL: redis.url, RATE_LIMIT_REPLICAS: '2' }, { rateLimitPlans: plans });
   });
   afterAll(async () => {
     await t.close();
-    redis.kill('SIGKILL');
+    await redis.stop();
   });
 
   it('keeps answering at once with in-process limits at its share, then counts in Redis again', async () => {
@@ -87,8 +56,7 @@ async function startRedis(port: number): Promise<ChildProcess> {
     expect(shared.headers['x-ratelimit-limit']).toBe('10');
     expect(shared.headers['x-ratelimit-remaining']).toBe('9');
 
-    redis.kill('SIGKILL');
-    await new Promise((resolve) => redis.once('exit', resolve));
+    await redis.stop();
 
     const statuses: number[] = [];
     const started = Date.now();
@@ -101,7 +69,7 @@ async function startRedis(port: number): Promise<ChildProcess> {
     expect(Date.now() - started).toBeLessThan(6 * 1_000);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
 
-    redis = await startRedis(port);
+    await redis.start();
     let back: { headers: Record<string, string> } | undefined;
     for (let attempt = 0; attempt < 40 && back?.headers['x-ratelimit-limit'] !== '10'; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 250));

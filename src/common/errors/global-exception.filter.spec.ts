@@ -10,6 +10,7 @@ import {
 } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { ThrottlerException } from '@nestjs/throttler';
+import { DriverAdapterError } from '@prisma/driver-adapter-utils';
 import { Prisma } from '../../generated/prisma/client';
 import type { AppRequest } from '../http/request-context';
 import { AppError, NotFoundError, ValidationError } from './app-error';
@@ -58,6 +59,20 @@ function handle(exception: unknown, response = new FakeResponse()): FakeResponse
 const envelope = (code: string, status: number, message: string | jest.AsymmetricMatcher = expect.any(String)) => ({
   error: { code, message, status, requestId: REQUEST_ID },
 });
+
+/**
+ * What Prisma 7 throws for a PostgreSQL error the pg adapter has no kind for: P2039 "Database
+ * error" with the SQLSTATE in meta.driverAdapterError (as seen in test/e2e/faults.e2e-spec.ts).
+ */
+const databaseError = (sqlState: string, message: string) =>
+  new Prisma.PrismaClientKnownRequestError(`Database error. Code: \`${sqlState}\`. Message: \`${message}\``, {
+    code: 'P2039',
+    clientVersion: CLIENT_VERSION,
+    meta: {
+      modelName: 'ApiKey',
+      driverAdapterError: new DriverAdapterError({ kind: 'postgres', code: sqlState, severity: 'FATAL', message, detail: undefined, column: undefined, hint: undefined, originalCode: sqlState, originalMessage: message }),
+    },
+  });
 
 const bodyParserError = (type: string, status: number, message: string) => Object.assign(new Error(message), { type, status, statusCode: status, expose: true });
 
@@ -174,6 +189,12 @@ describe('GlobalExceptionFilter', () => {
       ['ECONNREFUSED from the driver', Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' })],
       ['a terminated connection', new Error('Connection terminated unexpectedly')],
       ['a statement timeout (57014)', Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })],
+      ['P2037 (too many connections)', new Prisma.PrismaClientKnownRequestError('Too many database connections opened', { code: 'P2037', clientVersion: CLIENT_VERSION })],
+      ['P2039 57P03 (crash recovery after a restart)', databaseError('57P03', 'the database system is not yet accepting connections')],
+      ['P2039 57P01 (immediate or fast shutdown)', databaseError('57P01', 'terminating connection due to administrator command')],
+      ['P2039 57014 (statement_timeout)', databaseError('57014', 'canceling statement due to statement timeout')],
+      ['P2039 08006 (connection failure)', databaseError('08006', 'connection failure')],
+      ["pg's query_timeout", new Error('Query read timeout')],
     ])('answers 503 SERVICE_UNAVAILABLE with Retry-After for %s', (_, exception) => {
       const response = handle(exception);
       expect(response.statusCode).toBe(503);
@@ -189,6 +210,13 @@ describe('GlobalExceptionFilter', () => {
       expect(response.body).toEqual(envelope('INTERNAL_ERROR', 500));
       expect(response.headers).not.toHaveProperty('Retry-After');
       expect(JSON.stringify(response.body)).not.toContain('slug');
+    });
+
+    it('does not treat other PostgreSQL errors behind P2039 as unavailability', () => {
+      const response = handle(databaseError('22012', 'division by zero'));
+      expect(response.statusCode).toBe(500);
+      expect(response.body).toEqual(envelope('INTERNAL_ERROR', 500));
+      expect(response.headers).not.toHaveProperty('Retry-After');
     });
   });
 

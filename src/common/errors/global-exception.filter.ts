@@ -31,8 +31,22 @@ const MESSAGE_BY_CODE: Partial<Record<ErrorCode, string>> = {
   [ErrorCode.SERVICE_UNAVAILABLE]: 'The service is temporarily unavailable. Retry shortly.',
 };
 
-/** Prisma error codes that mean the database cannot be reached or cannot answer in time. */
-const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
+/**
+ * Prisma error codes that mean the database cannot be reached or cannot answer in time
+ * (P2037: too many connections, PostgreSQL's 53300 as the pg adapter reports it).
+ */
+const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028', 'P2037']);
+
+/**
+ * PostgreSQL SQLSTATEs of a server that is going away, starting up or overloaded: class 08
+ * (connection exception), 53300 too_many_connections, 57014 query_canceled (statement_timeout),
+ * 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now ("the database system is
+ * starting up" / "not yet accepting connections", answered to every connection during crash
+ * recovery after a restart). The fault tests (test/e2e/faults.e2e-spec.ts) showed that Prisma
+ * reports these as P2039 "Database error" (P2010 for raw queries), so they were answered 500.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['53300', '57014', '57P01', '57P02', '57P03']);
+const isUnavailableSqlState = (code: unknown): boolean => typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code));
 const RETRY_AFTER_SECONDS = '5';
 
 /**
@@ -98,13 +112,23 @@ export class GlobalExceptionFilter implements ExceptionFilter {
 
 function isDatabaseUnavailable(exception: unknown): boolean {
   if (exception instanceof Prisma.PrismaClientInitializationError) return true;
-  if (exception instanceof Prisma.PrismaClientKnownRequestError) return UNAVAILABLE_PRISMA_CODES.has(exception.code);
+  if (exception instanceof Prisma.PrismaClientKnownRequestError) {
+    return UNAVAILABLE_PRISMA_CODES.has(exception.code) || isUnavailableSqlState(sqlStateOf(exception));
+  }
   if (exception instanceof Error) {
     const code = (exception as { code?: unknown }).code;
-    return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57014'].includes(String(code)) ||
-      /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(exception.message);
+    // pg's own messages: a lost connection, the pool's and the client's connect timeouts, and
+    // query_timeout ("Query read timeout", when the server stops answering altogether).
+    return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(String(code)) || isUnavailableSqlState(code) ||
+      /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout/i.test(exception.message);
   }
   return false;
+}
+
+/** The SQLSTATE behind a Prisma error raised by the driver adapter (`meta.driverAdapterError.cause`). */
+function sqlStateOf(exception: Prisma.PrismaClientKnownRequestError): unknown {
+  const cause = (exception.meta as { driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } } | undefined)?.driverAdapterError?.cause;
+  return cause?.originalCode ?? cause?.code;
 }
 
 function fromBodyParserError(exception: unknown): AppError | undefined {

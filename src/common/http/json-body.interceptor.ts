@@ -7,6 +7,7 @@ import { ErrorCode } from '../errors/error-codes';
 import type { AppRequest } from './request-context';
 
 export const BODY_LIMIT = '64kb';
+const BODY_LIMIT_BYTES = 64 * 1024;
 // Not strict: a JSON primitive parses, and is then refused as "not an object" with a clear detail.
 const parseJson = json({ limit: BODY_LIMIT, strict: false, type: () => true });
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -33,6 +34,16 @@ export class JsonBodyInterceptor implements NestInterceptor {
     }
     if (!typeIs(request, ['application/json'])) {
       throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 415, 'The request body must be sent as application/json.');
+    }
+    // A declared length over the limit is refused before any of the body is read. body-parser
+    // would first read (and discard) the whole body and only then answer 413, so a client sending
+    // 10 MB slowly learnt that it was too large only at the end of its upload, or never (Node's
+    // 5-minute requestTimeout), holding the connection all along (test/e2e/faults.e2e-spec.ts).
+    // The connection is closed after the answer rather than drained. A chunked body over the
+    // limit is still refused by body-parser once it has been read in full.
+    if (Number(request.headers['content-length']) > BODY_LIMIT_BYTES) {
+      response.setHeader('Connection', 'close');
+      throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 413, 'The request body is larger than 64 KiB.');
     }
     await new Promise<void>((resolve, reject) => parseJson(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
     const body: unknown = request.body;
