@@ -6,7 +6,6 @@ import { AccessRuleGuard } from './common/access/access-rule.guard';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { HttpsOnlyMiddleware } from './common/http/https-only.middleware';
 import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
-import { RequestIdMiddleware } from './common/http/request-id.middleware';
 import { OpenApiModule } from './common/openapi/openapi.module';
 import { PlanThrottlerGuard } from './common/rate-limit/plan-throttler.guard';
 import { RateLimitModule, RateLimitOptions } from './common/rate-limit/rate-limit.module';
@@ -54,7 +53,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestIdMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
     consumer
       .apply(HttpsOnlyMiddleware)
       .exclude({ path: 'health/{*path}', method: RequestMethod.GET })

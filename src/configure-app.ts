@@ -1,7 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
+import { requestIdOf } from './common/http/request-id';
 import { publishOpenApiDocument } from './common/openapi/openapi.document';
 import type { AppConfig } from './config/env';
 
@@ -20,8 +22,14 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
       strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
     }),
   );
-  express.use((_request: unknown, response: { setHeader(name: string, value: string): void }, next: () => void) => {
+  // Before routing, so that every answer has an id, unknown and undecodable paths included.
+  express.use((request: Request, response: Response, next: NextFunction) => {
+    requestIdOf(request, response);
     response.setHeader('Cache-Control', 'no-store');
+    // Answers are never cached (no-store) and carry no validators: conditional requests do not
+    // apply, so a stray `If-None-Match: *` cannot turn an answer into a bodiless 304.
+    delete request.headers['if-none-match'];
+    delete request.headers['if-modified-since'];
     next();
   });
   publishOpenApiDocument(app);

@@ -81,10 +81,14 @@ export class LeadsService {
       const lead = await this.leads.findById(tenantId, leadId, tx);
       if (!lead) throw new NotFoundError('Lead');
       if (lead.status === to) return lead;
-      if (!canMoveLead(lead.status, to) || !(await this.leads.updateStatus(tenantId, leadId, lead.status, to, tx))) {
-        throw new AppError(ErrorCode.INVALID_STATUS_TRANSITION, 409, `A lead cannot move from ${lead.status} to ${to}.`);
-      }
-      return (await this.leads.findById(tenantId, leadId, tx))!;
+      const illegal = () => new AppError(ErrorCode.INVALID_STATUS_TRANSITION, 409, `A lead cannot move from ${lead.status} to ${to}.`);
+      if (!canMoveLead(lead.status, to)) throw illegal();
+      if (await this.leads.updateStatus(tenantId, leadId, lead.status, to, tx)) return (await this.leads.findById(tenantId, leadId, tx))!;
+      // A concurrent request moved the lead after it was read: the same move is then a no-op
+      // (what a sequential repeat would answer), any other outcome a conflict.
+      const current = await this.leads.findById(tenantId, leadId, tx);
+      if (current?.status === to) return current;
+      throw illegal();
     });
   }
 }

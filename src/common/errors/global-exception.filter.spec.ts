@@ -125,13 +125,18 @@ describe('GlobalExceptionFilter', () => {
       ['MethodNotAllowedException (405 becomes 404)', new MethodNotAllowedException(), 404, 'NOT_FOUND'],
       ['PayloadTooLargeException', new PayloadTooLargeException(), 413, 'PAYLOAD_TOO_LARGE'],
       ['UnsupportedMediaTypeException', new UnsupportedMediaTypeException(), 415, 'UNSUPPORTED_MEDIA_TYPE'],
-      ['BadRequestException', new BadRequestException('bad'), 400, 'VALIDATION_ERROR'],
       ['a plain 404 HttpException', new HttpException('gone', 404), 404, 'NOT_FOUND'],
       ['InternalServerErrorException', new InternalServerErrorException('db password is hunter2'), 500, 'INTERNAL_ERROR'],
     ])('maps %s', (_, exception, status, code) => {
       const response = handle(exception);
       expect(response.statusCode).toBe(status);
       expect(response.body).toEqual(envelope(code, status));
+    });
+
+    it('maps the framework\'s own 400 (an undecodable path) to VALIDATION_ERROR with a detail on the path', () => {
+      const response = handle(new BadRequestException('Failed to decode param'));
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toEqual({ error: { ...envelope('VALIDATION_ERROR', 400).error, details: [{ field: 'path', message: 'is not a valid request path' }] } });
     });
 
     it("never passes the framework's message through", () => {

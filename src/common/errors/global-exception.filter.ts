@@ -106,6 +106,8 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const status = exception.getStatus() === HttpStatus.METHOD_NOT_ALLOWED ? 404 : exception.getStatus();
     const code = CODE_BY_STATUS[status] ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.VALIDATION_ERROR);
     const message = MESSAGE_BY_CODE[code] ?? 'The request could not be processed.';
+    // The framework's own 400s (a path that is not valid percent-encoding) concern the request line.
+    if (code === ErrorCode.VALIDATION_ERROR) return new ValidationError([{ field: 'path', message: 'is not a valid request path' }], message);
     return new AppError(code, status, message);
   }
 }
@@ -140,6 +142,12 @@ function fromBodyParserError(exception: unknown): AppError | undefined {
   }
   if (type === 'request.aborted' || type === 'request.size.invalid') {
     return new ValidationError([{ field: 'body', message: 'was incomplete' }], 'The request body was incomplete.');
+  }
+  // Anything else body-parser refuses with a client status (a body that does not match its
+  // Content-Encoding, for one) is a body that could not be read.
+  const status = (exception as { status?: unknown } | null)?.status;
+  if (typeof type === 'string' || (typeof status === 'number' && status >= 400 && status < 500 && exception instanceof Error && 'expose' in exception)) {
+    return new ValidationError([{ field: 'body', message: 'could not be decoded' }], 'The request body could not be read.');
   }
   return undefined;
 }

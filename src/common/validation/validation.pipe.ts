@@ -1,12 +1,24 @@
-import { ValidationError as ClassValidatorError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError as ClassValidatorError, ValidationPipe } from '@nestjs/common';
 import { FieldError, ValidationError } from '../errors/app-error';
+import { inspectInput } from './input-guard';
+
+/** Runs the raw-input checks of inspectInput before class-transformer sees the value. */
+class GuardedValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const problems = inspectInput(value, '');
+      if (problems.length) throw new ValidationError(problems.map((problem) => ({ ...problem, field: problem.field || metadata.type })));
+    }
+    return super.transform(value, metadata);
+  }
+}
 
 /**
  * The global pipe: DTOs are whitelisted, unknown fields are rejected, and every broken rule is
  * listed per field. Messages name the rule, never the submitted value.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new GuardedValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: false,
