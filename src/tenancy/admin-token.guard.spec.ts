@@ -1,7 +1,7 @@
 import type { ExecutionContext, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { AdminOnly, Public, RequireScopes } from '../common/access/access.decorators';
+import { httpContext, thrownBy } from '../common/testing/guard-testing';
 import { AppError } from '../common/errors/app-error';
 import type { AppRequest } from '../common/http/request-context';
 import { AppConfig, loadConfig } from '../config/env';
@@ -30,17 +30,9 @@ function request(headers: Record<string, string> = {}): AppRequest & { header: j
 }
 
 function contextFor(controller: Type, handler: (...args: never[]) => unknown, req: AppRequest): ExecutionContext {
-  return new ExecutionContextHost([req, {}, () => undefined], controller, handler);
+  return httpContext(controller, handler, req);
 }
 
-function thrownBy(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the guard to throw');
-}
 
 describe('AdminTokenGuard', () => {
   const guard = new AdminTokenGuard(new Reflector(), config(TOKEN));

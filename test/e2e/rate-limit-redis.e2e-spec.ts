@@ -9,7 +9,7 @@ const plans: RateLimitPlans = { free: limits(10, 100), pro: limits(10, 100), bus
 const sharedRedisUrl = process.env.REDIS_URL;
 
 /** Shared Redis: the machine's (REDIS_URL), as in CI. Without it this suite is skipped. */
-(sharedRedisUrl ? describe : describe.skip)('rate limits shared through Redis by two instances', () => {
+(sharedRedisUrl ? describe : describe.skip)('two instances sharing Redis: one quota, one view of keys and plans', () => {
   let first: TestApp;
   let second: TestApp;
 
@@ -33,6 +33,34 @@ const sharedRedisUrl = process.env.REDIS_URL;
     expect(remaining).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
     await first.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(429);
     await second.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(429);
+  });
+
+  // Key deletion and plan changes reach every instance through Redis pub/sub (and a 1 s cache TTL).
+  async function statusOnSecondWithin(ms: number, key: string, expected: number): Promise<number> {
+    const deadline = Date.now() + ms;
+    let status = 0;
+    do {
+      status = (await second.http().get('/api/v1/verify').set('X-API-Key', key)).status;
+      if (status === expected) return status;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } while (Date.now() < deadline);
+    return status;
+  }
+
+  it('refuses a key deleted on one instance on the other within a second', async () => {
+    const tenant = await createTenant(first, { plan: 'pro' });
+    await second.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
+    await first.admin().delete(`/admin/v1/tenants/${tenant.id}/api-keys/${tenant.keyId}`).expect(204);
+    const started = Date.now();
+    expect(await statusOnSecondWithin(1_000, tenant.key, 401)).toBe(401);
+    expect(Date.now() - started).toBeLessThanOrEqual(1_000);
+  });
+
+  it('applies a plan change made on one instance to the next request on the other', async () => {
+    const tenant = await createTenant(first, { plan: 'pro' });
+    await second.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
+    await first.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ plan: 'free' }).expect(200);
+    expect(await statusOnSecondWithin(1_000, tenant.key, 403)).toBe(403);
   });
 });
 
@@ -77,47 +105,5 @@ const sharedRedisUrl = process.env.REDIS_URL;
     }
     // The restarted Redis is empty: counting starts again in the shared store.
     expect(back?.headers['x-ratelimit-limit']).toBe('10');
-  });
-});
-
-/** Key deletion and plan changes reach every instance through Redis pub/sub (and a 1 s cache TTL). */
-(sharedRedisUrl ? describe : describe.skip)('key and plan changes across two instances', () => {
-  let first: TestApp;
-  let second: TestApp;
-
-  beforeAll(async () => {
-    first = await createTestApp({ REDIS_URL: sharedRedisUrl }, { rateLimitPlans: plans });
-    second = await createTestApp({ REDIS_URL: sharedRedisUrl }, { rateLimitPlans: plans, connection: first.connection });
-  });
-  afterAll(async () => {
-    await second.close();
-    await first.close();
-  });
-
-  async function statusOnSecondWithin(ms: number, key: string, expected: number): Promise<number> {
-    const deadline = Date.now() + ms;
-    let status = 0;
-    do {
-      status = (await second.http().get('/api/v1/verify').set('X-API-Key', key)).status;
-      if (status === expected) return status;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    } while (Date.now() < deadline);
-    return status;
-  }
-
-  it('refuses a key deleted on one instance on the other within a second', async () => {
-    const tenant = await createTenant(first, { plan: 'pro' });
-    await second.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
-    await first.admin().delete(`/admin/v1/tenants/${tenant.id}/api-keys/${tenant.keyId}`).expect(204);
-    const started = Date.now();
-    expect(await statusOnSecondWithin(1_000, tenant.key, 401)).toBe(401);
-    expect(Date.now() - started).toBeLessThanOrEqual(1_000);
-  });
-
-  it('applies a plan change made on one instance to the next request on the other', async () => {
-    const tenant = await createTenant(first, { plan: 'pro' });
-    await second.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
-    await first.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ plan: 'free' }).expect(200);
-    expect(await statusOnSecondWithin(1_000, tenant.key, 403)).toBe(403);
   });
 });

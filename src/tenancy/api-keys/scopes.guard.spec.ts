@@ -1,7 +1,7 @@
 import type { ExecutionContext, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { AdminOnly, Public, RequireScopes } from '../../common/access/access.decorators';
+import { httpContext, thrownBy } from '../../common/testing/guard-testing';
 import { AppError } from '../../common/errors/app-error';
 import type { ApiPrincipal, AppRequest } from '../../common/http/request-context';
 import { ALL_SCOPES, Scope } from './scopes';
@@ -27,17 +27,9 @@ const key = (type: 'secret' | 'public', scopes: readonly string[]): ApiPrincipal
 });
 
 function contextFor(controller: Type, handler: (...args: never[]) => unknown, principal?: ApiPrincipal): ExecutionContext {
-  return new ExecutionContextHost([{ principal } as AppRequest, {}, () => undefined], controller, handler);
+  return httpContext(controller, handler, { principal } as AppRequest);
 }
 
-function thrownBy(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the guard to throw');
-}
 
 describe('ScopesGuard', () => {
   const guard = new ScopesGuard(new Reflector());
