@@ -97,6 +97,9 @@ export class ApiKeysService {
   private recordUse(row: ApiKeyRow, now: Date): void {
     const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
     if (row.lastUsedAt && row.lastUsedAt >= staleBefore) return;
+    // The row may be the cached one: marking it used now keeps the other requests of this second,
+    // served from the cache, from each sending the same (already satisfied) update.
+    row.lastUsedAt = now;
     this.keys.touchLastUsed(row.tenantId, row.id, now, staleBefore).catch((error: unknown) => {
       this.logger.warn(`Could not record key use: ${error instanceof Error ? error.message : String(error)}`);
     });
