@@ -96,8 +96,10 @@ export class ConversationsRepository {
     });
   }
 
-  countMessages(tenantId: string, conversationId: string): Promise<number> {
-    return this.prisma.message.count({ where: { tenantId, conversationId } });
+  /** The conversation's message count (kept by the Message_count trigger), null if it is not the tenant's. */
+  async messageCountOf(tenantId: string, conversationId: string): Promise<number | null> {
+    const conversation = await this.prisma.conversation.findFirst({ where: { tenantId, id: conversationId }, select: { messageCount: true } });
+    return conversation?.messageCount ?? null;
   }
 
   private where(tenantId: string, filter: ConversationFilter): Prisma.ConversationWhereInput {

@@ -43,11 +43,14 @@ export class ConversationsService {
   }
 
   async listMessages(tenantId: string, conversationId: string, page: Page): Promise<{ messages: MessageRow[]; pagination: Pagination }> {
-    if (!isUuid(conversationId) || !(await this.conversations.exists(tenantId, conversationId))) throw new NotFoundError('Conversation');
-    const [messages, total] = await Promise.all([
+    if (!isUuid(conversationId)) throw new NotFoundError('Conversation');
+    // Both at once: the page is read within the tenant, so it is empty for anyone else's
+    // conversation, and the trigger-kept messageCount is the total.
+    const [total, messages] = await Promise.all([
+      this.conversations.messageCountOf(tenantId, conversationId),
       this.conversations.listMessages(tenantId, conversationId, page),
-      this.conversations.countMessages(tenantId, conversationId),
     ]);
+    if (total === null) throw new NotFoundError('Conversation');
     return { messages, pagination: toPagination(page, total) };
   }
 

@@ -42,6 +42,14 @@ export interface NewLead {
   createdAt?: Date;
 }
 
+const newestFirst: Prisma.LeadOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
+
+/** From this offset on, a page's ids are found first and its rows read after (see list). */
+export const DEFERRED_JOIN_OFFSET = 500;
+
+/** LeadCounter's botKey for leads without a bot; no bot has this id. */
+const NO_BOT_KEY = '00000000-0000-0000-0000-000000000000';
+
 /** Escapes LIKE wildcards so that `%`, `_` and `\` in a search match themselves. */
 export function escapeLikePattern(term: string): string {
   return term.replace(/[\\%_]/g, (char) => `\\${char}`);
@@ -51,18 +59,27 @@ export function escapeLikePattern(term: string): string {
 export class LeadsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  list(tenantId: string, filter: LeadFilter, page: Page): Promise<LeadRow[]> {
-    return this.prisma.lead.findMany({
-      where: this.where(tenantId, filter),
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      skip: page.offset,
-      take: page.limit,
-      select: leadSelect,
-    });
+  async list(tenantId: string, filter: LeadFilter, page: Page): Promise<LeadRow[]> {
+    const where = this.where(tenantId, filter);
+    const window = { orderBy: newestFirst, skip: page.offset, take: page.limit };
+    if (page.offset < DEFERRED_JOIN_OFFSET) return this.prisma.lead.findMany({ where, ...window, select: leadSelect });
+    // A deep page: the skipped leads are walked in the (tenantId, createdAt, id) index alone (an
+    // index-only scan, ~10x cheaper than reading each skipped row), then the page's rows are read.
+    const ids = await this.prisma.lead.findMany({ where, ...window, select: { id: true } });
+    if (!ids.length) return [];
+    return this.prisma.lead.findMany({ where: { tenantId, id: { in: ids.map((lead) => lead.id) } }, orderBy: newestFirst, select: leadSelect });
   }
 
-  count(tenantId: string, filter: LeadFilter): Promise<number> {
-    return this.prisma.lead.count({ where: this.where(tenantId, filter) });
+  /**
+   * How many leads match. Without search or dates the answer is kept by the Lead_count trigger
+   * (a read of at most one row per bot); otherwise the leads are counted.
+   */
+  async count(tenantId: string, filter: LeadFilter): Promise<number> {
+    if (filter.search !== undefined || filter.from || filter.to || filter.botId === NO_BOT_KEY) {
+      return this.prisma.lead.count({ where: this.where(tenantId, filter) });
+    }
+    const { _sum } = await this.prisma.leadCounter.aggregate({ where: { tenantId, botKey: filter.botId }, _sum: { count: true } });
+    return _sum.count ?? 0;
   }
 
   findById(tenantId: string, leadId: string, tx: PrismaTransaction = this.prisma): Promise<LeadRow | null> {

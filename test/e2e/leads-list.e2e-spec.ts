@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
+import { DEFERRED_JOIN_OFFSET } from '../../src/leads/leads.repository';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
 
@@ -393,6 +394,113 @@ describe('GET /api/v1/leads', () => {
       const response = await list(tenant.key, { botId: bot1, limit: '2', offset: '1' }).expect(200);
       expect(ids(response)).toEqual([lead.C, lead.A]);
       expect(response.body.pagination).toEqual({ total: 4, limit: 2, offset: 1, hasMore: true });
+    });
+  });
+
+  describe(`deep pages (offset ${DEFERRED_JOIN_OFFSET} and more: ids first, then rows)`, () => {
+    let tenant: TestTenant;
+    let bot: string;
+    /** Every lead of the tenant, newest first (createdAt desc, then id desc). */
+    let expected: { id: string; botId: string | null }[];
+
+    beforeAll(async () => {
+      tenant = await createTenant(t, { plan: 'enterprise' });
+      bot = (await createBot(t, tenant.id)).id;
+      // Written directly: 40 leads share each createdAt, so ties are broken by id across pages.
+      const base = Date.parse('2026-01-01T00:00:00.000Z');
+      await t.prisma.lead.createMany({
+        data: Array.from({ length: DEFERRED_JOIN_OFFSET + 60 }, (_, i) => ({
+          tenantId: tenant.id, botId: i % 2 ? bot : null, name: `Deep ${i}`, email: `deep${i}@example.com`, source: 'api' as const, tags: [],
+          createdAt: new Date(base + Math.floor(i / 40) * 1000),
+        })),
+      });
+      expected = await t.prisma.lead.findMany({ where: { tenantId: tenant.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { id: true, botId: true } });
+    });
+
+    it.each([
+      [DEFERRED_JOIN_OFFSET - 10, 20],
+      [DEFERRED_JOIN_OFFSET, 7],
+      [DEFERRED_JOIN_OFFSET + 50, 100],
+    ])('answers offset %p limit %p in order, with whole leads and the total', async (offset, limit) => {
+      const response = await list(tenant.key, { offset: String(offset), limit: String(limit) }).expect(200);
+      expect(ids(response)).toEqual(expected.slice(offset, offset + limit).map((lead) => lead.id));
+      expect(response.body.leads[0]).toEqual(expect.objectContaining({ name: expect.stringMatching(/^Deep \d+$/), email: expect.any(String), status: 'new', tags: [] }));
+      expect(response.body.pagination).toEqual({ total: expected.length, limit, offset, hasMore: offset + limit < expected.length });
+    });
+
+    it('applies the filter on a deep page', async () => {
+      const ofBot = expected.filter((lead) => lead.botId === bot);
+      const response = await list(tenant.key, { botId: bot, offset: '250', limit: '30' }).expect(200);
+      expect(ids(response)).toEqual(ofBot.slice(250, 280).map((lead) => lead.id));
+      const deep = await list(tenant.key, { search: 'deep', offset: String(DEFERRED_JOIN_OFFSET + 55), limit: '10' }).expect(200);
+      expect(ids(deep)).toEqual(expected.slice(DEFERRED_JOIN_OFFSET + 55).map((lead) => lead.id));
+    });
+
+    it('answers an empty page beyond the last lead', async () => {
+      const response = await list(tenant.key, { offset: String(DEFERRED_JOIN_OFFSET + 60) }).expect(200);
+      expect(response.body).toEqual({ leads: [], pagination: { total: expected.length, limit: 20, offset: DEFERRED_JOIN_OFFSET + 60, hasMore: false } });
+    });
+  });
+
+  describe('pagination.total without search or dates (kept by the Lead_count trigger)', () => {
+    let tenant: TestTenant;
+    let bot1: string;
+    let bot2: string;
+    let other: TestTenant;
+
+    beforeAll(async () => {
+      tenant = await createTenant(t, { plan: 'enterprise' });
+      bot1 = (await createBot(t, tenant.id)).id;
+      bot2 = (await createBot(t, tenant.id)).id;
+      for (const botId of [bot1, bot1, bot1, bot2, bot2, undefined, undefined]) await createLead(t, tenant.key, botId ? { botId } : {});
+      await recordConversation(t, tenant.id, bot2, { lead: { name: 'Chat Lead', email: 'chat@example.com' } });
+      other = await createTenant(t, { plan: 'enterprise' });
+      await createLead(t, other.key, { botId: (await createBot(t, other.id)).id });
+    });
+
+    /** The totals the API answers, against a count of the rows themselves. */
+    const expectTotals = async (expected: { all: number; bot1: number; bot2: number }) => {
+      const totals = {
+        all: (await list(tenant.key, { limit: '1' }).expect(200)).body.pagination.total,
+        bot1: (await list(tenant.key, { botId: bot1, limit: '1' }).expect(200)).body.pagination.total,
+        bot2: (await list(tenant.key, { botId: bot2, limit: '1' }).expect(200)).body.pagination.total,
+      };
+      const rows = {
+        all: await t.prisma.lead.count({ where: { tenantId: tenant.id } }),
+        bot1: await t.prisma.lead.count({ where: { tenantId: tenant.id, botId: bot1 } }),
+        bot2: await t.prisma.lead.count({ where: { tenantId: tenant.id, botId: bot2 } }),
+      };
+      expect({ totals, rows }).toEqual({ totals: expected, rows: expected });
+    };
+
+    it('counts API leads with and without a bot and leads captured in chats', async () => {
+      await expectTotals({ all: 8, bot1: 3, bot2: 3 });
+      expect((await list(other.key).expect(200)).body.pagination.total).toBe(1);
+    });
+
+    it('follows a lead moved to another bot, a deleted lead and a deleted bot', async () => {
+      const [moved, deleted] = await t.prisma.lead.findMany({ where: { tenantId: tenant.id, botId: bot1 }, take: 2 });
+      await t.prisma.lead.update({ where: { id: moved.id }, data: { botId: bot2 } });
+      await expectTotals({ all: 8, bot1: 2, bot2: 4 });
+      await t.prisma.lead.delete({ where: { id: deleted.id } });
+      await expectTotals({ all: 7, bot1: 1, bot2: 4 });
+      // Deleting a bot keeps its leads, without a bot (ON DELETE SET NULL).
+      await t.prisma.bot.delete({ where: { id: bot2 } });
+      await expectTotals({ all: 7, bot1: 1, bot2: 0 });
+      expect((await list(other.key).expect(200)).body.pagination.total).toBe(1);
+    });
+
+    it("answers 0 for the nil UUID as botId (the counters' key for leads without a bot)", async () => {
+      const response = await list(tenant.key, { botId: '00000000-0000-0000-0000-000000000000' }).expect(200);
+      expect(response.body).toEqual({ leads: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } });
+    });
+
+    it("removes a tenant's counters with the tenant", async () => {
+      const doomed = await createTenant(t, { plan: 'enterprise' });
+      await createLead(t, doomed.key);
+      expect(await t.prisma.leadCounter.count({ where: { tenantId: doomed.id } })).toBe(1);
+      await t.prisma.tenant.delete({ where: { id: doomed.id } });
+      expect(await t.prisma.leadCounter.count({ where: { tenantId: doomed.id } })).toBe(0);
     });
   });
 
