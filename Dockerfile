@@ -16,6 +16,9 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 # `node` user. Migrations are not applied here: run the one-shot `migrate` command once per deploy.
 FROM node:20.19-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=3000
+# Caps V8's old generation: uncapped, the heap grows towards the host's memory under load before
+# it is collected (bench: 443 MB peak RSS). Raise it with the container's memory limit.
+ENV NODE_OPTIONS="--max-old-space-size=192"
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./package.json
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

@@ -16,6 +16,8 @@ const quick = process.argv.includes('--quick');
 const CONNECTIONS = 50;
 const DURATION = quick ? 4 : 10;
 const WARMUP = quick ? 1 : 3;
+// The service runs as the image runs it (Dockerfile, ENV NODE_OPTIONS).
+const SERVICE_NODE_OPTIONS = /^ENV NODE_OPTIONS="?([^"\n]*)"?$/m.exec(readFileSync(path.join(root, 'Dockerfile'), 'utf8'))?.[1] ?? '';
 const adminUrl = process.env.DATABASE_URL;
 if (!adminUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
 
@@ -97,13 +99,15 @@ async function main() {
     NODE_ENV: 'production', DATABASE_URL: url, API_KEY_PEPPER: BENCH_PEPPER, TRUST_PROXY: 'loopback', LOG_LEVEL: 'info',
     // The benchmark drives one tenant far past its plan: the limiter runs but never refuses.
     RATE_LIMIT_MULTIPLIER: '100000', SHUTDOWN_DRAIN_MS: '0',
+    NODE_OPTIONS: SERVICE_NODE_OPTIONS,
   };
   const servers = {
     service: { port: 3401, proc: start('service', process.execPath, ['dist/main.js'], { ...serviceEnv, PORT: '3401' }) },
     baseline: { port: 3402, proc: start('baseline', process.execPath, ['bench/baseline-server.mjs'], { DATABASE_URL: url, PORT: '3402', BENCH_KEYS: JSON.stringify(keyToTenant) }) },
     serviceNoLimiter: { port: 3403, proc: start('service without limiter', process.execPath, ['dist/main.js'], { ...serviceEnv, PORT: '3403', RATE_LIMIT_DISABLED: 'true' }) },
+    floor: { port: 3404, proc: start('NestJS floor', process.execPath, ['bench/nest-floor.cjs'], { PORT: '3404' }) },
   };
-  for (const server of Object.values(servers)) await waitForHttp(`http://127.0.0.1:${server.port}/health/live`);
+  for (const server of Object.values(servers)) await waitForHttp(`http://127.0.0.1:${server.port}/api/v1/verify`);
 
   const compare = async (scenario) => {
     const baseline = await measure(`http://127.0.0.1:${servers.baseline.port}`, scenario);
@@ -118,11 +122,15 @@ async function main() {
   const leadsSearch = { name: `leads, search "${searchTerm}"`, path: `/api/v1/leads?search=${searchTerm}`, key: big };
 
   const growth = [];
+  let emailSearch;
   for (const total of [10_000, 100_000, 1_000_000]) {
     t = Date.now();
     await growLeads(url, total);
     log(`leads grown to ${total.toLocaleString('en')} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-    for (const scenario of [leadsPage, leadsSearch]) growth.push({ leads: total, ...(await compare(scenario)) });
+    // A lookup by e-mail, as an integration finds one contact: chosen among the first leads, so
+    // the same few leads match at every size.
+    emailSearch ??= await oneEmailSearch(url, tenantIds[0], big);
+    for (const scenario of [leadsPage, leadsSearch, emailSearch]) growth.push({ leads: total, ...(await compare(scenario)) });
   }
   await refreshCounters(url);
 
@@ -141,6 +149,11 @@ async function main() {
   const results = [];
   for (const scenario of scenarios) results.push(await compare(scenario));
 
+  // What the stack allows: an empty NestJS app against the same baseline verify.
+  const floorVerify = await measure(`http://127.0.0.1:${servers.floor.port}`, scenarios[0]);
+  const floor = { ...floorVerify, ratio: +(floorVerify.rps / results[0].baseline.rps).toFixed(2) };
+  log(`empty NestJS app: ${floor.rps} req/s p50 ${floor.p50} p99 ${floor.p99} | ${floor.ratio} of the baseline's verify`);
+
   const limiter = [];
   for (const scenario of [scenarios[0], leadsPage]) {
     const withLimiter = await measure(`http://127.0.0.1:${servers.service.port}`, scenario);
@@ -152,10 +165,19 @@ async function main() {
   const rss = { service: peakRssMb(servers.service.proc.pid), baseline: peakRssMb(servers.baseline.proc.pid) };
   for (const server of Object.values(servers)) await stop(server.proc);
 
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, limiter, peakRssMb: rss, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, floor, limiter, peakRssMb: rss, minutes: +((Date.now() - started) / 60000).toFixed(1) };
   writeFileSync(path.join(root, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(path.join(root, 'bench/results.md'), toMarkdown(report));
   log(`done in ${report.minutes} min: bench/results.md`);
+}
+
+async function oneEmailSearch(url, tenantId, key) {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  const { rows } = await db.query(`SELECT email FROM "Lead" WHERE "tenantId" = $1 ORDER BY "createdAt", id LIMIT 1`, [tenantId]);
+  await db.end();
+  const term = rows[0].email.split('@')[0];
+  return { name: `leads, search "${term}"`, path: `/api/v1/leads?search=${encodeURIComponent(term)}`, key };
 }
 
 function toMarkdown(r) {
@@ -171,7 +193,11 @@ function toMarkdown(r) {
     `|---|---|---|---|---|---|---|---|`,
     ...r.results.map(row),
     ``,
-    `Peak RSS under load: service ${r.peakRssMb.service} MB, baseline ${r.peakRssMb.baseline} MB.`,
+    `Peak RSS under load: service ${r.peakRssMb.service} MB (NODE_OPTIONS ${r.nodeOptions}, as in the Dockerfile), baseline ${r.peakRssMb.baseline} MB.`,
+    ``,
+    `## What the stack allows`,
+    ``,
+    `An empty NestJS application (bench/nest-floor.cjs: Express platform, no middleware, guard, pipe, database or logging) answering verify's JSON from memory: ${r.floor.rps} req/s, p50 ${r.floor.p50} ms, p99 ${r.floor.p99} ms, ${r.floor.ratio} of the baseline's verify (which queries the database).`,
     ``,
     `## Growth with data (the big tenant holds 20% of all leads)`,
     ``,
