@@ -13,6 +13,9 @@ const toLead = (r) => ({ id: r.id, name: r.name, email: r.email, phone: r.phone,
 const toBot = (r) => ({ id: r.id, name: r.name, isActive: r.isActive, avatarUrl: r.avatarUrl, primaryColor: r.primaryColor, language: r.language, messageCount: r.messageCount, conversationCount: r.conversationCount, knowledgeBaseSize: r.knowledgeBaseSize, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) });
 const toMessage = (r) => ({ id: r.id, conversationId: r.conversationId, role: r.role, content: r.content, createdAt: iso(r.createdAt) });
 const DEFERRED_JOIN_OFFSET = 500; // as src/leads/leads.repository.ts
+// BASELINE_SQL=naive: the SQL before the optimisations (count(*) for every total, deep pages read
+// in one query, a conversation's messages counted), to measure them in the same run.
+const naive = process.env.BASELINE_SQL === 'naive';
 const page = (limit, offset, total) => ({ total, limit, offset, hasMore: offset + limit < total });
 
 function leadFilter(tenantId, q) {
@@ -42,12 +45,12 @@ const routes = {
     const offset = Number(q.get('offset') ?? 0);
     const { where, args } = leadFilter(tenantId, q);
     const [list, count] = await Promise.all([
-      offset < DEFERRED_JOIN_OFFSET
+      naive || offset < DEFERRED_JOIN_OFFSET
         ? pool.query(`SELECT ${LEAD} FROM "Lead" WHERE ${where} ORDER BY "createdAt" DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, args)
         : pool.query(`SELECT id FROM "Lead" WHERE ${where} ORDER BY "createdAt" DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, args).then(({ rows }) =>
             pool.query(`SELECT ${LEAD} FROM "Lead" WHERE "tenantId" = $1 AND id = ANY($2) ORDER BY "createdAt" DESC, id DESC`, [tenantId, rows.map((r) => r.id)])),
       // The service's count: the trigger-kept counters unless search or dates are given.
-      q.get('search') || q.get('from') || q.get('to')
+      naive || q.get('search') || q.get('from') || q.get('to')
         ? pool.query(`SELECT count(*)::int AS n FROM "Lead" WHERE ${where}`, args)
         : q.get('botId')
           ? pool.query(`SELECT coalesce(sum(count), 0)::int AS n FROM "LeadCounter" WHERE "tenantId" = $1 AND "botKey" = $2`, [tenantId, q.get('botId')])
@@ -59,7 +62,10 @@ const routes = {
     const limit = Number(q.get('limit') ?? 50);
     const offset = Number(q.get('offset') ?? 0);
     const [count, list] = await Promise.all([
-      pool.query(`SELECT "messageCount" AS n FROM "Conversation" WHERE id = $1 AND "tenantId" = $2`, [id, tenantId]),
+      naive
+        ? pool.query(`SELECT 1 FROM "Conversation" WHERE id = $1 AND "tenantId" = $2`, [id, tenantId]).then((exists) =>
+            exists.rowCount ? pool.query(`SELECT count(*)::int AS n FROM "Message" WHERE "tenantId" = $1 AND "conversationId" = $2`, [tenantId, id]) : exists)
+        : pool.query(`SELECT "messageCount" AS n FROM "Conversation" WHERE id = $1 AND "tenantId" = $2`, [id, tenantId]),
       pool.query(`SELECT id, "conversationId", role, content, "createdAt" FROM "Message" WHERE "tenantId" = $1 AND "conversationId" = $2 ORDER BY "createdAt", id LIMIT ${limit} OFFSET ${offset}`, [tenantId, id]),
     ]);
     if (!count.rowCount) return [404, { error: { code: 'NOT_FOUND', message: 'Conversation not found.', status: 404 } }];

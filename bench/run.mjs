@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { BENCH_PEPPER, createBenchDatabase, growLeads, refreshCounters, seedBase } from './seed.mjs';
+import { BENCH_PEPPER, createBenchDatabase, growLeads, refreshCounters, refreshLeadCounters, seedBase } from './seed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -105,6 +105,7 @@ async function main() {
     service: { port: 3401, proc: start('service', process.execPath, ['dist/main.js'], { ...serviceEnv, PORT: '3401' }) },
     baseline: { port: 3402, proc: start('baseline', process.execPath, ['bench/baseline-server.mjs'], { DATABASE_URL: url, PORT: '3402', BENCH_KEYS: JSON.stringify(keyToTenant) }) },
     serviceNoLimiter: { port: 3403, proc: start('service without limiter', process.execPath, ['dist/main.js'], { ...serviceEnv, PORT: '3403', RATE_LIMIT_DISABLED: 'true' }) },
+    baselineNaive: { port: 3405, proc: start('baseline, SQL before the optimisations', process.execPath, ['bench/baseline-server.mjs'], { DATABASE_URL: url, PORT: '3405', BENCH_KEYS: JSON.stringify(keyToTenant), BASELINE_SQL: 'naive' }) },
     floor: { port: 3404, proc: start('NestJS floor', process.execPath, ['bench/nest-floor.cjs'], { PORT: '3404' }) },
   };
   for (const server of Object.values(servers)) await waitForHttp(`http://127.0.0.1:${server.port}/api/v1/verify`);
@@ -154,6 +155,23 @@ async function main() {
   const floor = { ...floorVerify, ratio: +(floorVerify.rps / results[0].baseline.rps).toFixed(2) };
   log(`empty NestJS app: ${floor.rps} req/s p50 ${floor.p50} p99 ${floor.p99} | ${floor.ratio} of the baseline's verify`);
 
+  // The SQL optimisations, before and after in this run: the baseline with the earlier SQL.
+  const sqlChanges = [];
+  for (const [change, scenario] of [['lead totals from counters', scenarios[2]], ['deep page: index first', scenarios[3]], ['message total from the conversation', scenarios[6]]]) {
+    const before = await measure(`http://127.0.0.1:${servers.baselineNaive.port}`, scenario);
+    const after = results.find((row) => row.scenario === scenario.name).baseline;
+    sqlChanges.push({ change, scenario: scenario.name, before, after, speedup: +(after.rps / before.rps).toFixed(1) });
+    log(`${change} (${scenario.name}): before ${before.rps} req/s p50 ${before.p50}, after ${after.rps} req/s p50 ${after.p50}`);
+  }
+  // The lead counter trigger's cost on inserts: the same inserts with the trigger disabled.
+  const createLead = scenarios[7];
+  const withTrigger = results.find((row) => row.scenario === createLead.name).baseline;
+  await setLeadCountTrigger(url, false);
+  const withoutTrigger = await measure(`http://127.0.0.1:${servers.baseline.port}`, createLead);
+  await setLeadCountTrigger(url, true);
+  const trigger = { scenario: createLead.name, withTrigger, withoutTrigger, costPct: +((1 - withTrigger.rps / withoutTrigger.rps) * 100).toFixed(1) };
+  log(`lead counter trigger on ${createLead.name}: with ${withTrigger.rps} req/s, without ${withoutTrigger.rps} req/s`);
+
   const limiter = [];
   for (const scenario of [scenarios[0], leadsPage]) {
     const withLimiter = await measure(`http://127.0.0.1:${servers.service.port}`, scenario);
@@ -165,10 +183,19 @@ async function main() {
   const rss = { service: peakRssMb(servers.service.proc.pid), baseline: peakRssMb(servers.baseline.proc.pid) };
   for (const server of Object.values(servers)) await stop(server.proc);
 
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, floor, limiter, peakRssMb: rss, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, minutes: +((Date.now() - started) / 60000).toFixed(1) };
   writeFileSync(path.join(root, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(path.join(root, 'bench/results.md'), toMarkdown(report));
   log(`done in ${report.minutes} min: bench/results.md`);
+}
+
+/** Disables or re-enables the Lead_count trigger; re-enabled, the counters are set from the rows again. */
+async function setLeadCountTrigger(url, enabled) {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  await db.query(`ALTER TABLE "Lead" ${enabled ? 'ENABLE' : 'DISABLE'} TRIGGER "Lead_count"`);
+  if (enabled) await refreshLeadCounters(db);
+  await db.end();
 }
 
 async function oneEmailSearch(url, tenantId, key) {
@@ -204,6 +231,14 @@ function toMarkdown(r) {
     `| total leads | scenario | service req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | service/baseline |`,
     `|---|---|---|---|---|---|---|---|---|`,
     ...r.growth.map((x) => `| ${x.leads.toLocaleString('en')} ` + row(x)),
+    ``,
+    `## Optimisations of the SQL, before and after (the baseline with the earlier SQL, same run)`,
+    ``,
+    `| change | scenario | before req/s | p50 ms | p99 ms | after req/s | p50 ms | p99 ms | speed-up |`,
+    `|---|---|---|---|---|---|---|---|---|`,
+    ...r.sqlChanges.map((x) => `| ${x.change} | ${x.scenario} | ${x.before.rps} | ${x.before.p50} | ${x.before.p99} | ${x.after.rps} | ${x.after.p50} | ${x.after.p99} | ${x.speedup}x |`),
+    ``,
+    `Cost of the lead counter trigger on inserts (baseline, ${r.trigger.scenario}): ${r.trigger.withTrigger.rps} req/s with it, ${r.trigger.withoutTrigger.rps} without (${r.trigger.costPct}%).`,
     ``,
     `## Cost of the rate limiter (in-process store)`,
     ``,

@@ -117,13 +117,18 @@ export async function growLeads(url, total) {
       JOIN bench_bot b ON b.tenant_idx = t.idx AND b.idx = g % ${BOTS_PER_TENANT}`);
   }
   // The load ran without triggers: the lead counters are set from the rows, as the trigger would have.
-  await db.query(`DELETE FROM "LeadCounter"`);
-  await db.query(`INSERT INTO "LeadCounter" ("tenantId", "botKey", "count")
-    SELECT "tenantId", COALESCE("botId", '00000000-0000-0000-0000-000000000000'), count(*)::int FROM "Lead" GROUP BY 1, 2`);
+  await refreshLeadCounters(db);
   // A bulk load leaves the visibility map unset, which autovacuum would soon fix in production;
   // without it index-only scans (the counts) visit every heap page.
   await db.query(`VACUUM ANALYZE "Lead"`);
   await db.end();
+}
+
+/** Sets the lead counters (LeadCounter) from the rows, as the Lead_count trigger would have. */
+export async function refreshLeadCounters(db) {
+  await db.query(`DELETE FROM "LeadCounter"`);
+  await db.query(`INSERT INTO "LeadCounter" ("tenantId", "botKey", "shard", "count")
+    SELECT "tenantId", COALESCE("botId", '00000000-0000-0000-0000-000000000000'), lead_counter_shard(id), count(*)::int FROM "Lead" GROUP BY 1, 2, 3`);
 }
 
 /** Sets the trigger-kept counters from the rows, as the triggers would have. */

@@ -72,7 +72,7 @@ export class LeadsRepository {
 
   /**
    * How many leads match. Without search or dates the answer is kept by the Lead_count trigger
-   * (a read of at most one row per bot); otherwise the leads are counted.
+   * (a sum over at most 64 rows per bot); otherwise the leads are counted.
    */
   async count(tenantId: string, filter: LeadFilter): Promise<number> {
     if (filter.search !== undefined || filter.from || filter.to || filter.botId === NO_BOT_KEY) {
