@@ -193,8 +193,12 @@ async function main() {
 async function setLeadCountTrigger(url, enabled) {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
+  // One transaction: ALTER TABLE locks out inserts (such as requests the load generator left in
+  // flight) until the counters are set again.
+  await db.query('BEGIN');
   await db.query(`ALTER TABLE "Lead" ${enabled ? 'ENABLE' : 'DISABLE'} TRIGGER "Lead_count"`);
   if (enabled) await refreshLeadCounters(db);
+  await db.query('COMMIT');
   await db.end();
 }
 
