@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -19,10 +20,21 @@ export interface DatabaseConnection {
 
 export const DATABASE_CONNECTION = Symbol('DATABASE_CONNECTION');
 
+/** The extensions the migrations create (search indexes), loaded into every embedded database. */
+export const EMBEDDED_EXTENSIONS = { pg_trgm, btree_gin };
+
+/**
+ * The database for applying migrations: without the per-request statement timeout, which an index
+ * built over a big table would exceed (the migration would fail and be left for manual repair).
+ */
+export function openMigrationConnection(config: AppConfig['database']): Promise<DatabaseConnection> {
+  return openDatabaseConnection(config.kind === 'postgres' ? { ...config, statementTimeoutMs: 0 } : config);
+}
+
 export async function openDatabaseConnection(config: AppConfig['database']): Promise<DatabaseConnection> {
   if (config.kind === 'postgres') return openPostgres(config);
   await mkdir(config.dataDir, { recursive: true });
-  return openEmbedded(await PGlite.create({ dataDir: config.dataDir, extensions: { pg_trgm } }));
+  return openEmbedded(await PGlite.create({ dataDir: config.dataDir, extensions: EMBEDDED_EXTENSIONS }));
 }
 
 function openPostgres(config: Extract<AppConfig['database'], { kind: 'postgres' }>): DatabaseConnection {
@@ -32,11 +44,12 @@ function openPostgres(config: Extract<AppConfig['database'], { kind: 'postgres' 
     // A request waits at most 2 s for a pooled connection, then gets 503 (pool exhausted).
     connectionTimeoutMillis: 2_000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: config.statementTimeoutMs,
+    // 0 (migrations): no limit, as an index built over a big table may take minutes.
+    statement_timeout: config.statementTimeoutMs || undefined,
     // The driver adapter sends dates as UTC wall-clock times without a zone; the session zone must
     // be UTC for timestamptz comparisons to be right whatever the server's default.
     options: '-c TimeZone=UTC',
-    query_timeout: config.statementTimeoutMs + 1_000,
+    query_timeout: config.statementTimeoutMs ? config.statementTimeoutMs + 1_000 : undefined,
   });
   // An idle client losing its server emits 'error' on the pool; unhandled, it would end the process.
   const logger = new Logger('Database');

@@ -1,11 +1,11 @@
 import { loadConfig } from '../config/env';
-import { openDatabaseConnection } from './database-connection';
+import { openMigrationConnection } from './database-connection';
 import { applyMigrations } from './migrate';
 
 /** `npm run db:migrate`: applies pending migrations to DATABASE_URL, or to the embedded database. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const connection = await openDatabaseConnection(config.database);
+  const connection = await openMigrationConnection(config.database);
   try {
     const applied = await applyMigrations(connection.adapterFactory);
     console.log(applied.length ? `Applied migrations: ${applied.join(', ')}` : 'The database is up to date.');

@@ -1,8 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { openEmbedded } from './database-connection';
+import { EMBEDDED_EXTENSIONS, openEmbedded } from './database-connection';
 import { loadMigrationsList, MIGRATIONS_DIR, readSchema } from './migrate';
 import { NO_SCHEMA_FILTER, openSchemaEngine } from './schema-engine';
 
@@ -14,11 +13,11 @@ import { NO_SCHEMA_FILTER, openSchemaEngine } from './schema-engine';
 async function main(): Promise<void> {
   const name = process.argv[2];
   if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error('Give the migration a snake_case name: npm run db:migration:create -- add_things');
-  const connection = openEmbedded(await PGlite.create({ extensions: { pg_trgm } }));
+  const connection = openEmbedded(await PGlite.create({ extensions: EMBEDDED_EXTENSIONS }));
   // The engine replays the migrations in a shadow database. The PGlite adapter's own shadow lacks
   // pg_trgm and does not await scripts, so the init migration failed unnoticed there and the diff
   // started from an empty database; a second embedded database opened like the first replays them.
-  const shadow = openEmbedded(await PGlite.create({ extensions: { pg_trgm } }));
+  const shadow = openEmbedded(await PGlite.create({ extensions: EMBEDDED_EXTENSIONS }));
   connection.adapterFactory.connectToShadowDb = () => shadow.adapterFactory.connect();
   const schema = await readSchema();
   const engine = await openSchemaEngine(connection.adapterFactory, schema);

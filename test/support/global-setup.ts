@@ -3,9 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Client } from 'pg';
-import { openDatabaseConnection, openEmbedded } from '../../src/database/database-connection';
+import { EMBEDDED_EXTENSIONS, openDatabaseConnection, openEmbedded } from '../../src/database/database-connection';
 import { applyMigrations } from '../../src/database/migrate';
 import { E2E_DATABASE_URL, E2E_PGLITE_SNAPSHOT } from './test-database';
 
@@ -42,7 +41,7 @@ async function prepareDatabase(): Promise<void> {
     process.env[E2E_DATABASE_URL] = url.toString();
     return;
   }
-  const pglite = await PGlite.create({ extensions: { pg_trgm } });
+  const pglite = await PGlite.create({ extensions: EMBEDDED_EXTENSIONS });
   await applyMigrations(openEmbedded(pglite).adapterFactory);
   const snapshot = path.join(tmpdir(), `e2e-pglite-${process.pid}-${randomBytes(3).toString('hex')}.tar.gz`);
   await writeFile(snapshot, Buffer.from(await (await pglite.dumpDataDir('gzip')).arrayBuffer()));

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { DatabaseConnection, openDatabaseConnection, openEmbedded } from '../../src/database/database-connection';
+import { DatabaseConnection, EMBEDDED_EXTENSIONS, openDatabaseConnection, openEmbedded } from '../../src/database/database-connection';
 
 /** Set by the global setup: a migrated PostgreSQL database for this run, or a migrated PGlite snapshot. */
 export const E2E_DATABASE_URL = 'E2E_DATABASE_URL';
@@ -16,6 +15,6 @@ export async function openTestDatabase(): Promise<DatabaseConnection> {
   if (url) return openDatabaseConnection({ kind: 'postgres', url, statementTimeoutMs: 10_000, poolSize: 5 });
   const snapshot = process.env[E2E_PGLITE_SNAPSHOT];
   if (!snapshot) throw new Error('The e2e global setup did not prepare a database');
-  const pglite = await PGlite.create({ loadDataDir: new Blob([await readFile(snapshot)]), extensions: { pg_trgm } });
+  const pglite = await PGlite.create({ loadDataDir: new Blob([await readFile(snapshot)]), extensions: EMBEDDED_EXTENSIONS });
   return openEmbedded(pglite);
 }

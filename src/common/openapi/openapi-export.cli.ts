@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../../app.module';
 import { loadConfig } from '../../config/env';
 import { configureApp } from '../../configure-app';
-import { openEmbedded } from '../../database/database-connection';
+import { EMBEDDED_EXTENSIONS, openEmbedded } from '../../database/database-connection';
 import { OpenApiDocumentStore } from './openapi-document.store';
 
 /**
@@ -17,7 +16,7 @@ import { OpenApiDocumentStore } from './openapi-document.store';
 async function main(): Promise<void> {
   const target = path.resolve(process.argv[2] ?? 'openapi.json');
   const config = loadConfig({ LOG_LEVEL: 'silent', DEMO_DATA: 'false' });
-  const connection = openEmbedded(await PGlite.create({ extensions: { pg_trgm } }));
+  const connection = openEmbedded(await PGlite.create({ extensions: EMBEDDED_EXTENSIONS }));
   const app = await NestFactory.create(AppModule.forRoot(config, connection), { bodyParser: false, logger: false, abortOnError: false });
   try {
     configureApp(app, config);
