@@ -70,10 +70,6 @@ export class ConversationsRepository {
     return tx.conversation.findFirst({ where: { tenantId, id: conversationId }, select: conversationSelect });
   }
 
-  exists(tenantId: string, conversationId: string): Promise<boolean> {
-    return this.prisma.conversation.count({ where: { tenantId, id: conversationId } }).then((count) => count > 0);
-  }
-
   create(tenantId: string, data: NewConversation, tx: PrismaTransaction): Promise<{ id: string }> {
     return tx.conversation.create({ data: { tenantId, ...data }, select: { id: true } });
   }
