@@ -410,7 +410,7 @@ describe('GET /api/v1/leads', () => {
       const base = Date.parse('2026-01-01T00:00:00.000Z');
       await t.prisma.lead.createMany({
         data: Array.from({ length: DEFERRED_JOIN_OFFSET + 60 }, (_, i) => ({
-          tenantId: tenant.id, botId: i % 2 ? bot : null, name: `Deep ${i}`, email: `deep${i}@example.com`, source: 'api' as const, tags: [],
+          tenantId: tenant.id, botId: i % 10 ? bot : null, name: `Deep ${i}`, email: `deep${i}@example.com`, source: 'api' as const, tags: [],
           createdAt: new Date(base + Math.floor(i / 40) * 1000),
         })),
       });
@@ -428,12 +428,17 @@ describe('GET /api/v1/leads', () => {
       expect(response.body.pagination).toEqual({ total: expected.length, limit, offset, hasMore: offset + limit < expected.length });
     });
 
-    it('applies the filter on a deep page', async () => {
+    it('applies botId, dates and search on a deep page', async () => {
       const ofBot = expected.filter((lead) => lead.botId === bot);
-      const response = await list(tenant.key, { botId: bot, offset: '250', limit: '30' }).expect(200);
-      expect(ids(response)).toEqual(ofBot.slice(250, 280).map((lead) => lead.id));
-      const deep = await list(tenant.key, { search: 'deep', offset: String(DEFERRED_JOIN_OFFSET + 55), limit: '10' }).expect(200);
-      expect(ids(deep)).toEqual(expected.slice(DEFERRED_JOIN_OFFSET + 55).map((lead) => lead.id));
+      expect(ofBot.length).toBeGreaterThan(DEFERRED_JOIN_OFFSET);
+      const byBot = await list(tenant.key, { botId: bot, offset: String(DEFERRED_JOIN_OFFSET), limit: '10' }).expect(200);
+      expect(ids(byBot)).toEqual(ofBot.slice(DEFERRED_JOIN_OFFSET).map((lead) => lead.id));
+      expect(byBot.body.pagination).toEqual({ total: ofBot.length, limit: 10, offset: DEFERRED_JOIN_OFFSET, hasMore: false });
+      const byDates = await list(tenant.key, { from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T00:00:13.000Z', offset: String(DEFERRED_JOIN_OFFSET + 20), limit: '10' }).expect(200);
+      // Seconds 0..13 hold leads 0..559; newest first, so the window is the whole list.
+      expect(ids(byDates)).toEqual(expected.slice(DEFERRED_JOIN_OFFSET + 20, DEFERRED_JOIN_OFFSET + 30).map((lead) => lead.id));
+      const bySearch = await list(tenant.key, { search: 'deep', offset: String(DEFERRED_JOIN_OFFSET + 55), limit: '10' }).expect(200);
+      expect(ids(bySearch)).toEqual(expected.slice(DEFERRED_JOIN_OFFSET + 55).map((lead) => lead.id));
     });
 
     it('answers an empty page beyond the last lead', async () => {
@@ -495,12 +500,18 @@ describe('GET /api/v1/leads', () => {
       expect(response.body).toEqual({ leads: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } });
     });
 
-    it("removes a tenant's counters with the tenant", async () => {
+    it("deletes a tenant with its bots, leads and counters, and leaves other tenants' totals alone", async () => {
       const doomed = await createTenant(t, { plan: 'enterprise' });
+      const doomedBot = (await createBot(t, doomed.id)).id;
+      for (let i = 0; i < 5; i++) await createLead(t, doomed.key, { botId: doomedBot });
       await createLead(t, doomed.key);
-      expect(await t.prisma.leadCounter.count({ where: { tenantId: doomed.id } })).toBe(1);
+      await recordConversation(t, doomed.id, doomedBot, { lead: { name: 'Chat Lead', email: 'chat@example.com' } });
+      expect((await list(doomed.key).expect(200)).body.pagination.total).toBe(7);
+      // The cascade deletes the bots first, setting their leads' botId to null, then the leads.
       await t.prisma.tenant.delete({ where: { id: doomed.id } });
+      expect(await t.prisma.lead.count({ where: { tenantId: doomed.id } })).toBe(0);
       expect(await t.prisma.leadCounter.count({ where: { tenantId: doomed.id } })).toBe(0);
+      expect((await list(other.key).expect(200)).body.pagination.total).toBe(1);
     });
   });
 
