@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/access/access.decorators';
 import { NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { ApiAdminEndpoint, ApiIdParam } from '../common/openapi/openapi.decorators';
+import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../common/openapi/openapi.decorators';
 import { isUuid } from '../common/validation/uuid';
 import { ApiKeyListResponse, CreatedApiKeyResponse, toApiKeyResponse } from '../tenancy/api-keys/api-key.mapper';
 import { ApiKeysService } from '../tenancy/api-keys/api-keys.service';
@@ -25,7 +25,7 @@ export class AdminApiKeysController {
     description: 'The answer carries the full key, once; only its digest is stored. Needs the Pro plan or higher.',
     status: 201,
     type: CreatedApiKeyResponse,
-    errors: [ErrorCode.VALIDATION_ERROR, ErrorCode.PLAN_UPGRADE_REQUIRED, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE],
+    errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_UPGRADE_REQUIRED],
   })
   @ApiIdParam('tenantId', 'Tenant')
   async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {

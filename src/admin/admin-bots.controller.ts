@@ -4,14 +4,12 @@ import { BotEnvelope, KnowledgeDocumentEnvelope, toBotResponse, toKnowledgeDocum
 import { BotsService } from '../bots/bots.service';
 import { AdminOnly } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
-import { ApiAdminEndpoint, ApiIdParam } from '../common/openapi/openapi.decorators';
+import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../common/openapi/openapi.decorators';
 import { ConversationEnvelope, toConversationResponse } from '../conversations/conversation.mapper';
 import { ConversationsService } from '../conversations/conversations.service';
 import { CreateBotDto, CreateDocumentDto, UpdateBotDto } from './dto/bot.dto';
 import { RecordConversationDto } from './dto/conversation.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
-
-const BODY_ERRORS = [ErrorCode.VALIDATION_ERROR, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE];
 
 @Controller('admin/v1/tenants/:tenantId/bots')
 @AdminOnly()
@@ -24,14 +22,14 @@ export class AdminBotsController {
 
   @Post()
   @HttpCode(201)
-  @ApiAdminEndpoint({ operationId: 'createBot', summary: 'Create a bot', description: "Within the plan's bot limit.", status: 201, type: BotEnvelope, errors: [...BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED] })
+  @ApiAdminEndpoint({ operationId: 'createBot', summary: 'Create a bot', description: "Within the plan's bot limit.", status: 201, type: BotEnvelope, errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED] })
   @ApiIdParam('tenantId', 'Tenant')
   async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateBotDto): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.createBot(tenantId, body)) };
   }
 
   @Patch(':botId')
-  @ApiAdminEndpoint({ operationId: 'updateBot', summary: 'Change a bot’s settings or switch it on or off', type: BotEnvelope, errors: BODY_ERRORS })
+  @ApiAdminEndpoint({ operationId: 'updateBot', summary: 'Change a bot’s settings or switch it on or off', type: BotEnvelope, errors: JSON_BODY_ERRORS })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
   async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: UpdateBotDto): Promise<BotEnvelope> {
@@ -40,7 +38,7 @@ export class AdminBotsController {
 
   @Post(':botId/documents')
   @HttpCode(201)
-  @ApiAdminEndpoint({ operationId: 'addKnowledgeDocument', summary: 'Add a document to a bot’s knowledge base', status: 201, type: KnowledgeDocumentEnvelope, errors: BODY_ERRORS })
+  @ApiAdminEndpoint({ operationId: 'addKnowledgeDocument', summary: 'Add a document to a bot’s knowledge base', status: 201, type: KnowledgeDocumentEnvelope, errors: JSON_BODY_ERRORS })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
   async addDocument(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: CreateDocumentDto): Promise<KnowledgeDocumentEnvelope> {
@@ -55,7 +53,7 @@ export class AdminBotsController {
     description: 'Stores the conversation with its messages and captured lead in one transaction.',
     status: 201,
     type: ConversationEnvelope,
-    errors: BODY_ERRORS,
+    errors: JSON_BODY_ERRORS,
   })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')

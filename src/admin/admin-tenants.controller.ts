@@ -2,13 +2,11 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/com
 import { ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
-import { ApiAdminEndpoint, ApiIdParam } from '../common/openapi/openapi.decorators';
+import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../common/openapi/openapi.decorators';
 import { TenantEnvelope, toTenantResponse } from '../tenancy/tenant.mapper';
 import { TenantsService } from '../tenancy/tenants.service';
 import { CreateTenantDto, UpdateTenantDto } from './dto/tenant.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
-
-const BODY_ERRORS = [ErrorCode.VALIDATION_ERROR, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE];
 
 @Controller('admin/v1/tenants')
 @AdminOnly()
@@ -18,7 +16,7 @@ export class AdminTenantsController {
 
   @Post()
   @HttpCode(201)
-  @ApiAdminEndpoint({ operationId: 'createTenant', summary: 'Create a tenant', status: 201, type: TenantEnvelope, errors: [...BODY_ERRORS, ErrorCode.CONFLICT] })
+  @ApiAdminEndpoint({ operationId: 'createTenant', summary: 'Create a tenant', status: 201, type: TenantEnvelope, errors: [...JSON_BODY_ERRORS, ErrorCode.CONFLICT] })
   async create(@Body() body: CreateTenantDto): Promise<TenantEnvelope> {
     return { tenant: toTenantResponse(await this.tenants.createTenant(body)) };
   }
@@ -31,7 +29,7 @@ export class AdminTenantsController {
   }
 
   @Patch(':tenantId')
-  @ApiAdminEndpoint({ operationId: 'updateTenant', summary: 'Rename a tenant or change its plan', description: 'A plan change applies from the next request on and is audited.', type: TenantEnvelope, errors: BODY_ERRORS })
+  @ApiAdminEndpoint({ operationId: 'updateTenant', summary: 'Rename a tenant or change its plan', description: 'A plan change applies from the next request on and is audited.', type: TenantEnvelope, errors: JSON_BODY_ERRORS })
   @ApiIdParam('tenantId', 'Tenant')
   async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: UpdateTenantDto): Promise<TenantEnvelope> {
     return { tenant: toTenantResponse(await this.tenants.updateTenant(tenantId, body)) };

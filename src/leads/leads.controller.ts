@@ -6,7 +6,7 @@ import { ErrorCode } from '../common/errors/error-codes';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKey } from '../common/idempotency/idempotency-key.decorator';
 import { sendRecorded } from '../common/idempotency/idempotent-response';
 import type { ApiPrincipal } from '../common/http/request-context';
-import { ApiIdParam, ApiV1Endpoint, headerRef } from '../common/openapi/openapi.decorators';
+import { ApiIdParam, ApiV1Endpoint, headerRef, JSON_BODY_ERRORS } from '../common/openapi/openapi.decorators';
 import { NoQueryDto, toPage } from '../common/paging/pagination';
 import { Scope } from '../tenancy/api-keys/scopes';
 import { CreateLeadDto } from './dto/create-lead.dto';
@@ -14,8 +14,6 @@ import { ListLeadsQueryDto } from './dto/list-leads.query';
 import { UpdateLeadDto } from './dto/update-lead.dto';
 import { LeadEnvelope, LeadListResponse, toLeadResponse } from './lead.mapper';
 import { LeadsService } from './leads.service';
-
-const BODY_ERRORS = [ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE];
 
 @Controller('api/v1/leads')
 @ApiTags('Leads')
@@ -52,7 +50,7 @@ export class LeadsController {
     status: 201,
     type: LeadEnvelope,
     headers: { Location: headerRef('Location'), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
-    errors: [...BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
+    errors: [...JSON_BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
   })
   @ApiHeader({
     name: IDEMPOTENCY_KEY_HEADER,
@@ -76,7 +74,7 @@ export class LeadsController {
     summary: 'Move a lead along the status machine',
     scopes: [Scope.LeadsWrite],
     type: LeadEnvelope,
-    errors: [ErrorCode.NOT_FOUND, ErrorCode.INVALID_STATUS_TRANSITION, ...BODY_ERRORS],
+    errors: [ErrorCode.NOT_FOUND, ErrorCode.INVALID_STATUS_TRANSITION, ...JSON_BODY_ERRORS],
   })
   @ApiIdParam('id', 'Lead')
   async update(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Body() body: UpdateLeadDto, @Query() _query: NoQueryDto): Promise<LeadEnvelope> {

@@ -140,6 +140,9 @@ export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorat
   return applyDecorators(ApiExtraModels(ErrorEnvelope), ...errorDecorators(codes, 'other'));
 }
 
+/** The errors of a request with a JSON body (JsonBodyInterceptor, then the body's DTO). */
+export const JSON_BODY_ERRORS: readonly ErrorCode[] = [ErrorCode.VALIDATION_ERROR, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE];
+
 export interface EndpointDocs {
   operationId: string;
   summary: string;
@@ -151,7 +154,7 @@ export interface EndpointDocs {
   /** Headers of the success answer beyond X-Request-Id (and the rate-limit headers on /api/v1). */
   headers?: HeadersObject;
   /** The endpoint's own error codes, beyond the ones its kind of route always has. */
-  errors?: ErrorCode[];
+  errors?: readonly ErrorCode[];
 }
 
 function successResponse(docs: EndpointDocs, headers: HeadersObject, description: string) {
