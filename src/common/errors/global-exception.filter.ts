@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { Prisma } from '../../generated/prisma/client';
+import { sqlStateOf } from '../../database/sql-state';
 import type { AppRequest } from '../http/request-context';
 import { AppError, ValidationError } from './app-error';
 import { ErrorCode } from './error-codes';
@@ -125,12 +126,6 @@ function isDatabaseUnavailable(exception: unknown): boolean {
       /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout/i.test(exception.message);
   }
   return false;
-}
-
-/** The SQLSTATE behind a Prisma error raised by the driver adapter (`meta.driverAdapterError.cause`). */
-function sqlStateOf(exception: Prisma.PrismaClientKnownRequestError): unknown {
-  const cause = (exception.meta as { driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } } | undefined)?.driverAdapterError?.cause;
-  return cause?.originalCode ?? cause?.code;
 }
 
 function fromBodyParserError(exception: unknown): AppError | undefined {

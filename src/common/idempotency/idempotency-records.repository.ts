@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../../generated/prisma/client';
 import { PrismaService, PrismaTransaction } from '../../database/prisma.service';
+import { sqlStateOf } from '../../database/sql-state';
 import type { RecordedResponse } from './idempotent-response';
 
 const recordSelect = { requestHash: true, status: true, responseBody: true, location: true } satisfies Prisma.IdempotencyRecordSelect;
@@ -70,7 +71,5 @@ export class IdempotencyRecordsRepository {
 
 /** A raw query that failed with PostgreSQL's lock_not_available (55P03), as the driver adapter reports it. */
 function isLockNotAvailable(error: unknown): boolean {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== 'P2010') return false;
-  const cause = (error.meta as { driverAdapterError?: { cause?: { originalCode?: unknown } } } | undefined)?.driverAdapterError?.cause;
-  return cause?.originalCode === LOCK_NOT_AVAILABLE;
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2010' && sqlStateOf(error) === LOCK_NOT_AVAILABLE;
 }

@@ -1,0 +1,11 @@
+import { Prisma } from '../generated/prisma/client';
+
+/**
+ * The PostgreSQL SQLSTATE behind a Prisma error raised by the driver adapter
+ * (`meta.driverAdapterError.cause`), e.g. `55P03` or `57P03`; undefined for any other error.
+ */
+export function sqlStateOf(error: unknown): unknown {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return undefined;
+  const cause = (error.meta as { driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } } | undefined)?.driverAdapterError?.cause;
+  return cause?.originalCode ?? cause?.code;
+}
