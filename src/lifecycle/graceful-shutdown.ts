@@ -34,7 +34,6 @@ export function installGracefulShutdown(app: INestApplication, server: Server, t
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const sweeper = setInterval(() => server.closeIdleConnections(), 100);
-    void closed.then(() => clearInterval(sweeper));
     const finished = await Promise.race([closed.then(() => true), sleep(timings.graceMs).then(() => false)]);
     clearInterval(sweeper);
     if (!finished) {
