@@ -8,8 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { BENCH_PEPPER, createBenchDatabase, growLeads, refreshCounters, refreshLeadCounters, seedBase } from './seed.mjs';
+import { BENCH_PEPPER, createBenchDatabase, growLeads, refreshCounters, refreshLeadCounters, seedBase, withDatabase } from './seed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -95,12 +94,14 @@ async function main() {
   const keys = await seedBase(url);
   log(`seeded tenants, bots, 50,000 conversations, 1,000,000 messages in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  const tenantIds = (await db.query(`SELECT idx, id FROM bench_tenant ORDER BY idx`)).rows.map((r) => r.id);
-  const bigBot = (await db.query(`SELECT id FROM bench_bot WHERE tenant_idx = 0 AND idx = 0`)).rows[0].id;
-  const conversation = (await db.query(`SELECT id FROM "Conversation" WHERE "tenantId" = $1 ORDER BY "createdAt" DESC LIMIT 1`, [tenantIds[0]])).rows[0].id;
-  await db.end();
+  const { tenantIds, bigBot, conversation } = await withDatabase(url, async (db) => {
+    const ids = (await db.query(`SELECT idx, id FROM bench_tenant ORDER BY idx`)).rows.map((r) => r.id);
+    return {
+      tenantIds: ids,
+      bigBot: (await db.query(`SELECT id FROM bench_bot WHERE tenant_idx = 0 AND idx = 0`)).rows[0].id,
+      conversation: (await db.query(`SELECT id FROM "Conversation" WHERE "tenantId" = $1 ORDER BY "createdAt" DESC LIMIT 1`, [ids[0]])).rows[0].id,
+    };
+  });
   const keyToTenant = Object.fromEntries(keys.map((key, idx) => [key, tenantIds[idx]]));
   const big = keys[0];
   const small = keys[1];
@@ -200,23 +201,19 @@ async function main() {
 }
 
 /** Disables or re-enables the Lead_count trigger; re-enabled, the counters are set from the rows again. */
-async function setLeadCountTrigger(url, enabled) {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  // One transaction: ALTER TABLE locks out inserts (such as requests the load generator left in
-  // flight) until the counters are set again.
-  await db.query('BEGIN');
-  await db.query(`ALTER TABLE "Lead" ${enabled ? 'ENABLE' : 'DISABLE'} TRIGGER "Lead_count"`);
-  if (enabled) await refreshLeadCounters(db);
-  await db.query('COMMIT');
-  await db.end();
+function setLeadCountTrigger(url, enabled) {
+  return withDatabase(url, async (db) => {
+    // One transaction: ALTER TABLE locks out inserts (such as requests the load generator left in
+    // flight) until the counters are set again.
+    await db.query('BEGIN');
+    await db.query(`ALTER TABLE "Lead" ${enabled ? 'ENABLE' : 'DISABLE'} TRIGGER "Lead_count"`);
+    if (enabled) await refreshLeadCounters(db);
+    await db.query('COMMIT');
+  });
 }
 
 async function oneEmailSearch(url, tenantId, key) {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  const { rows } = await db.query(`SELECT email FROM "Lead" WHERE "tenantId" = $1 ORDER BY "createdAt", id LIMIT 1`, [tenantId]);
-  await db.end();
+  const { rows } = await withDatabase(url, (db) => db.query(`SELECT email FROM "Lead" WHERE "tenantId" = $1 ORDER BY "createdAt", id LIMIT 1`, [tenantId]));
   const term = rows[0].email.split('@')[0];
   return { name: `leads, search "${term}"`, path: `/api/v1/leads?search=${encodeURIComponent(term)}`, key };
 }

@@ -23,105 +23,113 @@ const DOMAINS = ['example.com','mail.example','corp.example','inbox.test','post.
 
 const sqlArray = (values) => `ARRAY[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(',')}]`;
 
+/** Runs `work` on a connection of its own to `url`, closed afterwards whatever happens. */
+export async function withDatabase(url, work) {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    return await work(db);
+  } finally {
+    await db.end();
+  }
+}
+
 export async function createBenchDatabase(adminUrl, name) {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
+  await withDatabase(adminUrl, async (admin) => {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  });
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
 }
 
 /** Tenants (the first one is the big one), bots, keys, conversations and messages. */
-export async function seedBase(url) {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  await db.query(`SET session_replication_role = replica`);
-  await db.query(`
-    INSERT INTO "Tenant" (id, name, slug, plan, "createdAt", "updatedAt")
-    SELECT gen_random_uuid(), CASE WHEN g = 1 THEN 'Big Co' ELSE 'Tenant ' || g END, 'tenant-' || g, 'enterprise', now() - interval '400 days', now()
-    FROM generate_series(1, ${TENANTS}) g`);
-  await db.query(`CREATE TABLE bench_tenant AS SELECT row_number() OVER (ORDER BY slug COLLATE "C") - 1 AS idx, id FROM "Tenant"`);
-  await db.query(`UPDATE bench_tenant b SET idx = (SELECT (regexp_replace(t.slug, '\\D', '', 'g'))::int - 1 FROM "Tenant" t WHERE t.id = b.id)`);
-  await db.query(`
-    INSERT INTO "Bot" (id, "tenantId", name, "isActive", "primaryColor", language, "createdAt", "updatedAt")
-    SELECT gen_random_uuid(), t.id, 'Bot ' || n, n <> 3, '#2563eb', 'en', now() - interval '390 days' + n * interval '1 day', now()
-    FROM bench_tenant t CROSS JOIN generate_series(1, ${BOTS_PER_TENANT}) n`);
-  await db.query(`CREATE TABLE bench_bot AS SELECT t.idx AS tenant_idx, row_number() OVER (PARTITION BY b."tenantId" ORDER BY b."createdAt") - 1 AS idx, b.id FROM "Bot" b JOIN bench_tenant t ON t.id = b."tenantId"`);
-  await db.query(`CREATE INDEX ON bench_bot (tenant_idx, idx)`);
+export function seedBase(url) {
+  return withDatabase(url, async (db) => {
+    await db.query(`SET session_replication_role = replica`);
+    await db.query(`
+      INSERT INTO "Tenant" (id, name, slug, plan, "createdAt", "updatedAt")
+      SELECT gen_random_uuid(), CASE WHEN g = 1 THEN 'Big Co' ELSE 'Tenant ' || g END, 'tenant-' || g, 'enterprise', now() - interval '400 days', now()
+      FROM generate_series(1, ${TENANTS}) g`);
+    await db.query(`CREATE TABLE bench_tenant AS SELECT row_number() OVER (ORDER BY slug COLLATE "C") - 1 AS idx, id FROM "Tenant"`);
+    await db.query(`UPDATE bench_tenant b SET idx = (SELECT (regexp_replace(t.slug, '\\D', '', 'g'))::int - 1 FROM "Tenant" t WHERE t.id = b.id)`);
+    await db.query(`
+      INSERT INTO "Bot" (id, "tenantId", name, "isActive", "primaryColor", language, "createdAt", "updatedAt")
+      SELECT gen_random_uuid(), t.id, 'Bot ' || n, n <> 3, '#2563eb', 'en', now() - interval '390 days' + n * interval '1 day', now()
+      FROM bench_tenant t CROSS JOIN generate_series(1, ${BOTS_PER_TENANT}) n`);
+    await db.query(`CREATE TABLE bench_bot AS SELECT t.idx AS tenant_idx, row_number() OVER (PARTITION BY b."tenantId" ORDER BY b."createdAt") - 1 AS idx, b.id FROM "Bot" b JOIN bench_tenant t ON t.id = b."tenantId"`);
+    await db.query(`CREATE INDEX ON bench_bot (tenant_idx, idx)`);
 
-  const keys = [];
-  for (let idx = 0; idx < TENANTS; idx++) {
-    const key = generateApiKey('secret');
-    keys.push(key);
-    const digest = createHmac('sha256', BENCH_PEPPER).update(key).digest('hex');
-    await db.query(
-      `INSERT INTO "ApiKey" (id, "tenantId", name, type, scopes, digest, prefix, last4, "createdAt")
-       SELECT gen_random_uuid(), id, 'bench', 'secret', ARRAY['bots:read','conversations:read','leads:read','leads:write'], $1, 'svc_sk_', $2, now() FROM bench_tenant WHERE idx = $3`,
-      [digest, key.slice(-4), idx],
-    );
-  }
+    const keys = [];
+    for (let idx = 0; idx < TENANTS; idx++) {
+      const key = generateApiKey('secret');
+      keys.push(key);
+      const digest = createHmac('sha256', BENCH_PEPPER).update(key).digest('hex');
+      await db.query(
+        `INSERT INTO "ApiKey" (id, "tenantId", name, type, scopes, digest, prefix, last4, "createdAt")
+         SELECT gen_random_uuid(), id, 'bench', 'secret', ARRAY['bots:read','conversations:read','leads:read','leads:write'], $1, 'svc_sk_', $2, now() FROM bench_tenant WHERE idx = $3`,
+        [digest, key.slice(-4), idx],
+      );
+    }
 
-  await db.query(`
-    INSERT INTO "Conversation" (id, "tenantId", "botId", status, channel, "visitorId", "messageCount", "lastMessageAt", "endedAt", "createdAt", "updatedAt")
-    SELECT gen_random_uuid(), t.id, b.id, (ARRAY['active','ended','handed_off'])[1 + g % 3]::"ConversationStatus", 'widget', 'visitor-' || g,
-           ${MESSAGES_PER_CONVERSATION}, ts + interval '10 minutes', CASE WHEN g % 3 = 1 THEN ts + interval '10 minutes' END, ts, ts
-    FROM generate_series(0, ${CONVERSATIONS - 1}) g
-    CROSS JOIN LATERAL (SELECT now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second' AS ts) x
-    JOIN bench_tenant t ON t.idx = g % ${TENANTS}
-    JOIN bench_bot b ON b.tenant_idx = t.idx AND b.idx = g % ${BOTS_PER_TENANT}`);
-  await db.query(`
-    INSERT INTO "Message" (id, "tenantId", "conversationId", role, content, "createdAt")
-    SELECT gen_random_uuid(), c."tenantId", c.id, (ARRAY['user','assistant'])[1 + n % 2]::"MessageRole",
-           CASE WHEN n % 2 = 0 THEN 'Hello, I have a question about pricing and plans number ' || n ELSE 'Thanks for asking! Our plans start at 49 EUR a month. Anything else?' END,
-           c."createdAt" + n * interval '30 seconds'
-    FROM "Conversation" c CROSS JOIN generate_series(0, ${MESSAGES_PER_CONVERSATION - 1}) n`);
-  await db.end();
-  return keys;
+    await db.query(`
+      INSERT INTO "Conversation" (id, "tenantId", "botId", status, channel, "visitorId", "messageCount", "lastMessageAt", "endedAt", "createdAt", "updatedAt")
+      SELECT gen_random_uuid(), t.id, b.id, (ARRAY['active','ended','handed_off'])[1 + g % 3]::"ConversationStatus", 'widget', 'visitor-' || g,
+             ${MESSAGES_PER_CONVERSATION}, ts + interval '10 minutes', CASE WHEN g % 3 = 1 THEN ts + interval '10 minutes' END, ts, ts
+      FROM generate_series(0, ${CONVERSATIONS - 1}) g
+      CROSS JOIN LATERAL (SELECT now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second' AS ts) x
+      JOIN bench_tenant t ON t.idx = g % ${TENANTS}
+      JOIN bench_bot b ON b.tenant_idx = t.idx AND b.idx = g % ${BOTS_PER_TENANT}`);
+    await db.query(`
+      INSERT INTO "Message" (id, "tenantId", "conversationId", role, content, "createdAt")
+      SELECT gen_random_uuid(), c."tenantId", c.id, (ARRAY['user','assistant'])[1 + n % 2]::"MessageRole",
+             CASE WHEN n % 2 = 0 THEN 'Hello, I have a question about pricing and plans number ' || n ELSE 'Thanks for asking! Our plans start at 49 EUR a month. Anything else?' END,
+             c."createdAt" + n * interval '30 seconds'
+      FROM "Conversation" c CROSS JOIN generate_series(0, ${MESSAGES_PER_CONVERSATION - 1}) n`);
+    return keys;
+  });
 }
 
 /**
  * Adds leads until the table holds `total` rows: lead g goes to the big tenant when g % 5 = 0,
  * otherwise to one of the 99 others; createdAt spread over the last year.
  */
-export async function growLeads(url, total) {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  await db.query(`SET session_replication_role = replica`);
-  const { rows } = await db.query(`SELECT count(*)::int AS n FROM "Lead"`);
-  const from = rows[0].n;
-  const step = 200_000;
-  for (let start = from; start < total; start += step) {
-    const end = Math.min(total, start + step) - 1;
-    await db.query(`
-      INSERT INTO "Lead" (id, "tenantId", "botId", name, email, phone, company, message, source, status, tags, "createdAt", "updatedAt")
-      SELECT gen_random_uuid(), t.id, b.id, fn || ' ' || ln,
-             lower(translate(fn, 'üøéë', 'uoee')) || '.' || lower(translate(ln, 'ü', 'u')) || g || '@' || dom,
-             '+1 555 ' || lpad((g % 10000)::text, 4, '0'), co,
-             CASE WHEN g % 4 = 0 THEN 'Interested in a demo next week' END,
-             (CASE WHEN g % 3 = 0 THEN 'widget' ELSE 'api' END)::"LeadSource",
-             (ARRAY['new','new','new','contacted','qualified','unqualified','converted'])[1 + g % 7]::"LeadStatus",
-             CASE WHEN g % 6 = 0 THEN ARRAY['webinar'] ELSE '{}'::text[] END,
-             ts, ts
-      FROM generate_series(${start}, ${end}) g
-      CROSS JOIN LATERAL (SELECT
-        (${sqlArray(FIRST)})[1 + (g::bigint * 7919) % ${FIRST.length}] AS fn,
-        (${sqlArray(LAST)})[1 + (g::bigint * 104729) % ${LAST.length}] AS ln,
-        (${sqlArray(COMPANIES)})[1 + (g::bigint * 31) % ${COMPANIES.length}] AS co,
-        (${sqlArray(DOMAINS)})[1 + g % ${DOMAINS.length}] AS dom,
-        now() - ((g * 2654435761::bigint) % 31536000) * interval '1 second' AS ts,
-        CASE WHEN g % 5 = 0 THEN 0 ELSE 1 + g % ${TENANTS - 1} END AS tenant_idx) x
-      JOIN bench_tenant t ON t.idx = x.tenant_idx
-      JOIN bench_bot b ON b.tenant_idx = t.idx AND b.idx = g % ${BOTS_PER_TENANT}`);
-  }
-  // The load ran without triggers: the lead counters are set from the rows, as the trigger would have.
-  await refreshLeadCounters(db);
-  // A bulk load leaves the visibility map unset, which autovacuum would soon fix in production;
-  // without it index-only scans (the counts) visit every heap page.
-  await db.query(`VACUUM ANALYZE "Lead"`);
-  await db.end();
+export function growLeads(url, total) {
+  return withDatabase(url, async (db) => {
+    await db.query(`SET session_replication_role = replica`);
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM "Lead"`);
+    const from = rows[0].n;
+    const step = 200_000;
+    for (let start = from; start < total; start += step) {
+      const end = Math.min(total, start + step) - 1;
+      await db.query(`
+        INSERT INTO "Lead" (id, "tenantId", "botId", name, email, phone, company, message, source, status, tags, "createdAt", "updatedAt")
+        SELECT gen_random_uuid(), t.id, b.id, fn || ' ' || ln,
+               lower(translate(fn, 'üøéë', 'uoee')) || '.' || lower(translate(ln, 'ü', 'u')) || g || '@' || dom,
+               '+1 555 ' || lpad((g % 10000)::text, 4, '0'), co,
+               CASE WHEN g % 4 = 0 THEN 'Interested in a demo next week' END,
+               (CASE WHEN g % 3 = 0 THEN 'widget' ELSE 'api' END)::"LeadSource",
+               (ARRAY['new','new','new','contacted','qualified','unqualified','converted'])[1 + g % 7]::"LeadStatus",
+               CASE WHEN g % 6 = 0 THEN ARRAY['webinar'] ELSE '{}'::text[] END,
+               ts, ts
+        FROM generate_series(${start}, ${end}) g
+        CROSS JOIN LATERAL (SELECT
+          (${sqlArray(FIRST)})[1 + (g::bigint * 7919) % ${FIRST.length}] AS fn,
+          (${sqlArray(LAST)})[1 + (g::bigint * 104729) % ${LAST.length}] AS ln,
+          (${sqlArray(COMPANIES)})[1 + (g::bigint * 31) % ${COMPANIES.length}] AS co,
+          (${sqlArray(DOMAINS)})[1 + g % ${DOMAINS.length}] AS dom,
+          now() - ((g * 2654435761::bigint) % 31536000) * interval '1 second' AS ts,
+          CASE WHEN g % 5 = 0 THEN 0 ELSE 1 + g % ${TENANTS - 1} END AS tenant_idx) x
+        JOIN bench_tenant t ON t.idx = x.tenant_idx
+        JOIN bench_bot b ON b.tenant_idx = t.idx AND b.idx = g % ${BOTS_PER_TENANT}`);
+    }
+    // The load ran without triggers: the lead counters are set from the rows, as the trigger would have.
+    await refreshLeadCounters(db);
+    // A bulk load leaves the visibility map unset, which autovacuum would soon fix in production;
+    // without it index-only scans (the counts) visit every heap page.
+    await db.query(`VACUUM ANALYZE "Lead"`);
+  });
 }
 
 /** Sets the lead counters (LeadCounter) from the rows, as the Lead_count trigger would have. */
@@ -132,11 +140,10 @@ export async function refreshLeadCounters(db) {
 }
 
 /** Sets the trigger-kept counters from the rows, as the triggers would have. */
-export async function refreshCounters(url) {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  await db.query(`UPDATE "Conversation" c SET "messageCount" = m.n, "lastMessageAt" = m.last FROM (SELECT "conversationId", count(*)::int n, max("createdAt") last FROM "Message" GROUP BY 1) m WHERE m."conversationId" = c.id`);
-  await db.query(`UPDATE "Bot" b SET "conversationCount" = x.n, "messageCount" = x.m FROM (SELECT "botId", count(*)::int n, sum("messageCount")::int m FROM "Conversation" GROUP BY 1) x WHERE x."botId" = b.id`);
-  await db.query(`VACUUM ANALYZE`);
-  await db.end();
+export function refreshCounters(url) {
+  return withDatabase(url, async (db) => {
+    await db.query(`UPDATE "Conversation" c SET "messageCount" = m.n, "lastMessageAt" = m.last FROM (SELECT "conversationId", count(*)::int n, max("createdAt") last FROM "Message" GROUP BY 1) m WHERE m."conversationId" = c.id`);
+    await db.query(`UPDATE "Bot" b SET "conversationCount" = x.n, "messageCount" = x.m FROM (SELECT "botId", count(*)::int n, sum("messageCount")::int m FROM "Conversation" GROUP BY 1) x WHERE x."botId" = b.id`);
+    await db.query(`VACUUM ANALYZE`);
+  });
 }
