@@ -1,10 +1,10 @@
-import { Controller, Get, INestApplication } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Response } from 'supertest';
 import { Public } from '../../src/common/access/access.decorators';
 import { generateApiKey } from '../../src/tenancy/api-keys/api-key-format';
 import { ALL_SCOPES, Scope } from '../../src/tenancy/api-keys/scopes';
-import { controllerRoutes, joinPath } from '../support/controller-routes';
+import { controllerRoutes, servedExpressRoutes } from '../support/controller-routes';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
 
@@ -390,7 +390,7 @@ describe('Authentication, plans and scopes', () => {
 
     it('has no HTTP route that is not a controller handler', () => {
       const fromControllers = new Set(controllerRoutes(t.app).map((route) => route.route));
-      const registered = expressRoutes(t.app);
+      const registered = servedExpressRoutes(t.app);
       expect(registered.length).toBeGreaterThanOrEqual(fromControllers.size);
       expect(registered.filter((route) => !fromControllers.has(route))).toEqual([]);
     });
@@ -410,43 +410,10 @@ describe('Authentication, plans and scopes', () => {
           { route: 'GET /probe/open', rule: { kind: 'public' } },
           { route: 'GET /probe/forgotten', rule: undefined },
         ]);
-        expect(expressRoutes(probe).sort()).toEqual(['GET /probe/forgotten', 'GET /probe/open']);
+        expect(servedExpressRoutes(probe).sort()).toEqual(['GET /probe/forgotten', 'GET /probe/open']);
       } finally {
         await probe.close();
       }
     });
   });
 });
-
-/**
- * The routes the Express router actually serves, as "METHOD /path", without the mounts of the
- * middleware configured through Nest's MiddlewareConsumer (Nest registers those as Express routes too).
- */
-function expressRoutes(app: INestApplication): string[] {
-  const express = app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
-  const middlewarePaths = middlewareMounts(app);
-  return express.router.stack.flatMap((layer) => {
-    const route = layer.route;
-    if (!route || middlewarePaths.has(withoutOptionalGroups(route.path))) return [];
-    return Object.keys(route.methods).filter((m) => route.methods[m]).map((m) => `${m.toUpperCase()} ${route.path}`);
-  });
-}
-
-/** Nest mounts a middleware path such as `*path` both as `/*path` and as `/{*path}`. */
-function withoutOptionalGroups(path: string): string {
-  return path.replace(/[{}]/g, '');
-}
-
-function middlewareMounts(app: INestApplication): Set<string> {
-  const container = (app as unknown as { middlewareContainer: { getConfigurations(): Map<string, Set<{ forRoutes: unknown[] }>> } }).middlewareContainer;
-  const paths = new Set<string>();
-  for (const configs of container.getConfigurations().values()) {
-    for (const config of configs) {
-      for (const target of config.forRoutes) {
-        if (typeof target === 'string') paths.add(withoutOptionalGroups(joinPath(target)));
-        else if (target && typeof target === 'object' && 'path' in target) paths.add(withoutOptionalGroups(joinPath(String(target.path))));
-      }
-    }
-  }
-  return paths;
-}

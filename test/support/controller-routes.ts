@@ -36,3 +36,36 @@ export function controllerRoutes(app: INestApplication): ControllerRoute[] {
   }
   return routes;
 }
+
+/**
+ * The routes the Express router serves ("METHOD /express/:path"; `_ALL` for an all-methods
+ * route), leaving out the mounts of middleware configured through Nest's MiddlewareConsumer,
+ * which Nest registers as routes too.
+ */
+export function servedExpressRoutes(app: INestApplication): string[] {
+  const express = app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
+  const middlewarePaths = middlewareMounts(app);
+  return express.router.stack.flatMap(({ route }) => {
+    if (!route || middlewarePaths.has(withoutOptionalGroups(route.path))) return [];
+    return Object.keys(route.methods).filter((method) => route.methods[method]).map((method) => `${method.toUpperCase()} ${route.path}`);
+  });
+}
+
+/** Nest mounts a middleware path such as `*path` both as `/*path` and as `/{*path}`. */
+function withoutOptionalGroups(path: string): string {
+  return path.replace(/[{}]/g, '');
+}
+
+function middlewareMounts(app: INestApplication): Set<string> {
+  const container = (app as unknown as { middlewareContainer: { getConfigurations(): Map<string, Set<{ forRoutes: unknown[] }>> } }).middlewareContainer;
+  const paths = new Set<string>();
+  for (const configs of container.getConfigurations().values()) {
+    for (const config of configs) {
+      for (const target of config.forRoutes) {
+        if (typeof target === 'string') paths.add(withoutOptionalGroups(joinPath(target)));
+        else if (target && typeof target === 'object' && 'path' in target) paths.add(withoutOptionalGroups(joinPath(String(target.path))));
+      }
+    }
+  }
+  return paths;
+}

@@ -4,6 +4,7 @@ import type { INestApplication } from '@nestjs/common';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
+import { servedExpressRoutes } from './controller-routes';
 
 type Json = Record<string, unknown>;
 
@@ -235,31 +236,7 @@ export function toOpenApiRoute(route: string): string {
   return route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-/**
- * The routes the app's Express router serves, as "METHOD /path" in OpenAPI form, leaving out the
- * mounts of middleware configured through Nest's MiddlewareConsumer (Nest registers those too).
- */
+/** The routes the app's Express router serves (servedExpressRoutes), as "METHOD /path" in OpenAPI form. */
 export function servedRoutes(app: INestApplication): string[] {
-  const express = app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
-  const middleware = middlewareMounts(app);
-  return express.router.stack.flatMap(({ route }) => {
-    if (!route || middleware.has(route.path.replace(/[{}]/g, ''))) return [];
-    return Object.keys(route.methods)
-      .filter((method) => route.methods[method] && method !== '_all')
-      .map((method) => toOpenApiRoute(`${method.toUpperCase()} ${route.path}`));
-  });
-}
-
-function middlewareMounts(app: INestApplication): Set<string> {
-  const container = (app as unknown as { middlewareContainer: { getConfigurations(): Map<string, Set<{ forRoutes: unknown[] }>> } }).middlewareContainer;
-  const mounts = new Set<string>();
-  for (const configs of container.getConfigurations().values()) {
-    for (const config of configs) {
-      for (const target of config.forRoutes) {
-        const route = typeof target === 'string' ? target : target && typeof target === 'object' && 'path' in target ? String(target.path) : undefined;
-        if (route !== undefined) mounts.add(`/${route.replace(/^\/+|\/+$/g, '')}`.replace(/[{}]/g, ''));
-      }
-    }
-  }
-  return mounts;
+  return servedExpressRoutes(app).filter((route) => !route.startsWith('_ALL ')).map(toOpenApiRoute);
 }
