@@ -8,18 +8,11 @@ import type http from 'node:http';
 import type { Response } from 'supertest';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createTenant, TestTenant } from '../support/factories';
+import { LEAD_MOVES as MOVES, LEAD_STATUSES as STATUSES, type LeadStatusName as Status } from '../support/lead-status-machine';
+import { sleep } from '../support/child-server';
 
 type Lead = { id: string; name: string; email: string; status: string; tags: string[]; createdAt: string; updatedAt: string } & Record<string, unknown>;
 
-const STATUSES = ['new', 'contacted', 'qualified', 'unqualified', 'converted'] as const;
-type Status = (typeof STATUSES)[number];
-const MOVES: Record<Status, Status[]> = {
-  new: ['contacted', 'qualified', 'unqualified'],
-  contacted: ['qualified', 'unqualified'],
-  qualified: ['converted', 'unqualified'],
-  unqualified: ['new'],
-  converted: [],
-};
 
 /** Runs `count` tasks with at most `concurrency` in flight; results in task order. */
 async function inPool<T>(count: number, concurrency: number, task: (index: number) => Promise<T>): Promise<T[]> {
@@ -42,7 +35,6 @@ function newerFirst(a: Lead, b: Lead): number {
   return a.id === b.id ? 0 : a.id > b.id ? -1 : 1;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** PGlite runs one transaction at a time, so races between transactions exist on PostgreSQL only. */
 

@@ -44,6 +44,7 @@ import typeIs from 'type-is';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation } from '../support/factories';
 import { OpenApiContract } from '../support/openapi-contract';
+import { LEAD_MOVES as MOVES, LEAD_STATUSES as STATUSES, type LeadStatusName as LeadStatus } from '../support/lead-status-machine';
 
 const RUNS = positiveInt(process.env.FUZZ_RUNS, 800);
 const SEED = Number.parseInt(process.env.FUZZ_SEED ?? '20261121', 10);
@@ -77,15 +78,6 @@ const CODES_BY_STATUS: Record<number, string[]> = {
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const STATUSES = ['new', 'contacted', 'qualified', 'unqualified', 'converted'] as const;
-type LeadStatus = (typeof STATUSES)[number];
-const MOVES: Record<LeadStatus, LeadStatus[]> = {
-  new: ['contacted', 'qualified', 'unqualified'],
-  contacted: ['qualified', 'unqualified'],
-  qualified: ['converted', 'unqualified'],
-  unqualified: ['new'],
-  converted: [],
-};
 const SCOPES = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write'];
 const PLANS = ['free', 'pro', 'business', 'enterprise'];
 const VOCABULARY = new Set<string>([...SCOPES, ...PLANS, 'new', 'contacted', 'qualified', 'unqualified', 'converted', 'active', 'ended', 'handed_off', 'widget', 'api', 'import', 'user', 'assistant', 'agent', 'secret', 'public']);

@@ -3,20 +3,12 @@ import type { Response } from 'supertest';
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, TestTenant } from '../support/factories';
+import { LEAD_MOVES as ALLOWED, LEAD_STATUSES as STATUSES, type LeadStatusName as Status } from '../support/lead-status-machine';
 
 type Lead = Record<string, unknown> & { id: string };
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const STATUSES = ['new', 'contacted', 'qualified', 'unqualified', 'converted'] as const;
-type Status = (typeof STATUSES)[number];
-const ALLOWED: Record<Status, Status[]> = {
-  new: ['contacted', 'qualified', 'unqualified'],
-  contacted: ['qualified', 'unqualified'],
-  qualified: ['converted', 'unqualified'],
-  unqualified: ['new'],
-  converted: [],
-};
 
 /** A valid address of exactly `length` characters: a 64-character local part and labels of at most 63. */
 function emailOfLength(length: number): string {
