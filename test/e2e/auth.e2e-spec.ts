@@ -3,7 +3,9 @@ import { Test } from '@nestjs/testing';
 import type { Response } from 'supertest';
 import { Public } from '../../src/common/access/access.decorators';
 import { generateApiKey } from '../../src/tenancy/api-keys/api-key-format';
+import { ApiKeysRepository } from '../../src/tenancy/api-keys/api-keys.repository';
 import { ALL_SCOPES, Scope } from '../../src/tenancy/api-keys/scopes';
+import { sleep } from '../support/child-server';
 import { controllerRoutes, servedExpressRoutes } from '../support/controller-routes';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
@@ -144,6 +146,26 @@ describe('Authentication, plans and scopes', () => {
   });
 
   describe('key lifecycle', () => {
+    it('looks a key up once for the requests that arrive together before it is cached, and answers each of them', async () => {
+      const tenant = await createTenant(t);
+      const key = await createKey(t, tenant.id);
+      const repository = t.app.get(ApiKeysRepository);
+      const findByDigest = repository.findByDigest.bind(repository);
+      // A slow database: every request arrives while the first lookup is still running.
+      const lookups = jest.spyOn(repository, 'findByDigest').mockImplementation(async (digest) => {
+        await sleep(500);
+        return findByDigest(digest);
+      });
+      try {
+        const responses = await Promise.all(Array.from({ length: 30 }, () => t.http().get('/api/v1/verify').set('X-API-Key', key.key)));
+        expect(responses.map((response) => response.status)).toEqual(Array(30).fill(200));
+        expect(responses.every((response) => response.body.tenant.id === tenant.id)).toBe(true);
+        expect(lookups).toHaveBeenCalledTimes(1);
+      } finally {
+        lookups.mockRestore();
+      }
+    });
+
     it('rejects a key as soon as its expiry date has passed, though it was just used (and cached)', async () => {
       const tenant = await createTenant(t);
       const expiresAt = Date.now() + 1_500;

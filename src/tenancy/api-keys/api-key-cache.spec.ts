@@ -24,4 +24,44 @@ describe('ApiKeyCache', () => {
     expect(cache.get('d2', 1)).toBeUndefined();
     expect(cache.get('d3', 1)?.id).toBe('k3');
   });
+
+  it('runs one lookup for the callers that miss together, and caches its row', async () => {
+    const cache = new ApiKeyCache(new InvalidationBus(null));
+    const release = deferred<AuthenticatedKeyRow | null>();
+    const lookup = jest.fn(() => release.promise);
+    const waiting = Array.from({ length: 50 }, () => cache.getOrLookUp('d1', 0, lookup));
+    release.resolve(row('t1', 'k1'));
+    const rows = await Promise.all(waiting);
+    expect(lookup).toHaveBeenCalledTimes(1);
+    expect(rows.every((found) => found?.id === 'k1')).toBe(true);
+    expect(await cache.getOrLookUp('d1', 1, lookup)).toBe(rows[0]);
+    expect(lookup).toHaveBeenCalledTimes(1);
+  });
+
+  it('looks up again after a failed or empty lookup', async () => {
+    const cache = new ApiKeyCache(new InvalidationBus(null));
+    await expect(cache.getOrLookUp('d1', 0, () => Promise.reject(new Error('database down')))).rejects.toThrow('database down');
+    expect(await cache.getOrLookUp('d1', 0, () => Promise.resolve(null))).toBeNull();
+    expect((await cache.getOrLookUp('d1', 0, () => Promise.resolve(row('t1', 'k1'))))?.id).toBe('k1');
+  });
+
+  it('does not cache, nor share with later callers, a lookup that began before an invalidation', async () => {
+    const bus = new InvalidationBus(null);
+    const cache = new ApiKeyCache(bus);
+    const before = deferred<AuthenticatedKeyRow | null>();
+    const early = cache.getOrLookUp('d1', 0, () => before.promise);
+    await bus.tenantChanged('t1');
+    const late = cache.getOrLookUp('d1', 0, () => Promise.resolve(null));
+    before.resolve(row('t1', 'k1'));
+    expect((await early)?.id).toBe('k1');
+    expect(await late).toBeNull();
+    expect(cache.get('d1', 1)).toBeUndefined();
+  });
 });
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+

@@ -41,11 +41,7 @@ export class ApiKeysService {
   async authenticate(presented: string | undefined, now = new Date()): Promise<ApiPrincipal> {
     if (!presented || !isWellFormedApiKey(presented)) throw new InvalidApiKeyError();
     const digest = this.hasher.digest(presented);
-    let row = this.cache.get(digest, now.getTime());
-    if (!row) {
-      row = (await this.keys.findByDigest(digest)) ?? undefined;
-      if (row) this.cache.set(digest, row, now.getTime());
-    }
+    const row = await this.cache.getOrLookUp(digest, now.getTime(), (key) => this.keys.findByDigest(key));
     if (!row || (row.expiresAt && row.expiresAt <= now)) throw new InvalidApiKeyError();
     this.recordUse(row, now);
     return {
