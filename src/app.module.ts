@@ -1,11 +1,11 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { BotsModule } from './bots/bots.module';
 import { AccessRuleGuard } from './common/access/access-rule.guard';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { HttpsOnlyMiddleware } from './common/http/https-only.middleware';
-import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
+import { JsonBodyGuard } from './common/http/json-body.guard';
 import { OpenApiModule } from './common/openapi/openapi.module';
 import { PlanThrottlerGuard } from './common/rate-limit/plan-throttler.guard';
 import { RateLimitModule, RateLimitOptions } from './common/rate-limit/rate-limit.module';
@@ -39,14 +39,14 @@ export class AppModule implements NestModule {
         { provide: APP_FILTER, useClass: GlobalExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         // The contract's order of checks: access rule, key (401) or admin token, plan (403),
-        // rate limit (429), scope (403); the body is read after all of them (JsonBodyInterceptor).
+        // rate limit (429), scope (403); the body is read after all of them (JsonBodyGuard, last).
         { provide: APP_GUARD, useClass: AccessRuleGuard },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: AdminTokenGuard },
         { provide: APP_GUARD, useClass: PlanGuard },
         { provide: APP_GUARD, useClass: PlanThrottlerGuard },
         { provide: APP_GUARD, useClass: ScopesGuard },
-        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
+        { provide: APP_GUARD, useClass: JsonBodyGuard },
       ],
       exports: [APP_CONFIG, DATABASE_CONNECTION],
     };

@@ -140,7 +140,7 @@ export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorat
   return applyDecorators(ApiExtraModels(ErrorEnvelope), ...errorDecorators(codes, 'other'));
 }
 
-/** The errors of a request with a JSON body (JsonBodyInterceptor, then the body's DTO). */
+/** The errors of a request with a JSON body (JsonBodyGuard, then the body's DTO). */
 export const JSON_BODY_ERRORS: readonly ErrorCode[] = [ErrorCode.VALIDATION_ERROR, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE];
 
 export interface EndpointDocs {
