@@ -4,6 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { requestIdOf } from './common/http/request-id';
+import { trustedProxies } from './common/http/trusted-proxies';
 import { publishOpenApiDocument } from './common/openapi/openapi.document';
 import type { AppConfig } from './config/env';
 
@@ -14,7 +15,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.disable('x-powered-by');
   express.disable('etag');
   express.set('query parser', 'simple');
-  if (config.trustProxy !== undefined) express.set('trust proxy', config.trustProxy);
+  if (config.trustProxy !== undefined) express.set('trust proxy', trustedProxies(config.trustProxy));
   express.use(
     helmet({
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },

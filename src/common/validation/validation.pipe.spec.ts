@@ -3,7 +3,7 @@ import { CreateLeadDto } from '../../leads/dto/create-lead.dto';
 import { ListLeadsQueryDto } from '../../leads/dto/list-leads.query';
 import { FieldError, ValidationError } from '../errors/app-error';
 import { assertDateRange } from '../paging/date-range';
-import { PageQueryDto } from '../paging/pagination';
+import { NoQueryDto, PageQueryDto } from '../paging/pagination';
 import { createValidationPipe } from './validation.pipe';
 
 const pipe = createValidationPipe();
@@ -26,6 +26,18 @@ async function detailsOf(metatype: Type<unknown>, value: unknown, type: 'body' |
 }
 
 describe('createValidationPipe', () => {
+  describe('NoQueryDto (endpoints without parameters)', () => {
+    it('accepts the empty query, with or without a prototype', async () => {
+      expect(await parse(NoQueryDto, {}, 'query')).toBeInstanceOf(NoQueryDto);
+      expect(await parse(NoQueryDto, Object.create(null), 'query')).toBeInstanceOf(NoQueryDto);
+    });
+
+    it('refuses any parameter as not allowed', async () => {
+      expect(await detailsOf(NoQueryDto, { limit: '5' }, 'query')).toEqual([{ field: 'limit', message: 'is not an allowed field' }]);
+      expect(await detailsOf(NoQueryDto, JSON.parse('{"__proto__":"1"}'), 'query')).toEqual([expect.objectContaining({ field: expect.any(String) })]);
+    });
+  });
+
   describe('CreateLeadDto (POST /api/v1/leads body)', () => {
     const body = (fields: Record<string, unknown>) => detailsOf(CreateLeadDto, { ...VALID_LEAD, ...fields }, 'body');
 

@@ -1,10 +1,14 @@
 import { ArgumentMetadata, ValidationError as ClassValidatorError, ValidationPipe } from '@nestjs/common';
 import { FieldError, ValidationError } from '../errors/app-error';
+import { NoQueryDto } from '../paging/pagination';
 import { inspectInput } from './input-guard';
 
 /** Runs the raw-input checks of inspectInput before class-transformer sees the value. */
 class GuardedValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Most hot reads take no parameters, and the empty query is then the only valid one: it needs
+    // neither class-transformer nor class-validator (3% of a verify's CPU).
+    if (metadata.metatype === NoQueryDto && isEmptyObject(value)) return new NoQueryDto();
     if (metadata.type === 'body' || metadata.type === 'query') {
       const problems = inspectInput(value, '');
       if (problems.length) throw new ValidationError(problems.map((problem) => ({ ...problem, field: problem.field || metadata.type })));
@@ -46,4 +50,8 @@ export function flattenErrors(errors: ClassValidatorError[], parent = ''): Field
 
 function stripPropertyName(message: string, property: string): string {
   return message.startsWith(`${property} `) ? message.slice(property.length + 1) : message;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
