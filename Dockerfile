@@ -17,8 +17,10 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 FROM node:20.19-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=3000
 # Caps V8's old generation: uncapped, the heap grows towards the host's memory under load before
-# it is collected (bench: 443 MB peak RSS). Raise it with the container's memory limit.
-ENV NODE_OPTIONS="--max-old-space-size=192"
+# it is collected (bench: 443 MB peak RSS). Raise it with the container's memory limit. A young
+# generation of 32 MB semi-spaces (16 by default) collects the per-request garbage less often:
+# about 12% less CPU per request for 32 MB more peak RSS (README, Benchmark).
+ENV NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=32"
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./package.json
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
