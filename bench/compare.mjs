@@ -1,0 +1,178 @@
+// npm run bench:compare: before and after of a change to the service, in the same run. Builds of
+// two or more versions (a git ref, or the working tree) run side by side on one seeded database
+// and are measured in alternating rounds, so that the machine's drift and noise fall on all of
+// them alike. Reports per scenario the median requests/s and the median CPU time the server
+// process spent per request (from /proc: steadier than requests/s on a shared machine).
+//   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:compare -- \
+//     [--rounds 8] [--seconds 4] [--scenarios verify,bots] <variant> <variant> ...
+// A variant is `git:<ref>` (built in bench/results/builds/<sha>) or `.` (this working tree's
+// dist/), optionally followed by Node flags after `@`: `.@--max-semi-space-size=32`.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { BENCH_PEPPER, createBenchDatabase, growLeads, refreshCounters, seedBase, withDatabase } from './seed.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const adminUrl = process.env.DATABASE_URL;
+if (!adminUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_compare" is created there)');
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(`--${name}`);
+  return at === -1 ? fallback : args.splice(at, 2)[1];
+};
+const ROUNDS = Number(option('rounds', 8));
+const SECONDS = Number(option('seconds', 4));
+const CONNECTIONS = 50;
+const only = option('scenarios', 'verify,bots,leads,messages,create').split(',');
+const variants = args;
+if (variants.length < 2) throw new Error('Name at least two variants: git:<ref> or . (the working tree), each optionally @<node flags>');
+
+const log = (...parts) => console.log(`[compare ${new Date().toISOString().slice(11, 19)}]`, ...parts);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
+/** Each version runs as its own image ran it (its Dockerfile's ENV NODE_OPTIONS); a variant's flags come on top. */
+function imageNodeOptions(source) {
+  const dockerfile = source === '.' ? readFileSync(path.join(root, 'Dockerfile'), 'utf8') : execFileSync('git', ['show', `${source.slice('git:'.length)}:Dockerfile`], { cwd: root }).toString();
+  return /^ENV NODE_OPTIONS="?([^"\n]*)"?$/m.exec(dockerfile)?.[1] ?? '';
+}
+
+/** The dist/ directory of a variant, building a git ref in a worktree of its own the first time. */
+function distOf(source) {
+  if (source === '.') return path.join(root, 'dist');
+  const sha = execFileSync('git', ['rev-parse', '--short', source.slice('git:'.length)], { cwd: root }).toString().trim();
+  const dir = path.join(root, 'bench', 'results', 'builds', sha);
+  if (!existsSync(path.join(dir, 'dist', 'main.js'))) {
+    log(`building ${source} (${sha}) in ${path.relative(root, dir)}`);
+    mkdirSync(path.dirname(dir), { recursive: true });
+    if (!existsSync(dir)) execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: root, stdio: 'ignore' });
+    if (!existsSync(path.join(dir, 'node_modules'))) symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+    execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: 'ignore' });
+  }
+  return path.join(dir, 'dist');
+}
+
+const cpuSeconds = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+};
+const peakRssMb = (pid) => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+const children = new Set();
+process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
+
+async function main() {
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
+  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root }).toString().trim() !== '';
+  const servers = variants.map((spec, index) => {
+    const [source, ...flags] = spec.split('@');
+    // The working tree is named by its commit, marked when it holds uncommitted changes.
+    const label = source === '.' ? [`${commit}${dirty ? '+changes' : ''}`, ...flags].join('@') : spec;
+    return { spec: label, dist: distOf(source), nodeOptions: imageNodeOptions(source), flags, port: 3601 + index };
+  });
+
+  const url = await createBenchDatabase(adminUrl, 'chatbots_compare');
+  execFileSync(process.execPath, ['dist/database/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'ignore' });
+  const keys = await seedBase(url);
+  await growLeads(url, 100_000);
+  await refreshCounters(url);
+  const conversation = await withDatabase(url, async (db) => {
+    const tenant = (await db.query(`SELECT id FROM bench_tenant WHERE idx = 0`)).rows[0].id;
+    return (await db.query(`SELECT id FROM "Conversation" WHERE "tenantId" = $1 ORDER BY "createdAt" DESC LIMIT 1`, [tenant])).rows[0].id;
+  });
+  log(`seeded 100 tenants, 100,000 leads, 50,000 conversations, 1,000,000 messages`);
+
+  const scenarios = [
+    { name: 'verify', path: '/api/v1/verify' },
+    { name: 'bots', path: '/api/v1/bots' },
+    { name: 'leads', path: '/api/v1/leads' },
+    { name: 'messages', path: `/api/v1/conversations/${conversation}/messages` },
+    { name: 'create', path: '/api/v1/leads', method: 'POST', body: { name: 'Bench Lead', email: 'bench.lead@example.com', company: 'Acme Corp', tags: ['bench'] } },
+  ].filter((scenario) => only.includes(scenario.name));
+
+  for (const server of servers) {
+    const child = spawn(process.execPath, [...server.flags, path.join(server.dist, 'main.js')], {
+      cwd: path.dirname(server.dist),
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {
+        ...process.env, NODE_ENV: 'production', DATABASE_URL: url, API_KEY_PEPPER: BENCH_PEPPER, TRUST_PROXY: 'loopback', LOG_LEVEL: 'info',
+        RATE_LIMIT_MULTIPLIER: '100000', SHUTDOWN_DRAIN_MS: '0', PORT: String(server.port), NODE_OPTIONS: server.nodeOptions,
+      },
+    });
+    children.add(child);
+    child.on('exit', (code, signal) => {
+      if (child.stopping) return;
+      log(`${server.spec} exited unexpectedly (${code ?? signal}): stopping the run`);
+      process.exit(1);
+    });
+    server.child = child;
+  }
+  for (const server of servers) {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${server.port}/health/live`)).ok) break;
+      } catch {}
+      if (i > 200) throw new Error(`${server.spec} did not come up`);
+      await sleep(100);
+    }
+  }
+
+  const results = [];
+  for (const scenario of scenarios) {
+    const runs = servers.map(() => ({ rps: [], cpuUs: [] }));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [index, server] of servers.entries()) {
+        const options = {
+          url: `http://127.0.0.1:${server.port}${scenario.path}`,
+          method: scenario.method ?? 'GET',
+          headers: { 'X-API-Key': keys[0], 'X-Forwarded-Proto': 'https', ...(scenario.body ? { 'Content-Type': 'application/json' } : {}) },
+          body: scenario.body ? JSON.stringify(scenario.body) : undefined,
+          connections: CONNECTIONS,
+        };
+        if (round === 0) await autocannon({ ...options, duration: 2 });
+        const before = cpuSeconds(server.child.pid);
+        const result = await autocannon({ ...options, duration: SECONDS });
+        const bad = result.non2xx + result.errors + result.timeouts;
+        if (bad) throw new Error(`${server.spec} ${scenario.name}: ${bad} failed answers of ${result.requests.total}: the figures would be meaningless`);
+        runs[index].rps.push(Math.round(result.requests.average));
+        runs[index].cpuUs.push(Math.round(((cpuSeconds(server.child.pid) - before) * 1e6) / result.requests.total));
+      }
+    }
+    const row = { scenario: scenario.name, variants: servers.map((server, index) => ({ variant: server.spec, rps: median(runs[index].rps), cpuUsPerRequest: median(runs[index].cpuUs), runs: runs[index] })) };
+    results.push(row);
+    log(`${scenario.name}: ${row.variants.map((v) => `${v.variant} ${v.rps} req/s, ${v.cpuUsPerRequest} us CPU/request`).join(' | ')}`);
+  }
+  const peakRss = Object.fromEntries(servers.map((server) => [server.spec, peakRssMb(server.child.pid)]));
+  for (const server of servers) {
+    server.child.stopping = true;
+    server.child.kill('SIGTERM');
+  }
+
+  const first = servers[0].spec;
+  const lines = [
+    `# Before and after, same run`,
+    '',
+    `Commit ${commit}, ${new Date().toISOString()}; ${os.cpus().length} cores (${os.cpus()[0].model.split(' ').slice(0, 2).join(' ')}), Node ${process.version}; ${CONNECTIONS} connections; ${ROUNDS} alternating rounds of ${SECONDS} s per variant and scenario, medians; 100,000 leads. Made with \`npm run bench:compare -- ${process.argv.slice(2).join(' ')}\`.`,
+    '',
+    `| scenario | ${servers.map((s) => `${s.spec} req/s | CPU µs/request`).join(' | ')} | CPU per request against ${first} |`,
+    `|---|${servers.map(() => '---|---').join('|')}|---|`,
+    ...results.map((row) => `| ${row.scenario} | ${row.variants.map((v) => `${v.rps} | ${v.cpuUsPerRequest}`).join(' | ')} | ${row.variants.slice(1).map((v) => `${v.variant}: ${(((v.cpuUsPerRequest - row.variants[0].cpuUsPerRequest) / row.variants[0].cpuUsPerRequest) * 100).toFixed(0)}%`).join(', ')} |`),
+    '',
+    `Peak RSS: ${Object.entries(peakRss).map(([spec, mb]) => `${spec} ${mb} MB`).join(', ')}.`,
+    '',
+  ];
+  writeFileSync(path.join(root, 'bench', 'compare.md'), lines.join('\n'));
+  writeFileSync(path.join(root, 'bench', 'compare.json'), JSON.stringify({ commit, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, results, peakRss }, null, 2) + '\n');
+  log('wrote bench/compare.md and bench/compare.json');
+  process.exit(0);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
