@@ -6,8 +6,8 @@ import { requestIdOf } from '../common/http/request-id';
 import type { AppRequest } from '../common/http/request-context';
 
 function outcomeOf(request: IncomingMessage) {
-  const { principal, route } = request as AppRequest;
-  return { tenantId: principal?.tenant.id, keyId: principal?.apiKey.id, route: route?.path };
+  const { id, principal, route } = request as AppRequest;
+  return { requestId: id, tenantId: principal?.tenant.id, keyId: principal?.apiKey.id, route: route?.path };
 }
 
 /**
@@ -31,8 +31,10 @@ export class LoggingModule {
               req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, path: request.url.split('?')[0] }),
               res: (response: { statusCode: number }) => ({ status: response.statusCode }),
             },
-            customProps: (request: IncomingMessage) => ({ requestId: (request as AppRequest).id }),
-            // Who and which route are known only once the guards have run: added to the final line.
+            // The request id, who and which route go on the request's final line (who and which
+            // route are known only once the guards have run). Other lines logged while serving a
+            // request carry its id as req.id: a per-request child logger for a top-level copy cost
+            // 4% of a verify's CPU (npm run bench:compare).
             customSuccessObject: (request: IncomingMessage, _response: ServerResponse, line: object) => ({ ...line, ...outcomeOf(request) }),
             customErrorObject: (request: IncomingMessage, _response: ServerResponse, _error: Error, line: object) => ({ ...line, ...outcomeOf(request) }),
             customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
