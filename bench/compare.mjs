@@ -157,7 +157,7 @@ async function main() {
   const lines = [
     `# Before and after, same run`,
     '',
-    `Commit ${commit}, ${new Date().toISOString()}; ${os.cpus().length} cores (${os.cpus()[0].model.split(' ').slice(0, 2).join(' ')}), Node ${process.version}; ${CONNECTIONS} connections; ${ROUNDS} alternating rounds of ${SECONDS} s per variant and scenario, medians; 100,000 leads. Made with \`npm run bench:compare -- ${process.argv.slice(2).join(' ')}\`.`,
+    `Commit ${commit}, ${new Date().toISOString()}; ${os.cpus().length} cores (${os.cpus()[0].model.split(' ').slice(0, 2).join(' ')}), Node ${process.version}; ${CONNECTIONS} connections; ${ROUNDS} alternating rounds of ${SECONDS} s per variant and scenario, medians; 100,000 leads. Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:compare -- ${process.argv.slice(2).join(' ')}\`.`,
     '',
     `| scenario | ${servers.map((s) => `${s.spec} req/s | CPU µs/request`).join(' | ')} | CPU per request against ${first} |`,
     `|---|${servers.map(() => '---|---').join('|')}|---|`,
