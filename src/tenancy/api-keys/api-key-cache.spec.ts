@@ -45,6 +45,18 @@ describe('ApiKeyCache', () => {
     expect((await cache.getOrLookUp('d1', 0, () => Promise.resolve(row('t1', 'k1'))))?.id).toBe('k1');
   });
 
+  it('does not let later callers join a lookup that has run for the cache lifetime', async () => {
+    const cache = new ApiKeyCache(new InvalidationBus(null));
+    const slow = deferred<AuthenticatedKeyRow | null>();
+    const early = cache.getOrLookUp('d1', 0, () => slow.promise);
+    const joined = cache.getOrLookUp('d1', KEY_CACHE_TTL_MS - 1, () => Promise.resolve(null));
+    const late = cache.getOrLookUp('d1', KEY_CACHE_TTL_MS, () => Promise.resolve(null));
+    slow.resolve(row('t1', 'k1'));
+    expect((await early)?.id).toBe('k1');
+    expect((await joined)?.id).toBe('k1');
+    expect(await late).toBeNull();
+  });
+
   it('does not cache, nor share with later callers, a lookup that began before an invalidation', async () => {
     const bus = new InvalidationBus(null);
     const cache = new ApiKeyCache(bus);

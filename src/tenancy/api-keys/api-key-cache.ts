@@ -20,7 +20,7 @@ type KeyLookup = (digest: string) => Promise<AuthenticatedKeyRow | null>;
 @Injectable()
 export class ApiKeyCache {
   private readonly entries = new Map<string, { row: AuthenticatedKeyRow; until: number }>();
-  private readonly lookups = new Map<string, Promise<AuthenticatedKeyRow | null>>();
+  private readonly lookups = new Map<string, { row: Promise<AuthenticatedKeyRow | null>; startedAt: number }>();
   // Bumped by every invalidation: a lookup that began before one may have read the old row.
   private generation = 0;
 
@@ -45,19 +45,25 @@ export class ApiKeyCache {
   getOrLookUp(digest: string, now: number, lookup: KeyLookup): Promise<AuthenticatedKeyRow | null> {
     const cached = this.get(digest, now);
     if (cached) return Promise.resolve(cached);
+    // A lookup older than the cache's lifetime is not joined: on a slow database it may have read
+    // the row before a deletion whose invalidation message this instance never got, and the
+    // one-second bound would then not hold for the requests joining it.
     const pending = this.lookups.get(digest);
-    if (pending) return pending;
+    if (pending && now - pending.startedAt < KEY_CACHE_TTL_MS) return pending.row;
     const generation = this.generation;
-    const started = lookup(digest).then((row) => {
-      if (row && generation === this.generation) this.set(digest, row, now);
-      return row;
-    });
+    const started = {
+      row: lookup(digest).then((row) => {
+        if (row && generation === this.generation) this.set(digest, row, now);
+        return row;
+      }),
+      startedAt: now,
+    };
     this.lookups.set(digest, started);
     const forget = () => {
       if (this.lookups.get(digest) === started) this.lookups.delete(digest);
     };
-    started.then(forget, forget);
-    return started;
+    started.row.then(forget, forget);
+    return started.row;
   }
 
   private dropTenant(tenantId: string): void {
