@@ -5,8 +5,10 @@
 // process spent per request (from /proc: steadier than requests/s on a shared machine).
 //   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:compare -- \
 //     [--rounds 8] [--seconds 4] [--scenarios verify,bots] <variant> <variant> ...
-// A variant is `git:<ref>` (built in bench/results/builds/<sha>) or `.` (this working tree's
-// dist/), optionally followed by Node flags after `@`: `.@--max-semi-space-size=32`.
+// A variant is `git:<ref>` (built in a worktree, bench/results/builds/<sha>; `git worktree prune`
+// after deleting them) or `.` (this working tree's dist/, built by npm run), optionally followed by
+// Node flags after `@`: `.@--max-semi-space-size=32`. Every variant runs on this tree's
+// node_modules and migrations (the run warns when a ref's differ).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -51,7 +53,13 @@ function distOf(source) {
     mkdirSync(path.dirname(dir), { recursive: true });
     if (!existsSync(dir)) execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: root, stdio: 'ignore' });
     if (!existsSync(path.join(dir, 'node_modules'))) symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
-    execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: 'ignore' });
+    execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  // The build runs on this tree's node_modules and the database on this tree's migrations.
+  for (const file of ['package-lock.json', 'prisma/migrations']) {
+    if (execFileSync('git', ['diff', '--name-only', sha, '--', file], { cwd: root }).toString().trim()) {
+      log(`warning: ${file} differs between ${source} and this tree; ${source} runs with this tree's`);
+    }
   }
   return path.join(dir, 'dist');
 }
@@ -70,7 +78,8 @@ async function main() {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
   const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root }).toString().trim() !== '';
   const servers = variants.map((spec, index) => {
-    const [source, ...flags] = spec.split('@');
+    // Flags start at an "@--", so that refs such as main@{1} stay whole.
+    const [source, ...flags] = spec.split(/@(?=--)/);
     // The working tree is named by its commit, marked when it holds uncommitted changes.
     const label = source === '.' ? [`${commit}${dirty ? '+changes' : ''}`, ...flags].join('@') : spec;
     return { spec: label, dist: distOf(source), nodeOptions: imageNodeOptions(source), flags, port: 3601 + index };
