@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { compile as compileTrustedProxies } from 'proxy-addr';
 import { Transform, plainToInstance } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
+import { trustedProxies } from '../common/http/trusted-proxies';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -179,8 +179,8 @@ function parseTrustProxy(value: string | undefined): boolean | string | undefine
   if (value === 'true') return true;
   if (value === 'false') return false;
   try {
-    // Express hands the value to proxy-addr; compiling it here turns a bad entry into one line.
-    compileTrustedProxies(value.split(',').map((entry) => entry.trim()));
+    // Compiled here as the app will compile it (trustedProxies), so a bad entry is one line at start.
+    trustedProxies(value);
   } catch {
     throw new ConfigError('Invalid configuration: TRUST_PROXY must be true, false, or a comma-separated list of addresses, CIDR ranges and loopback/linklocal/uniquelocal');
   }
