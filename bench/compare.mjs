@@ -9,13 +9,14 @@
 // after deleting them) or `.` (this working tree's dist/, built by npm run), optionally followed by
 // Node flags after `@`: `.@--max-semi-space-size=32`. Every variant runs on this tree's
 // node_modules and migrations (the run warns when a ref's differ).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { BENCH_PEPPER, createBenchDatabase, growLeads, refreshCounters, seedBase, withDatabase } from './seed.mjs';
+import { createBenchDatabase, growLeads, refreshCounters, seedBase, withDatabase } from './seed.mjs';
+import { assertAllAnswered, imageNodeOptions, loadOptions, peakRssMb, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const adminUrl = process.env.DATABASE_URL;
@@ -34,13 +35,11 @@ const variants = args;
 if (variants.length < 2) throw new Error('Name at least two variants: git:<ref> or . (the working tree), each optionally @<node flags>');
 
 const log = (...parts) => console.log(`[compare ${new Date().toISOString().slice(11, 19)}]`, ...parts);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 
 /** Each version runs as its own image ran it (its Dockerfile's ENV NODE_OPTIONS); a variant's flags come on top. */
-function imageNodeOptions(source) {
-  const dockerfile = source === '.' ? readFileSync(path.join(root, 'Dockerfile'), 'utf8') : execFileSync('git', ['show', `${source.slice('git:'.length)}:Dockerfile`], { cwd: root }).toString();
-  return /^ENV NODE_OPTIONS="?([^"\n]*)"?$/m.exec(dockerfile)?.[1] ?? '';
+function dockerfileOf(source) {
+  return source === '.' ? readFileSync(path.join(root, 'Dockerfile'), 'utf8') : execFileSync('git', ['show', `${source.slice('git:'.length)}:Dockerfile`], { cwd: root }).toString();
 }
 
 /** The dist/ directory of a variant, building a git ref in a worktree of its own the first time. */
@@ -68,11 +67,7 @@ const cpuSeconds = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 };
-const peakRssMb = (pid) => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-const children = new Set();
-process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
 
 async function main() {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
@@ -82,7 +77,7 @@ async function main() {
     const [source, ...flags] = spec.split(/@(?=--)/);
     // The working tree is named by its commit, marked when it holds uncommitted changes.
     const label = source === '.' ? [`${commit}${dirty ? '+changes' : ''}`, ...flags].join('@') : spec;
-    return { spec: label, dist: distOf(source), nodeOptions: imageNodeOptions(source), flags, port: 3601 + index };
+    return { spec: label, dist: distOf(source), nodeOptions: imageNodeOptions(dockerfileOf(source)), flags, port: 3601 + index };
   });
 
   const url = await createBenchDatabase(adminUrl, 'chatbots_compare');
@@ -105,49 +100,24 @@ async function main() {
   ].filter((scenario) => only.includes(scenario.name));
 
   for (const server of servers) {
-    const child = spawn(process.execPath, [...server.flags, path.join(server.dist, 'main.js')], {
+    server.child = startServer(server.spec, process.execPath, [...server.flags, path.join(server.dist, 'main.js')], {
       cwd: path.dirname(server.dist),
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: {
-        ...process.env, NODE_ENV: 'production', DATABASE_URL: url, API_KEY_PEPPER: BENCH_PEPPER, TRUST_PROXY: 'loopback', LOG_LEVEL: 'info',
-        RATE_LIMIT_MULTIPLIER: '100000', SHUTDOWN_DRAIN_MS: '0', PORT: String(server.port), NODE_OPTIONS: server.nodeOptions,
-      },
+      env: serviceEnv(url, server.port, server.nodeOptions),
+      log,
     });
-    children.add(child);
-    child.on('exit', (code, signal) => {
-      if (child.stopping) return;
-      log(`${server.spec} exited unexpectedly (${code ?? signal}): stopping the run`);
-      process.exit(1);
-    });
-    server.child = child;
   }
-  for (const server of servers) {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${server.port}/health/live`)).ok) break;
-      } catch {}
-      if (i > 200) throw new Error(`${server.spec} did not come up`);
-      await sleep(100);
-    }
-  }
+  for (const server of servers) await waitForHttp(`http://127.0.0.1:${server.port}/health/live`);
 
   const results = [];
   for (const scenario of scenarios) {
     const runs = servers.map(() => ({ rps: [], cpuUs: [] }));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [index, server] of servers.entries()) {
-        const options = {
-          url: `http://127.0.0.1:${server.port}${scenario.path}`,
-          method: scenario.method ?? 'GET',
-          headers: { 'X-API-Key': keys[0], 'X-Forwarded-Proto': 'https', ...(scenario.body ? { 'Content-Type': 'application/json' } : {}) },
-          body: scenario.body ? JSON.stringify(scenario.body) : undefined,
-          connections: CONNECTIONS,
-        };
+        const options = loadOptions(`http://127.0.0.1:${server.port}`, { ...scenario, key: keys[0] }, CONNECTIONS);
         if (round === 0) await autocannon({ ...options, duration: 2 });
         const before = cpuSeconds(server.child.pid);
         const result = await autocannon({ ...options, duration: SECONDS });
-        const bad = result.non2xx + result.errors + result.timeouts;
-        if (bad) throw new Error(`${server.spec} ${scenario.name}: ${bad} failed answers of ${result.requests.total}: the figures would be meaningless`);
+        assertAllAnswered(`${server.spec} ${scenario.name}`, result);
         runs[index].rps.push(Math.round(result.requests.average));
         runs[index].cpuUs.push(Math.round(((cpuSeconds(server.child.pid) - before) * 1e6) / result.requests.total));
       }
@@ -157,10 +127,7 @@ async function main() {
     log(`${scenario.name}: ${row.variants.map((v) => `${v.variant} ${v.rps} req/s, ${v.cpuUsPerRequest} us CPU/request`).join(' | ')}`);
   }
   const peakRss = Object.fromEntries(servers.map((server) => [server.spec, peakRssMb(server.child.pid)]));
-  for (const server of servers) {
-    server.child.stopping = true;
-    server.child.kill('SIGTERM');
-  }
+  for (const server of servers) await stopServer(server.child);
 
   const first = servers[0].spec;
   const lines = [

@@ -2,13 +2,14 @@
 // built service against the bare baseline (bench/baseline-server.mjs) on the same machine, in
 // turns, with autocannon at fixed connections and durations. Writes bench/results.md and .json.
 //   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench [-- --quick]
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { BENCH_PEPPER, createBenchDatabase, growLeads, refreshCounters, refreshLeadCounters, seedBase, withDatabase } from './seed.mjs';
+import { createBenchDatabase, growLeads, refreshCounters, refreshLeadCounters, seedBase, withDatabase } from './seed.mjs';
+import { assertAllAnswered, imageNodeOptions, loadOptions, peakRssMb, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -16,69 +17,20 @@ const CONNECTIONS = 50;
 const DURATION = quick ? 4 : 10;
 const WARMUP = quick ? 1 : 3;
 // The service runs as the image runs it (Dockerfile, ENV NODE_OPTIONS).
-const SERVICE_NODE_OPTIONS = /^ENV NODE_OPTIONS="?([^"\n]*)"?$/m.exec(readFileSync(path.join(root, 'Dockerfile'), 'utf8'))?.[1] ?? '';
+const SERVICE_NODE_OPTIONS = imageNodeOptions(readFileSync(path.join(root, 'Dockerfile'), 'utf8'));
 const adminUrl = process.env.DATABASE_URL;
 if (!adminUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
 
 const log = (...args) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitForHttp(url) {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const response = await fetch(url, { headers: { 'X-Forwarded-Proto': 'https' } });
-      if (response.status < 500) return;
-    } catch {}
-    await sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-const children = new Set();
-// However the run ends, no server is left behind holding its port.
-process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
-
-function start(name, command, args, env) {
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
-  children.add(child);
-  child.on('exit', (code, signal) => {
-    children.delete(child);
-    if (child.stopping) return;
-    // A measurement against a server that is gone (or never bound its port) would be meaningless.
-    log(`${name} exited unexpectedly (${code ?? signal}): stopping the run`);
-    process.exit(1);
-  });
-  return child;
-}
-
-async function stop(child) {
-  child.stopping = true;
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
-}
-
-function peakRssMb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024);
-}
-
 async function measure(baseUrl, scenario) {
-  const options = {
-    url: baseUrl + scenario.path,
-    method: scenario.method ?? 'GET',
-    headers: { 'X-API-Key': scenario.key, 'X-Forwarded-Proto': 'https', ...(scenario.body ? { 'Content-Type': 'application/json' } : {}) },
-    body: scenario.body ? JSON.stringify(scenario.body) : undefined,
-    connections: CONNECTIONS,
-  };
+  const options = loadOptions(baseUrl, scenario, CONNECTIONS);
   await autocannon({ ...options, duration: WARMUP });
   const result = await autocannon({ ...options, duration: DURATION });
-  const bad = result.non2xx + result.errors + result.timeouts;
-  if (bad) throw new Error(`${options.method} ${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total}: the figures would be meaningless`);
+  assertAllAnswered(`${options.method} ${options.url}`, result);
   return {
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: bad,
     total: result.requests.total,
   };
 }
@@ -106,18 +58,14 @@ async function main() {
   const big = keys[0];
   const small = keys[1];
 
-  const serviceEnv = {
-    NODE_ENV: 'production', DATABASE_URL: url, API_KEY_PEPPER: BENCH_PEPPER, TRUST_PROXY: 'loopback', LOG_LEVEL: 'info',
-    // The benchmark drives one tenant far past its plan: the limiter runs but never refuses.
-    RATE_LIMIT_MULTIPLIER: '100000', SHUTDOWN_DRAIN_MS: '0',
-    NODE_OPTIONS: SERVICE_NODE_OPTIONS,
-  };
+  const start = (name, script, env) => startServer(name, process.execPath, [script], { cwd: root, env, log });
+  const baselineEnv = (port) => ({ DATABASE_URL: url, PORT: String(port), BENCH_KEYS: JSON.stringify(keyToTenant) });
   const servers = {
-    service: { port: 3401, proc: start('service', process.execPath, ['dist/main.js'], { ...serviceEnv, PORT: '3401' }) },
-    baseline: { port: 3402, proc: start('baseline', process.execPath, ['bench/baseline-server.mjs'], { DATABASE_URL: url, PORT: '3402', BENCH_KEYS: JSON.stringify(keyToTenant) }) },
-    serviceNoLimiter: { port: 3403, proc: start('service without limiter', process.execPath, ['dist/main.js'], { ...serviceEnv, PORT: '3403', RATE_LIMIT_DISABLED: 'true' }) },
-    baselineNaive: { port: 3405, proc: start('baseline, SQL before the optimisations', process.execPath, ['bench/baseline-server.mjs'], { DATABASE_URL: url, PORT: '3405', BENCH_KEYS: JSON.stringify(keyToTenant), BASELINE_SQL: 'naive' }) },
-    floor: { port: 3404, proc: start('NestJS floor', process.execPath, ['bench/nest-floor.cjs'], { PORT: '3404' }) },
+    service: { port: 3401, proc: start('service', 'dist/main.js', serviceEnv(url, 3401, SERVICE_NODE_OPTIONS)) },
+    baseline: { port: 3402, proc: start('baseline', 'bench/baseline-server.mjs', baselineEnv(3402)) },
+    serviceNoLimiter: { port: 3403, proc: start('service without limiter', 'dist/main.js', { ...serviceEnv(url, 3403, SERVICE_NODE_OPTIONS), RATE_LIMIT_DISABLED: 'true' }) },
+    baselineNaive: { port: 3405, proc: start('baseline, SQL before the optimisations', 'bench/baseline-server.mjs', { ...baselineEnv(3405), BASELINE_SQL: 'naive' }) },
+    floor: { port: 3404, proc: start('NestJS floor', 'bench/nest-floor.cjs', { PORT: '3404' }) },
   };
   for (const server of Object.values(servers)) await waitForHttp(`http://127.0.0.1:${server.port}/api/v1/verify`);
 
@@ -125,7 +73,7 @@ async function main() {
     const baseline = await measure(`http://127.0.0.1:${servers.baseline.port}`, scenario);
     const service = await measure(`http://127.0.0.1:${servers.service.port}`, scenario);
     const row = { scenario: scenario.name, service, baseline, ratio: +(service.rps / baseline.rps).toFixed(2) };
-    log(`${scenario.name}: service ${service.rps} req/s p50 ${service.p50} p99 ${service.p99} | baseline ${baseline.rps} req/s p50 ${baseline.p50} p99 ${baseline.p99} | ratio ${row.ratio}${service.errors ? ` | ${service.errors} non-2xx` : ''}`);
+    log(`${scenario.name}: service ${service.rps} req/s p50 ${service.p50} p99 ${service.p99} | baseline ${baseline.rps} req/s p50 ${baseline.p50} p99 ${baseline.p99} | ratio ${row.ratio}`);
     return row;
   };
 
@@ -192,7 +140,7 @@ async function main() {
   }
 
   const rss = { service: peakRssMb(servers.service.proc.pid), baseline: peakRssMb(servers.baseline.proc.pid) };
-  for (const server of Object.values(servers)) await stop(server.proc);
+  for (const server of Object.values(servers)) await stopServer(server.proc);
 
   const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, minutes: +((Date.now() - started) / 60000).toFixed(1) };
   writeFileSync(path.join(root, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
