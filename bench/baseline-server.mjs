@@ -25,8 +25,14 @@ function leadFilter(tenantId, q) {
   if (q.get('from')) where.push(`"createdAt" >= $${args.push(new Date(q.get('from')))}`);
   if (q.get('to')) where.push(`"createdAt" <= $${args.push(new Date(q.get('to')))}`);
   if (q.get('search')) {
-    const n = args.push(`%${q.get('search').replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    where.push(`(name ILIKE $${n} OR email ILIKE $${n} OR company ILIKE $${n})`);
+    // As src/leads/leads.repository.ts matchingSearch.
+    const term = q.get('search');
+    const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    if (term.includes('\n')) {
+      const n = args.push(pattern);
+      where.push(`(name ILIKE $${n} OR email ILIKE $${n} OR company ILIKE $${n})`);
+    } else if (/^[\x00-\x7f]*$/.test(term)) where.push(`"searchText" LIKE $${args.push(pattern.toLowerCase())}`);
+    else where.push(`"searchText" ILIKE $${args.push(pattern)}`);
   }
   return { where: where.join(' AND '), args };
 }

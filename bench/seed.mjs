@@ -104,10 +104,9 @@ export function growLeads(url, total) {
     for (let start = from; start < total; start += step) {
       const end = Math.min(total, start + step) - 1;
       await db.query(`
-        INSERT INTO "Lead" (id, "tenantId", "botId", name, email, phone, company, message, source, status, tags, "createdAt", "updatedAt")
-        SELECT gen_random_uuid(), t.id, b.id, fn || ' ' || ln,
-               lower(translate(fn, 'üøéë', 'uoee')) || '.' || lower(translate(ln, 'ü', 'u')) || g || '@' || dom,
-               '+1 555 ' || lpad((g % 10000)::text, 4, '0'), co,
+        INSERT INTO "Lead" (id, "tenantId", "botId", name, email, phone, company, "searchText", message, source, status, tags, "createdAt", "updatedAt")
+        SELECT gen_random_uuid(), t.id, b.id, y.name, y.email,
+               '+1 555 ' || lpad((g % 10000)::text, 4, '0'), co, lead_search_text(y.name, y.email, co),
                CASE WHEN g % 4 = 0 THEN 'Interested in a demo next week' END,
                (CASE WHEN g % 3 = 0 THEN 'widget' ELSE 'api' END)::"LeadSource",
                (ARRAY['new','new','new','contacted','qualified','unqualified','converted'])[1 + g % 7]::"LeadStatus",
@@ -121,10 +120,13 @@ export function growLeads(url, total) {
           (${sqlArray(DOMAINS)})[1 + g % ${DOMAINS.length}] AS dom,
           now() - ((g * 2654435761::bigint) % 31536000) * interval '1 second' AS ts,
           CASE WHEN g % 5 = 0 THEN 0 ELSE 1 + g % ${TENANTS - 1} END AS tenant_idx) x
+        CROSS JOIN LATERAL (SELECT fn || ' ' || ln AS name,
+          lower(translate(fn, 'üøéë', 'uoee')) || '.' || lower(translate(ln, 'ü', 'u')) || g || '@' || dom AS email) y
         JOIN bench_tenant t ON t.idx = x.tenant_idx
         JOIN bench_bot b ON b.tenant_idx = t.idx AND b.idx = g % ${BOTS_PER_TENANT}`);
     }
-    // The load ran without triggers: the lead counters are set from the rows, as the trigger would have.
+    // The load ran without triggers: searchText is set above, and the lead counters from the rows,
+    // as the triggers would have.
     await refreshLeadCounters(db);
     // A bulk load leaves the visibility map unset, which autovacuum would soon fix in production;
     // without it index-only scans (the counts) visit every heap page.

@@ -96,18 +96,37 @@ export class LeadsRepository {
   }
 
   private where(tenantId: string, filter: LeadFilter): Prisma.LeadWhereInput {
-    const pattern = filter.search === undefined ? undefined : escapeLikePattern(filter.search);
     return {
       tenantId,
       botId: filter.botId,
       createdAt: filter.from || filter.to ? { gte: filter.from, lte: filter.to } : undefined,
-      OR: pattern
-        ? [
-            { name: { contains: pattern, mode: 'insensitive' } },
-            { email: { contains: pattern, mode: 'insensitive' } },
-            { company: { contains: pattern, mode: 'insensitive' } },
-          ]
-        : undefined,
+      ...(filter.search === undefined ? {} : matchingSearch(filter.search)),
     };
   }
+}
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+/**
+ * Leads whose name, e-mail or company contains `term`, case-insensitively. The match runs on
+ * searchText, the three joined by newlines with A-Z lowered (migration lead_search_text):
+ * - an ASCII term, lowered alike, is compared byte for byte (LIKE), which is what makes a broad
+ *   search cheap: ILIKE lowers each candidate row in full;
+ * - any other term is compared with ILIKE, the database's own case folding, as the fields were;
+ * - a term with a newline could match across two joined fields, so it is matched field by field
+ *   (no index serves that; such terms are rare).
+ */
+function matchingSearch(term: string): Prisma.LeadWhereInput {
+  const pattern = escapeLikePattern(term);
+  if (term.includes('\n')) {
+    return {
+      OR: [
+        { name: { contains: pattern, mode: 'insensitive' } },
+        { email: { contains: pattern, mode: 'insensitive' } },
+        { company: { contains: pattern, mode: 'insensitive' } },
+      ],
+    };
+  }
+  if (ASCII_ONLY.test(term)) return { searchText: { contains: pattern.toLowerCase() } };
+  return { searchText: { contains: pattern, mode: 'insensitive' } };
 }

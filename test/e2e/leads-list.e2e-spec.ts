@@ -534,6 +534,8 @@ describe('GET /api/v1/leads', () => {
         ['backslash', { name: 'back\\slash', email: 'w@gamma.test' }],
         ['noBackslash', { name: 'backslash', email: 'x@gamma.test' }],
         ['long', { name: 'Longco', email: 'l@gamma.test', company: 'y'.repeat(200) }],
+        ['zoe', { name: 'Zoë Ångström', email: 'zoe@kappa.test', company: 'Fjord AB' }],
+        ['twoLines', { name: 'Two\nLines', email: 'tl@kappa.test' }],
       ];
       for (const [label, body] of fixtures) lead[label] = (await createLead(t, tenant.key, body)).id;
       const other = await createTenant(t, { plan: 'enterprise' });
@@ -564,6 +566,21 @@ describe('GET /api/v1/leads', () => {
     it('matches any of name, e-mail and company', async () => {
       await expectFound('orion', ['orionName', 'orionCompany']);
       await expectFound('delta.test', ['orionName', 'orionCompany']);
+    });
+
+    it('matches a term with non-ASCII letters, folding its ASCII letters', async () => {
+      await expectFound('Ångström', ['zoe']);
+      await expectFound('zOë', ['zoe']);
+    });
+
+    it('never matches across the name, e-mail and company of one lead', async () => {
+      await expectFound('ström\nzoe@', []);
+      await expectFound('kappa.test\nfjord', []);
+      await expectFound('lines\ntl@', []);
+    });
+
+    it('matches a term with a line break inside one field', async () => {
+      await expectFound('two\nLINES', ['twoLines']);
     });
 
     it('answers an empty page when nothing matches', async () => {
