@@ -28,14 +28,17 @@ function leadFilter(tenantId, q) {
   if (q.get('search')) {
     // As src/leads/leads.repository.ts matchingSearch.
     const term = q.get('search');
-    const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    // Before the search column (naive: a trigram index per field, built by the run) and, as in the
-    // service, for a term with a line break: field by field.
+    const escape = (text) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const folded = `%${escape(term.replace(/\u0130/g, 'i').replace(/\u212a/g, 'k'))}%`;
+    // Before the search column (naive: a trigram index per field, built by the run): each field.
+    if (!naive) {
+      if (/^[\x00-\x7f]*$/.test(folded)) where.push(`"searchText" LIKE $${args.push(folded.toLowerCase())}`);
+      else where.push(`"searchText" ILIKE $${args.push(folded)}`);
+    }
     if (naive || term.includes('\n')) {
-      const n = args.push(pattern);
+      const n = args.push(`%${escape(term)}%`);
       where.push(`(name ILIKE $${n} OR email ILIKE $${n} OR company ILIKE $${n})`);
-    } else if (/^[\x00-\x7f]*$/.test(term)) where.push(`"searchText" LIKE $${args.push(pattern.toLowerCase())}`);
-    else where.push(`"searchText" ILIKE $${args.push(pattern)}`);
+    }
   }
   return { where: where.join(' AND '), args };
 }

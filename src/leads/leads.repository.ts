@@ -109,24 +109,31 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /**
  * Leads whose name, e-mail or company contains `term`, case-insensitively. The match runs on
- * searchText, the three joined by newlines with A-Z lowered (migration lead_search_text):
- * - an ASCII term, lowered alike, is compared byte for byte (LIKE), which is what makes a broad
- *   search cheap: ILIKE lowers each candidate row in full;
+ * searchText, the three joined by newlines with A-Z lowered and İ and the Kelvin sign made i and k
+ * (migration 20261122070000_lead_search_text_column); the term is folded alike. Then:
+ * - an ASCII term is compared byte for byte (LIKE), which is what makes a broad search cheap:
+ *   ILIKE lowers each candidate row in full;
  * - any other term is compared with ILIKE, the database's own case folding, as the fields were;
- * - a term with a newline could match across two joined fields, so it is matched field by field
- *   (no index serves that; such terms are rare).
+ * - a term with a newline could match across two joined fields, so it must also match within one
+ *   field (searchText keeps the index in use: a match within a field is one in searchText too).
  */
 function matchingSearch(term: string): Prisma.LeadWhereInput {
+  const folded = escapeLikePattern(term.replace(/\u0130/g, 'i').replace(/\u212a/g, 'k'));
+  const inSearchText: Prisma.LeadWhereInput = ASCII_ONLY.test(folded)
+    ? { searchText: { contains: folded.toLowerCase() } }
+    : { searchText: { contains: folded, mode: 'insensitive' } };
+  if (!term.includes('\n')) return inSearchText;
   const pattern = escapeLikePattern(term);
-  if (term.includes('\n')) {
-    return {
-      OR: [
-        { name: { contains: pattern, mode: 'insensitive' } },
-        { email: { contains: pattern, mode: 'insensitive' } },
-        { company: { contains: pattern, mode: 'insensitive' } },
-      ],
-    };
-  }
-  if (ASCII_ONLY.test(term)) return { searchText: { contains: pattern.toLowerCase() } };
-  return { searchText: { contains: pattern, mode: 'insensitive' } };
+  return {
+    AND: [
+      inSearchText,
+      {
+        OR: [
+          { name: { contains: pattern, mode: 'insensitive' } },
+          { email: { contains: pattern, mode: 'insensitive' } },
+          { company: { contains: pattern, mode: 'insensitive' } },
+        ],
+      },
+    ],
+  };
 }

@@ -536,6 +536,8 @@ describe('GET /api/v1/leads', () => {
         ['long', { name: 'Longco', email: 'l@gamma.test', company: 'y'.repeat(200) }],
         ['zoe', { name: 'Zoë Ångström', email: 'zoe@kappa.test', company: 'Fjord AB' }],
         ['twoLines', { name: 'Two\nLines', email: 'tl@kappa.test' }],
+        ['istanbul', { name: 'Ayşe', email: 'ayse@kappa.test', company: 'İstanbul Trading' }],
+        ['kelvin', { name: '\u212aelvin Labs', email: 'kl@kappa.test' }],
       ];
       for (const [label, body] of fixtures) lead[label] = (await createLead(t, tenant.key, body)).id;
       const other = await createTenant(t, { plan: 'enterprise' });
@@ -581,6 +583,20 @@ describe('GET /api/v1/leads', () => {
 
     it('matches a term with a line break inside one field', async () => {
       await expectFound('two\nLINES', ['twoLines']);
+    });
+
+    it('finds İ and the Kelvin sign by i and k, as a UTF-8 database folds them', async () => {
+      await expectFound('istanbul', ['istanbul']);
+      await expectFound('İSTANBUL', ['istanbul']);
+      await expectFound('kelvin', ['kelvin']);
+    });
+
+    it('matches what the fields say after an update made in the database', async () => {
+      const renamed = await createLead(t, tenant.key, { name: 'Renata', email: 'renata@kappa.test', company: 'Old Widgets' });
+      await t.prisma.lead.update({ where: { id: renamed.id }, data: { company: 'Renamed Widgets' } });
+      const found = await list(tenant.key, { search: 'renamed widgets' }).expect(200);
+      expect(ids(found)).toEqual([renamed.id]);
+      expect((await list(tenant.key, { search: 'old widgets' }).expect(200)).body.leads).toEqual([]);
     });
 
     it('answers an empty page when nothing matches', async () => {
