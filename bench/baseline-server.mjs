@@ -30,11 +30,12 @@ function leadFilter(tenantId, q) {
     const term = q.get('search');
     const escape = (text) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
     const folded = `%${escape(term.replace(/\u0130/g, 'i').replace(/\u212a/g, 'k'))}%`;
-    // Before the search column (naive: a trigram index per field, built by the run): each field.
     if (!naive) {
       if (/^[\x00-\x7f]*$/.test(folded)) where.push(`"searchText" LIKE $${args.push(folded.toLowerCase())}`);
       else where.push(`"searchText" ILIKE $${args.push(folded)}`);
     }
+    // Each field: the SQL before the search column (naive, on trigram indexes per field built by
+    // the run), and the service's check that a term with a line break matches within one field.
     if (naive || term.includes('\n')) {
       const n = args.push(`%${escape(term)}%`);
       where.push(`(name ILIKE $${n} OR email ILIKE $${n} OR company ILIKE $${n})`);

@@ -169,7 +169,7 @@ function setLeadCountTrigger(url, enabled) {
 
 /**
  * Builds the per-field trigram indexes that served search before the searchText column (migration
- * 20261122070000_lead_search_text), for the baseline's earlier search SQL; returns their removal.
+ * 20261122070000_lead_search_text_column), for the baseline's earlier search SQL; returns their removal.
  */
 async function buildFieldSearchIndexes(url) {
   const fields = ['name', 'email', 'company'];
