@@ -81,7 +81,7 @@ async function main() {
   });
 
   const url = await createBenchDatabase(adminUrl, 'chatbots_compare');
-  execFileSync(process.execPath, ['dist/database/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'ignore' });
+  execFileSync(process.execPath, ['dist/cli/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'ignore' });
   const keys = await seedBase(url);
   await growLeads(url, 100_000);
   await refreshCounters(url);

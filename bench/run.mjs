@@ -41,7 +41,7 @@ async function main() {
   log(`commit ${commit}, ${os.cpus().length} cores, ${quick ? 'quick' : 'full'} run`);
 
   const url = await createBenchDatabase(adminUrl, 'chatbots_bench');
-  execFileSync(process.execPath, ['dist/database/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'inherit' });
+  execFileSync(process.execPath, ['dist/cli/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'inherit' });
   let t = Date.now();
   const keys = await seedBase(url);
   log(`seeded tenants, bots, 50,000 conversations, 1,000,000 messages in ${((Date.now() - t) / 1000).toFixed(1)} s`);

@@ -283,8 +283,8 @@ function checkCompose() {
   const condition = (service, on) => service.depends_on?.[on]?.condition;
 
   check('postgres and redis have health checks', postgres.healthcheck?.test && redis.healthcheck?.test);
-  check('migrate: builds the image (build: .) and runs `node dist/database/migrate.cli.js` once (restart: "no")',
-    migrate.build === '.' && JSON.stringify(migrate.command) === JSON.stringify(['node', 'dist/database/migrate.cli.js']) && migrate.restart === 'no',
+  check('migrate: builds the image (build: .) and runs `node dist/cli/migrate.cli.js` once (restart: "no")',
+    migrate.build === '.' && JSON.stringify(migrate.command) === JSON.stringify(['node', 'dist/cli/migrate.cli.js']) && migrate.restart === 'no',
     JSON.stringify({ build: migrate.build, command: migrate.command, restart: migrate.restart }));
   check('migrate depends on postgres: service_healthy', condition(migrate, 'postgres') === 'service_healthy', JSON.stringify(migrate.depends_on));
   check('api runs the image migrate builds', api.image && api.image === migrate.image && !api.build, `api.image=${api.image} migrate.image=${migrate.image}`);
@@ -475,7 +475,7 @@ async function simulateImage(compose, docker, work) {
     });
     if (!ran) return;
   }
-  check('the build produced dist/main.js and dist/database/migrate.cli.js', existsSync(path.join(buildDir, 'dist/main.js')) && existsSync(path.join(buildDir, 'dist/database/migrate.cli.js')));
+  check('the build produced dist/main.js and dist/cli/migrate.cli.js', existsSync(path.join(buildDir, 'dist/main.js')) && existsSync(path.join(buildDir, 'dist/cli/migrate.cli.js')));
   const lockPackages = Object.entries(JSON.parse(read('package-lock.json')).packages);
   const devOnly = lockPackages.filter(([name, entry]) => name.startsWith('node_modules/') && entry.dev).map(([name]) => name);
   const leftOver = devOnly.filter((name) => existsSync(path.join(buildDir, name)));

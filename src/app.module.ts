@@ -6,9 +6,11 @@ import { AccessRuleGuard } from './common/access/access-rule.guard';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { HttpsOnlyMiddleware } from './common/http/https-only.middleware';
 import { JsonBodyGuard } from './common/http/json-body.guard';
-import { OpenApiModule } from './common/openapi/openapi.module';
-import { PlanThrottlerGuard } from './common/rate-limit/plan-throttler.guard';
-import { RateLimitModule, RateLimitOptions } from './common/rate-limit/rate-limit.module';
+import { OpenApiModule } from './openapi/openapi.module';
+import { PlanThrottlerGuard } from './rate-limit/plan-throttler.guard';
+import type { RateLimitPlans } from './rate-limit/plan-limits';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RedisModule } from './redis/redis.module';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { APP_CONFIG, AppConfig } from './config/env';
 import { ConversationsModule } from './conversations/conversations.module';
@@ -22,17 +24,19 @@ import { AdminTokenGuard } from './tenancy/admin-token.guard';
 import { ApiKeyGuard } from './tenancy/api-keys/api-key.guard';
 import { ScopesGuard } from './tenancy/api-keys/scopes.guard';
 import { PlanGuard } from './tenancy/plan.guard';
+import { PLAN_REQUEST_LIMITS } from './tenancy/plans';
 import { TenancyModule } from './tenancy/tenancy.module';
+import { VerifyModule } from './verify/verify.module';
 
 
 @Module({})
 export class AppModule implements NestModule {
   /** The app on a validated configuration and an open database (main.ts and the e2e tests). */
-  static forRoot(config: AppConfig, connection: DatabaseConnection, options: RateLimitOptions = {}): DynamicModule {
+  static forRoot(config: AppConfig, connection: DatabaseConnection, options: { rateLimitPlans?: RateLimitPlans } = {}): DynamicModule {
     return {
       module: AppModule,
       global: true,
-      imports: [LoggingModule.forRoot(config), DatabaseModule, HealthModule, RateLimitModule.forRoot(config, options), TenancyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule, OpenApiModule],
+      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule, OpenApiModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },

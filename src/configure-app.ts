@@ -4,8 +4,8 @@ import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { requestIdOf } from './common/http/request-id';
-import { trustedProxies } from './common/http/trusted-proxies';
-import { publishOpenApiDocument } from './common/openapi/openapi.document';
+import { trustedProxies } from './config/trusted-proxies';
+import { publishOpenApiDocument } from './openapi/openapi.document';
 import type { AppConfig } from './config/env';
 
 /** Everything the app needs beyond its modules; main.ts and the e2e tests both call it. */

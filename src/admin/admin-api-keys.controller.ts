@@ -3,11 +3,11 @@ import { ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/access/access.decorators';
 import { NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../common/openapi/openapi.decorators';
+import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { isUuid } from '../common/validation/uuid';
 import { ApiKeyListResponse, CreatedApiKeyResponse, toApiKeyResponse } from '../tenancy/api-keys/api-key.mapper';
 import { ApiKeysService } from '../tenancy/api-keys/api-keys.service';
-import { CreateApiKeyDto } from './dto/api-key.dto';
+import { CreateApiKeyDto } from '../tenancy/api-keys/dto/create-api-key.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 @Controller('admin/v1/tenants/:tenantId/api-keys')

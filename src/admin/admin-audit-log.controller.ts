@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { AuditEventListResponse, toAuditEventResponse } from '../audit/audit-event.mapper';
 import { AdminOnly } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
-import { ApiAdminEndpoint, ApiIdParam } from '../common/openapi/openapi.decorators';
+import { ApiAdminEndpoint, ApiIdParam } from '../openapi/openapi.decorators';
 import { PageQueryDto, toPage } from '../common/paging/pagination';
 import { TenantsService } from '../tenancy/tenants.service';
 import { TenantIdPipe } from './tenant-id.pipe';

@@ -4,11 +4,11 @@ import { BotEnvelope, KnowledgeDocumentEnvelope, toBotResponse, toKnowledgeDocum
 import { BotsService } from '../bots/bots.service';
 import { AdminOnly } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
-import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../common/openapi/openapi.decorators';
+import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { ConversationEnvelope, toConversationResponse } from '../conversations/conversation.mapper';
 import { ConversationsService } from '../conversations/conversations.service';
-import { CreateBotDto, CreateDocumentDto, UpdateBotDto } from './dto/bot.dto';
-import { RecordConversationDto } from './dto/conversation.dto';
+import { CreateBotDto, CreateDocumentDto, UpdateBotDto } from '../bots/dto/bot.dto';
+import { RecordConversationDto } from '../conversations/dto/record-conversation.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 @Controller('admin/v1/tenants/:tenantId/bots')

@@ -2,10 +2,10 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/com
 import { ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
-import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../common/openapi/openapi.decorators';
+import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { TenantEnvelope, toTenantResponse } from '../tenancy/tenant.mapper';
 import { TenantsService } from '../tenancy/tenants.service';
-import { CreateTenantDto, UpdateTenantDto } from './dto/tenant.dto';
+import { CreateTenantDto, UpdateTenantDto } from '../tenancy/dto/tenant.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 @Controller('admin/v1/tenants')

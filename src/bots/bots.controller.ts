@@ -3,9 +3,9 @@ import { ApiTags } from '@nestjs/swagger';
 import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ApiPrincipal } from '../common/http/request-context';
-import { ApiIdParam, ApiV1Endpoint } from '../common/openapi/openapi.decorators';
+import { ApiIdParam, ApiV1Endpoint } from '../openapi/openapi.decorators';
 import { NoQueryDto } from '../common/paging/pagination';
-import { Scope } from '../tenancy/api-keys/scopes';
+import { Scope } from '../common/access/scopes';
 import { BotEnvelope, BotListResponse, toBotResponse } from './bot.mapper';
 import { BotsService } from './bots.service';
 

@@ -3,7 +3,7 @@ import { BotsService } from '../bots/bots.service';
 import { ConversationsService } from '../conversations/conversations.service';
 import { LeadsService } from '../leads/leads.service';
 import { ApiKeysService } from '../tenancy/api-keys/api-keys.service';
-import { ALL_SCOPES } from '../tenancy/api-keys/scopes';
+import { ALL_SCOPES } from '../common/access/scopes';
 import { TenantsRepository } from '../tenancy/tenants.repository';
 import { TenantsService } from '../tenancy/tenants.service';
 

@@ -3,7 +3,7 @@ import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/term
 import { ApiExtraModels, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../common/access/access.decorators';
-import { ApiPublicEndpoint, headerRef } from '../common/openapi/openapi.decorators';
+import { ApiPublicEndpoint, headerRef } from '../openapi/openapi.decorators';
 import { HealthIndicatorStatus, LivenessResponse, ReadinessResponse } from './health.responses';
 import { ReadinessIndicators } from './readiness.indicators';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { HealthIndicatorFunction, HealthIndicatorService } from '@nestjs/terminus';
 import type Redis from 'ioredis';
-import { REDIS_CLIENT } from '../common/rate-limit/rate-limit.module';
+import { REDIS_CLIENT } from '../redis/redis.module';
 import { DATABASE_CONNECTION, type DatabaseConnection } from '../database/database-connection';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 

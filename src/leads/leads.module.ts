@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BotsModule } from '../bots/bots.module';
-import { IdempotencyModule } from '../common/idempotency/idempotency.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { LeadsController } from './leads.controller';
 import { LeadsRepository } from './leads.repository';

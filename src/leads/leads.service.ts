@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
-import type { IdempotentResponse } from '../common/idempotency/idempotent-response';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import type { IdempotentResponse } from '../idempotency/idempotent-response';
 import { assertDateRange } from '../common/paging/date-range';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { isUuid } from '../common/validation/uuid';

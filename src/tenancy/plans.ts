@@ -21,3 +21,8 @@ export const PLANS: Readonly<Record<Plan, PlanLimits>> = {
 };
 
 export const PLAN_NAMES = Object.keys(PLANS) as Plan[];
+
+/** The plans' request limits, as the app module hands them to the rate limiter. */
+export const PLAN_REQUEST_LIMITS: Readonly<Record<Plan, { requestsPerHour: number; burstPerSecond: number }>> = Object.fromEntries(
+  Object.values(PLANS).map((plan) => [plan.name, { requestsPerHour: plan.requestsPerHour, burstPerSecond: plan.burstPerSecond }]),
+) as Record<Plan, { requestsPerHour: number; burstPerSecond: number }>;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditEventRow, AuditLogRepository } from '../audit/audit-log.repository';
-import { InvalidationBus } from '../common/cache/invalidation-bus';
+import { InvalidationBus } from '../invalidation/invalidation-bus';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { AppError, NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';

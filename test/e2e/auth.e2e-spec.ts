@@ -4,7 +4,7 @@ import type { Response } from 'supertest';
 import { Public } from '../../src/common/access/access.decorators';
 import { generateApiKey } from '../../src/tenancy/api-keys/api-key-format';
 import { ApiKeysRepository } from '../../src/tenancy/api-keys/api-keys.repository';
-import { ALL_SCOPES, Scope } from '../../src/tenancy/api-keys/scopes';
+import { ALL_SCOPES, Scope } from '../../src/common/access/scopes';
 import { sleep } from '../support/child-server';
 import { controllerRoutes, servedExpressRoutes } from '../support/controller-routes';
 import { createTestApp, TestApp } from '../support/create-test-app';

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { AddressInfo, connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { RateLimitPlans } from '../../src/common/rate-limit/plan-limits';
+import type { RateLimitPlans } from '../../src/rate-limit/plan-limits';
 import { loadConfig } from '../../src/config/env';
 import { openDatabaseConnection, type DatabaseConnection } from '../../src/database/database-connection';
 import { applyMigrations } from '../../src/database/migrate';

@@ -1,4 +1,4 @@
-import { RateLimitPlans } from '../../src/common/rate-limit/plan-limits';
+import { RateLimitPlans } from '../../src/rate-limit/plan-limits';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { EphemeralRedis, hasRedisServer } from '../support/ephemeral-redis';
 import { createTenant } from '../support/factories';

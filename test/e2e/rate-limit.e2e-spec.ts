@@ -1,4 +1,5 @@
-import { DEFAULT_RATE_LIMIT_PLANS, RateLimitPlans } from '../../src/common/rate-limit/plan-limits';
+import type { RateLimitPlans } from '../../src/rate-limit/plan-limits';
+import { PLAN_REQUEST_LIMITS } from '../../src/tenancy/plans';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createKey, createTenant } from '../support/factories';
 
@@ -21,7 +22,7 @@ describe('rate limits with the production plan table', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp({}, { rateLimitPlans: DEFAULT_RATE_LIMIT_PLANS });
+    t = await createTestApp({}, { rateLimitPlans: PLAN_REQUEST_LIMITS });
   });
   afterAll(() => t.close());
 
@@ -135,7 +136,7 @@ describe('failed-authentication guard', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp({ AUTH_FAILURE_LIMIT: '3' }, { rateLimitPlans: DEFAULT_RATE_LIMIT_PLANS });
+    t = await createTestApp({ AUTH_FAILURE_LIMIT: '3' }, { rateLimitPlans: PLAN_REQUEST_LIMITS });
   });
   afterAll(() => t.close());
 

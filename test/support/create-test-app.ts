@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { loadConfig } from '../../src/config/env';
-import type { RateLimitPlans } from '../../src/common/rate-limit/plan-limits';
+import type { RateLimitPlans } from '../../src/rate-limit/plan-limits';
 import { configureApp } from '../../src/configure-app';
 import type { DatabaseConnection } from '../../src/database/database-connection';
 import { PrismaService } from '../../src/database/prisma.service';
@@ -47,7 +47,7 @@ export async function createTestApp(
   // A second instance can share the first one's database, as replicas behind a load balancer do.
   const connection = options.connection ?? (await openTestDatabase());
   const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(config, connection, { plans: options.rateLimitPlans ?? GENEROUS_RATE_LIMITS })],
+    imports: [AppModule.forRoot(config, connection, { rateLimitPlans: options.rateLimitPlans ?? GENEROUS_RATE_LIMITS })],
   }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error', 'warn'] });
   configureApp(app, config);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ALL_SCOPES, Scope } from '../../src/tenancy/api-keys/scopes';
+import { ALL_SCOPES, Scope } from '../../src/common/access/scopes';
 import type { Plan } from '../../src/tenancy/plans';
 import type { TestApp } from './create-test-app';
 

@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Scope } from '../../tenancy/api-keys/scopes';
+import type { Scope } from './scopes';
 import type { ApiPrincipal, AppRequest } from '../http/request-context';
 
 /** Who may call a route. Every route declares one; a route without it is refused. */

@@ -1,4 +1,4 @@
-import { InvalidationBus } from '../../common/cache/invalidation-bus';
+import { InvalidationBus } from '../../invalidation/invalidation-bus';
 import { ApiKeyCache, KEY_CACHE_TTL_MS } from './api-key-cache';
 import type { AuthenticatedKeyRow } from './api-keys.repository';
 

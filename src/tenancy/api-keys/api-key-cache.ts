@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidationBus } from '../../common/cache/invalidation-bus';
+import { InvalidationBus } from '../../invalidation/invalidation-bus';
 import type { AuthenticatedKeyRow } from './api-keys.repository';
 
 /** How long a verified key is trusted without asking the database again. */

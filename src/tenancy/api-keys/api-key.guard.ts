@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { accessRuleOf } from '../../common/access/access.decorators';
 import { InvalidApiKeyError } from '../../common/errors/app-error';
 import type { AppRequest } from '../../common/http/request-context';
-import { FailedAuthLimiter } from '../../common/rate-limit/failed-auth.limiter';
+import { FailedAuthLimiter } from '../../rate-limit/failed-auth.limiter';
 import { ApiKeysService } from './api-keys.service';
 
 export const API_KEY_HEADER = 'x-api-key';

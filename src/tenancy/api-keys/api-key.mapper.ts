@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ApiKeyType } from '../../generated/prisma/enums';
 import { KEY_PREFIX } from './api-key-format';
 import type { ApiKeyRow } from './api-keys.repository';
-import { ALL_SCOPES } from './scopes';
+import { ALL_SCOPES } from '../../common/access/scopes';
 
 export class ApiKeyResponse {
   @ApiProperty({ format: 'uuid' })

@@ -8,11 +8,11 @@ import { PLANS } from '../plans';
 import { ADMIN_ACTOR } from '../tenants.service';
 import { TenantsRepository } from '../tenants.repository';
 import { generateApiKey, isWellFormedApiKey, KEY_PREFIX } from './api-key-format';
-import { InvalidationBus } from '../../common/cache/invalidation-bus';
+import { InvalidationBus } from '../../invalidation/invalidation-bus';
 import { ApiKeyCache } from './api-key-cache';
 import { ApiKeyHasher } from './api-key-hasher';
 import { ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
-import type { Scope } from './scopes';
+import type { Scope } from '../../common/access/scopes';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 

@@ -4,7 +4,7 @@ import { AdminOnly, Public, RequireScopes } from '../../common/access/access.dec
 import { httpContext, thrownBy } from '../../common/testing/guard-testing';
 import { AppError } from '../../common/errors/app-error';
 import type { ApiPrincipal, AppRequest } from '../../common/http/request-context';
-import { ALL_SCOPES, Scope } from './scopes';
+import { ALL_SCOPES, Scope } from '../../common/access/scopes';
 import { ScopesGuard } from './scopes.guard';
 
 class RoutesController {

@@ -1,9 +1,9 @@
 import { Controller, Get, Header, Param, Res, StreamableFile } from '@nestjs/common';
 import { ApiParam, ApiTags, type OpenAPIObject } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../access/access.decorators';
-import { NotFoundError } from '../errors/app-error';
-import { ErrorCode } from '../errors/error-codes';
+import { Public } from '../common/access/access.decorators';
+import { NotFoundError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
 import { DOCS_ASSET_NAMES, DOCS_CONTENT_SECURITY_POLICY, DOCS_PAGE, docsAsset } from './docs-page';
 import { ApiPublicEndpoint } from './openapi.decorators';
 import { OpenApiDocumentStore } from './openapi-document.store';

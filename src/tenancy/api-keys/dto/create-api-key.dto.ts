@@ -1,8 +1,8 @@
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsDate, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { parseIsoDateTime } from '../../common/validation/iso-date';
-import { Trim } from '../../common/validation/transforms';
-import { ALL_SCOPES, Scope } from '../../tenancy/api-keys/scopes';
+import { parseIsoDateTime } from '../../../common/validation/iso-date';
+import { Trim } from '../../../common/validation/transforms';
+import { ALL_SCOPES, Scope } from '../../../common/access/scopes';
 
 /** Parses an ISO 8601 date-time with a time zone; anything else is left for @IsDate to reject. */
 export const ToDateTime = () => Transform(({ value }) => parseIsoDateTime(value) ?? value);

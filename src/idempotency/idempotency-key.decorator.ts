@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { ValidationError } from '../errors/app-error';
+import { ValidationError } from '../common/errors/app-error';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 const PRINTABLE_ASCII_KEY = /^[\x20-\x7E]{1,255}$/;

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { ApiPrincipal } from '../common/http/request-context';
-import { Plan, PLAN_NAMES, PLANS } from './plans';
+import { Plan, PLAN_NAMES, PLANS } from '../tenancy/plans';
 
 export class VerifiedTenant {
   @ApiProperty({ format: 'uuid' })

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, PrismaTransaction } from '../../database/prisma.service';
-import { AppError } from '../errors/app-error';
-import { ErrorCode } from '../errors/error-codes';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
 import { IdempotencyRecordRow, IdempotencyRecordsRepository } from './idempotency-records.repository';
 import type { IdempotentResponse, RecordedResponse } from './idempotent-response';
 import { hashRequest, IdempotentRequest } from './request-hash';

@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/env';
-import { openMigrationConnection } from './database-connection';
-import { applyMigrations } from './migrate';
+import { openMigrationConnection } from '../database/database-connection';
+import { applyMigrations } from '../database/migrate';
 
 /** `npm run db:migrate`: applies pending migrations to DATABASE_URL, or to the embedded database. */
 async function main(): Promise<void> {

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors/app-error';
+import { ValidationError } from '../common/errors/app-error';
 import { parseIdempotencyKey } from './idempotency-key.decorator';
 
 function rejection(values: string[]): unknown {

@@ -1,7 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { Plan } from '../../generated/prisma/enums';
-import { PLANS } from '../../tenancy/plans';
-import type { AppRequest } from '../http/request-context';
+import type { Plan } from '../generated/prisma/enums';
+import type { AppRequest } from '../common/http/request-context';
 
 export interface RequestLimits {
   requestsPerHour: number;
@@ -14,10 +13,6 @@ export const RATE_LIMIT_PLANS = Symbol('RATE_LIMIT_PLANS');
 export const RATE_LIMIT_DISABLED = Symbol('RATE_LIMIT_DISABLED');
 
 export type RateLimitPlans = Readonly<Record<Plan, RequestLimits>>;
-
-export const DEFAULT_RATE_LIMIT_PLANS: RateLimitPlans = Object.fromEntries(
-  Object.values(PLANS).map((plan) => [plan.name, { requestsPerHour: plan.requestsPerHour, burstPerSecond: plan.burstPerSecond }]),
-) as RateLimitPlans;
 
 export const HOURLY = { name: 'hourly', ttlMs: 3_600_000 } as const;
 export const BURST = { name: 'burst', ttlMs: 1_000 } as const;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../../generated/prisma/client';
-import { PrismaService, PrismaTransaction } from '../../database/prisma.service';
-import { sqlStateOf } from '../../database/sql-state';
+import { Prisma } from '../generated/prisma/client';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import { sqlStateOf } from '../database/sql-state';
 import type { RecordedResponse } from './idempotent-response';
 
 const recordSelect = { requestHash: true, status: true, responseBody: true, location: true } satisfies Prisma.IdempotencyRecordSelect;

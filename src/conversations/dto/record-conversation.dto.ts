@@ -1,9 +1,9 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsDate, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
-import { CONVERSATION_STATUSES } from '../../conversations/dto/list-conversations.query';
+import { CONVERSATION_STATUSES } from './list-conversations.query';
 import { ConversationChannel, ConversationStatus, MessageRole } from '../../generated/prisma/enums';
 import { LeadContactDto } from '../../leads/dto/create-lead.dto';
-import { ToDateTime } from './api-key.dto';
+import { ToDateTime } from '../../tenancy/api-keys/dto/create-api-key.dto';
 
 const ROLES = Object.values(MessageRole);
 const CHANNELS = Object.values(ConversationChannel);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { REDIS_CLIENT } from '../rate-limit/rate-limit.module';
+import { REDIS_CLIENT } from '../redis/redis.module';
 
 const CHANNEL = 'chatbots:invalidate-tenant';
 

@@ -1,5 +1,5 @@
-import type { PrismaService, PrismaTransaction } from '../../database/prisma.service';
-import { AppError } from '../errors/app-error';
+import type { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import { AppError } from '../common/errors/app-error';
 import type { ClaimOutcome, IdempotencyRecordRow, IdempotencyRecordsRepository } from './idempotency-records.repository';
 import type { RecordedResponse } from './idempotent-response';
 import { IDEMPOTENCY_TTL_MS, IdempotencyService } from './idempotency.service';

@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Principal } from '../common/access/access.decorators';
 import type { ApiPrincipal } from '../common/http/request-context';
-import { ApiV1Endpoint } from '../common/openapi/openapi.decorators';
+import { ApiV1Endpoint } from '../openapi/openapi.decorators';
 import { NoQueryDto } from '../common/paging/pagination';
 import { toVerificationResponse, VerificationResponse } from './verification.mapper';
 

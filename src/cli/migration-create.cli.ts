@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { EMBEDDED_EXTENSIONS, openEmbedded } from './database-connection';
-import { loadMigrationsList, MIGRATIONS_DIR, readSchema } from './migrate';
-import { NO_SCHEMA_FILTER, openSchemaEngine } from './schema-engine';
+import { EMBEDDED_EXTENSIONS, openEmbedded } from '../database/database-connection';
+import { loadMigrationsList, MIGRATIONS_DIR, readSchema } from '../database/migrate';
+import { NO_SCHEMA_FILTER, openSchemaEngine } from '../database/schema-engine';
 
 /**
  * `npm run db:migration:create -- <name>`: writes the SQL that takes the migrations folder to

@@ -2,11 +2,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from '../../app.module';
-import { loadConfig } from '../../config/env';
-import { configureApp } from '../../configure-app';
-import { EMBEDDED_EXTENSIONS, openEmbedded } from '../../database/database-connection';
-import { OpenApiDocumentStore } from './openapi-document.store';
+import { AppModule } from '../app.module';
+import { loadConfig } from '../config/env';
+import { configureApp } from '../configure-app';
+import { EMBEDDED_EXTENSIONS, openEmbedded } from '../database/database-connection';
+import { OpenApiDocumentStore } from '../openapi/openapi-document.store';
 
 /**
  * `npm run openapi:export`: writes the OpenAPI document the app serves to a file (openapi.json at

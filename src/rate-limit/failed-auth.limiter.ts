@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError } from '../errors/app-error';
-import { ErrorCode } from '../errors/error-codes';
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
 import { isOver, RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 
 export interface AuthFailurePolicy {

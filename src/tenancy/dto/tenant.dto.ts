@@ -1,6 +1,6 @@
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { Trim } from '../../common/validation/transforms';
-import { Plan, PLAN_NAMES } from '../../tenancy/plans';
+import { Plan, PLAN_NAMES } from '../plans';
 
 const planRule = { message: `must be one of ${PLAN_NAMES.join(', ')}` };
 

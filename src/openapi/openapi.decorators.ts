@@ -1,10 +1,10 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiParam, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
 import type { ApiResponseOptions, HeaderObject, HeadersObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
-import type { Scope } from '../../tenancy/api-keys/scopes';
-import { RequireScopes } from '../access/access.decorators';
-import { ErrorEnvelope, FieldErrorResponse } from '../errors/error-envelope';
-import { ErrorCode } from '../errors/error-codes';
+import type { Scope } from '../common/access/scopes';
+import { RequireScopes } from '../common/access/access.decorators';
+import { ErrorEnvelope, FieldErrorResponse } from '../common/errors/error-envelope';
+import { ErrorCode } from '../common/errors/error-codes';
 
 export const API_KEY_SCHEME = 'ApiKeyAuth';
 export const ADMIN_BEARER_SCHEME = 'AdminBearerAuth';

@@ -1,0 +1,58 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
+import type Redis from 'ioredis';
+import type { AppConfig } from '../config/env';
+import { FailedAuthLimiter, AUTH_FAILURE_POLICY } from './failed-auth.limiter';
+import { FailoverRateLimitStore } from './failover-rate-limit.store';
+import { MemoryRateLimitStore } from './memory-rate-limit.store';
+import { BURST, HOURLY, planOf, RATE_LIMIT_DISABLED, RATE_LIMIT_PLANS, RateLimitPlans } from './plan-limits';
+import { RATE_LIMIT_STORE } from './rate-limit.store';
+import { RedisRateLimitStore } from './redis-rate-limit.store';
+import { REDIS_CLIENT } from '../redis/redis.module';
+
+function scalePlans(plans: RateLimitPlans, multiplier: number): RateLimitPlans {
+  if (multiplier === 1) return plans;
+  const scaled = Object.entries(plans).map(([plan, limits]) => [
+    plan,
+    { requestsPerHour: limits.requestsPerHour * multiplier, burstPerSecond: limits.burstPerSecond * multiplier },
+  ]);
+  return Object.fromEntries(scaled) as RateLimitPlans;
+}
+
+/**
+ * The tenant limiter and the failed-authentication guard. The plans' request limits are handed in
+ * by the app module (the plan table is the tenancy feature's); counters live in Redis when the
+ * RedisModule has a client, in-process otherwise.
+ */
+@Global()
+@Module({})
+export class RateLimitModule {
+  static forRoot(config: AppConfig, planLimits: RateLimitPlans): DynamicModule {
+    const plans = scalePlans(planLimits, config.rateLimit.multiplier);
+    return {
+      module: RateLimitModule,
+      imports: [
+        ThrottlerModule.forRoot({
+          setHeaders: false,
+          throttlers: [
+            { name: HOURLY.name, ttl: HOURLY.ttlMs, limit: (context) => plans[planOf(context) ?? 'free'].requestsPerHour },
+            { name: BURST.name, ttl: BURST.ttlMs, limit: (context) => plans[planOf(context) ?? 'free'].burstPerSecond },
+          ],
+        }),
+      ],
+      providers: [
+        { provide: RATE_LIMIT_PLANS, useValue: plans },
+        { provide: RATE_LIMIT_DISABLED, useValue: config.rateLimit.disabled },
+        { provide: AUTH_FAILURE_POLICY, useValue: { limit: config.rateLimit.authFailuresPerMinute, ttlMs: 60_000 } },
+        {
+          provide: RATE_LIMIT_STORE,
+          inject: [REDIS_CLIENT],
+          useFactory: (redis: Redis | null) =>
+            redis ? new FailoverRateLimitStore(new RedisRateLimitStore(redis), config.rateLimit.replicas) : new MemoryRateLimitStore(),
+        },
+        FailedAuthLimiter,
+      ],
+      exports: [ThrottlerModule, RATE_LIMIT_PLANS, RATE_LIMIT_DISABLED, RATE_LIMIT_STORE, FailedAuthLimiter],
+    };
+  }
+}
