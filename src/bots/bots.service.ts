@@ -37,7 +37,7 @@ export class BotsService {
       if (!tenant) throw new NotFoundError('Tenant');
       const limit = PLANS[tenant.plan].botsLimit;
       if ((await this.bots.count(tenantId, tx)) >= limit) {
-        throw new AppError(ErrorCode.PLAN_LIMIT_REACHED, 403, `The ${tenant.plan} plan allows ${limit} bot(s). Upgrade to add more.`);
+        throw new AppError(ErrorCode.PLAN_LIMIT_REACHED, `The ${tenant.plan} plan allows ${limit} bot(s). Upgrade to add more.`);
       }
       const bot = await this.bots.create(tenantId, settings, tx);
       await this.auditLog.create(tenantId, { actor: ADMIN_ACTOR, action: 'bot.created', targetType: 'bot', targetId: bot.id, data: { name: bot.name, isActive: bot.isActive } }, tx);

@@ -141,7 +141,7 @@ describe('IdempotencyService', () => {
 
   it('stores nothing when the work fails: the claim is rolled back with it', async () => {
     const { records, transactions, service, work } = setUp();
-    work.mockRejectedValueOnce(new AppError('VALIDATION_ERROR', 400, 'bad botId'));
+    work.mockRejectedValueOnce(new AppError('VALIDATION_ERROR', 'bad botId'));
     expect(await errorCode(service.run(TENANT, KEY, REQUEST, work))).toBe('400 VALIDATION_ERROR');
     expect(records.completed).toBeUndefined();
     expect(transactions).toEqual(['begin', 'rollback']);

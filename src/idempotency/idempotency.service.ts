@@ -64,7 +64,6 @@ function replay<T>(record: IdempotencyRecordRow, requestHash: string): Idempoten
   if (record.requestHash !== requestHash) {
     throw new AppError(
       ErrorCode.IDEMPOTENCY_KEY_REUSED,
-      409,
       'This Idempotency-Key was already used with a different request in the last 24 hours. Use a new key for a new request.',
     );
   }
@@ -74,5 +73,5 @@ function replay<T>(record: IdempotencyRecordRow, requestHash: string): Idempoten
 }
 
 function keyInUse(): AppError {
-  return new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 409, 'A request with this Idempotency-Key is still being processed. Retry shortly.');
+  return new AppError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'A request with this Idempotency-Key is still being processed. Retry shortly.');
 }

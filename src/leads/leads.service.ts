@@ -81,7 +81,7 @@ export class LeadsService {
       const lead = await this.leads.findById(tenantId, leadId, tx);
       if (!lead) throw new NotFoundError('Lead');
       if (lead.status === to) return lead;
-      const illegal = () => new AppError(ErrorCode.INVALID_STATUS_TRANSITION, 409, `A lead cannot move from ${lead.status} to ${to}.`);
+      const illegal = () => new AppError(ErrorCode.INVALID_STATUS_TRANSITION, `A lead cannot move from ${lead.status} to ${to}.`);
       if (!canMoveLead(lead.status, to)) throw illegal();
       if (await this.leads.updateStatus(tenantId, leadId, lead.status, to, tx)) return (await this.leads.findById(tenantId, leadId, tx))!;
       // A concurrent request moved the lead after it was read: the same move is then a no-op

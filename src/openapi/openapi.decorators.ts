@@ -4,31 +4,10 @@ import type { ApiResponseOptions, HeaderObject, HeadersObject, ReferenceObject, 
 import type { Scope } from '../common/access/scopes';
 import { RequireScopes } from '../common/access/access.decorators';
 import { ErrorEnvelope, FieldErrorResponse } from '../common/errors/error-envelope';
-import { ErrorCode } from '../common/errors/error-codes';
+import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
 
 export const API_KEY_SCHEME = 'ApiKeyAuth';
 export const ADMIN_BEARER_SCHEME = 'AdminBearerAuth';
-
-/** Status and meaning of every error code, as the README's error table gives them. */
-export const ERROR_CODE_DOCS: Readonly<Record<ErrorCode, { status: number; when: string }>> = {
-  VALIDATION_ERROR: { status: 400, when: 'invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field' },
-  INVALID_API_KEY: { status: 401, when: 'the API key is missing, malformed, unknown, expired or deleted' },
-  UNAUTHORIZED: { status: 401, when: 'the admin bearer token is missing or wrong' },
-  HTTPS_REQUIRED: { status: 403, when: 'the request came over plain HTTP' },
-  PLAN_UPGRADE_REQUIRED: { status: 403, when: "the tenant's plan has no API access (Free)" },
-  INSUFFICIENT_SCOPE: { status: 403, when: "the key lacks the endpoint's scope, or is a public key" },
-  PLAN_LIMIT_REACHED: { status: 403, when: "the plan's bot limit is reached" },
-  NOT_FOUND: { status: 404, when: 'the resource does not exist or is not the tenant’s (malformed ids included)' },
-  CONFLICT: { status: 409, when: 'the resource already exists' },
-  INVALID_STATUS_TRANSITION: { status: 409, when: 'the lead status machine does not allow this move' },
-  IDEMPOTENCY_KEY_REUSED: { status: 409, when: 'the `Idempotency-Key` was already used in the last 24 hours with a different request' },
-  IDEMPOTENCY_KEY_IN_USE: { status: 409, when: 'a request with the same `Idempotency-Key` is still being processed; retry shortly' },
-  PAYLOAD_TOO_LARGE: { status: 413, when: 'the body is larger than 64 KiB' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body is not UTF-8 `application/json`' },
-  RATE_LIMIT_EXCEEDED: { status: 429, when: 'the hourly or burst limit is used up, or too many failed authentications came from this address' },
-  INTERNAL_ERROR: { status: 500, when: 'an unexpected error; quote the request id' },
-  SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable; retry after `Retry-After` seconds' },
-};
 
 const header = (schema: SchemaObject, description: string, required = true): HeaderObject => ({ description, required, schema });
 
@@ -114,7 +93,7 @@ function errorResponse(status: number, codes: ErrorCode[], surface: Surface): Me
       },
     };
     RESPONSE_COMPONENTS.set(name, {
-      description: codes.map((code) => `\`${code}\`: ${ERROR_CODE_DOCS[code].when}.`).join('\n\n'),
+      description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].when}.`).join('\n\n'),
       headers: errorHeaders(status, surface),
       content: { 'application/json': { schema: { allOf: [{ $ref: getSchemaPath(ErrorEnvelope) }, narrowed] } } },
     });
@@ -126,7 +105,7 @@ function errorResponse(status: number, codes: ErrorCode[], surface: Surface): Me
 function errorDecorators(codes: readonly ErrorCode[], surface: Surface): (MethodDecorator & ClassDecorator)[] {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
-    const status = ERROR_CODE_DOCS[code].status;
+    const status = ERROR_CATALOGUE[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, grouped]) => errorResponse(status, grouped, surface));

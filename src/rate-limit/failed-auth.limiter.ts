@@ -42,6 +42,6 @@ export class FailedAuthLimiter {
 
   private tooManyFailures(retryInMs: number): AppError {
     const retryAfter = String(Math.max(1, Math.ceil(retryInMs / 1000)));
-    return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, 429, 'Too many requests with a missing or invalid API key from this address. Retry after the time in Retry-After.', undefined, { 'Retry-After': retryAfter });
+    return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, 'Too many requests with a missing or invalid API key from this address. Retry after the time in Retry-After.', undefined, { 'Retry-After': retryAfter });
   }
 }

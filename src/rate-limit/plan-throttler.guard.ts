@@ -49,7 +49,6 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     if (blocking) {
       throw new AppError(
         ErrorCode.RATE_LIMIT_EXCEEDED,
-        429,
         `Rate limit exceeded: the ${WINDOW_LABEL[blocking.name] ?? blocking.name} limit of ${blocking.limit} requests for your plan is used up. Retry after the time in Retry-After.`,
       );
     }

@@ -30,7 +30,7 @@ export class AdminTokenGuard implements CanActivate {
     const header = context.switchToHttp().getRequest<Request>().header('authorization') ?? '';
     const match = /^Bearer (.+)$/.exec(header);
     if (!match || !timingSafeEqual(sha256(match[1]), this.expected)) {
-      throw new AppError(ErrorCode.UNAUTHORIZED, 401, 'A valid admin bearer token is required.');
+      throw new AppError(ErrorCode.UNAUTHORIZED, 'A valid admin bearer token is required.');
     }
     return true;
   }

@@ -35,7 +35,7 @@ export class TenantsService {
       });
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-        throw new AppError(ErrorCode.CONFLICT, 409, 'A tenant with this slug already exists.');
+        throw new AppError(ErrorCode.CONFLICT, 'A tenant with this slug already exists.');
       }
       throw error;
     }

@@ -14,6 +14,6 @@ export class AccessRuleGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     if (accessRuleOf(this.reflector, context)) return true;
     this.logger.error(`${context.getClass().name}.${context.getHandler().name} declares no access rule; refused`);
-    throw new AppError(ErrorCode.INSUFFICIENT_SCOPE, 403, 'This route is not available.');
+    throw new AppError(ErrorCode.INSUFFICIENT_SCOPE, 'This route is not available.');
   }
 }

@@ -1,26 +1,31 @@
-import { ErrorCode } from './error-codes';
+import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
 
 export interface FieldError {
   field: string;
   message: string;
 }
 
-/** An error the API answers with on purpose: its code, status and message reach the client. */
+/**
+ * An error the API answers with on purpose: its code and message reach the client, with the
+ * status the error catalogue gives the code.
+ */
 export class AppError extends Error {
+  readonly status: number;
+
   constructor(
     readonly code: ErrorCode,
-    readonly status: number,
     message: string,
     readonly details?: FieldError[],
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
+    this.status = ERROR_CATALOGUE[code].status;
   }
 }
 
 export class ValidationError extends AppError {
   constructor(details: FieldError[], message = 'The request has invalid fields.') {
-    super(ErrorCode.VALIDATION_ERROR, 400, message, details);
+    super(ErrorCode.VALIDATION_ERROR, message, details);
   }
 
   static field(field: string, message: string): ValidationError {
@@ -30,24 +35,24 @@ export class ValidationError extends AppError {
 
 export class NotFoundError extends AppError {
   constructor(resource: string) {
-    super(ErrorCode.NOT_FOUND, 404, `${resource} not found.`);
+    super(ErrorCode.NOT_FOUND, `${resource} not found.`);
   }
 }
 
 export class InvalidApiKeyError extends AppError {
   constructor() {
-    super(ErrorCode.INVALID_API_KEY, 401, 'The API key is missing, invalid or expired.');
+    super(ErrorCode.INVALID_API_KEY, 'The API key is missing, invalid or expired.');
   }
 }
 
 export class InsufficientScopeError extends AppError {
   constructor(message: string) {
-    super(ErrorCode.INSUFFICIENT_SCOPE, 403, message);
+    super(ErrorCode.INSUFFICIENT_SCOPE, message);
   }
 }
 
 export class PlanUpgradeRequiredError extends AppError {
   constructor(message = 'API access requires the Pro plan or higher.') {
-    super(ErrorCode.PLAN_UPGRADE_REQUIRED, 403, message);
+    super(ErrorCode.PLAN_UPGRADE_REQUIRED, message);
   }
 }

@@ -20,3 +20,33 @@ export const ErrorCode = {
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface ErrorCodeEntry {
+  /** The HTTP status every answer with this code has. */
+  status: number;
+  /** When the API answers with it, as the README's error table and the OpenAPI document say. */
+  when: string;
+  /** The message of an answer the framework produced (body parser, router, throttler). */
+  defaultMessage?: string;
+}
+
+/** The one table of error codes: each code's status, meaning and default message. */
+export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
+  VALIDATION_ERROR: { status: 400, when: 'invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field', defaultMessage: 'The request is invalid.' },
+  INVALID_API_KEY: { status: 401, when: 'the API key is missing, malformed, unknown, expired or deleted' },
+  UNAUTHORIZED: { status: 401, when: 'the admin bearer token is missing or wrong' },
+  HTTPS_REQUIRED: { status: 403, when: 'the request came over plain HTTP' },
+  PLAN_UPGRADE_REQUIRED: { status: 403, when: "the tenant's plan has no API access (Free)" },
+  INSUFFICIENT_SCOPE: { status: 403, when: "the key lacks the endpoint's scope, or is a public key" },
+  PLAN_LIMIT_REACHED: { status: 403, when: "the plan's bot limit is reached" },
+  NOT_FOUND: { status: 404, when: 'the resource does not exist or is not the tenant’s (malformed ids included)', defaultMessage: 'The requested resource does not exist.' },
+  CONFLICT: { status: 409, when: 'the resource already exists' },
+  INVALID_STATUS_TRANSITION: { status: 409, when: 'the lead status machine does not allow this move' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, when: 'the `Idempotency-Key` was already used in the last 24 hours with a different request' },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, when: 'a request with the same `Idempotency-Key` is still being processed; retry shortly' },
+  PAYLOAD_TOO_LARGE: { status: 413, when: 'the body is larger than 64 KiB', defaultMessage: 'The request body is larger than 64 KiB.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body is not UTF-8 `application/json`', defaultMessage: 'The request body must be sent as application/json.' },
+  RATE_LIMIT_EXCEEDED: { status: 429, when: 'the hourly or burst limit is used up, or too many failed authentications came from this address', defaultMessage: 'Rate limit exceeded.' },
+  INTERNAL_ERROR: { status: 500, when: 'an unexpected error; quote the request id', defaultMessage: 'An internal error occurred. Quote the request id when reporting it.' },
+  SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable; retry after `Retry-After` seconds', defaultMessage: 'The service is temporarily unavailable. Retry shortly.' },
+};

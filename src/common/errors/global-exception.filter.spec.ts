@@ -88,7 +88,7 @@ describe('GlobalExceptionFilter', () => {
 
   describe('AppError', () => {
     it('writes code, message, status and the request id', () => {
-      const response = handle(new AppError(ErrorCode.PLAN_UPGRADE_REQUIRED, 403, 'API access requires the Pro plan or higher.'));
+      const response = handle(new AppError(ErrorCode.PLAN_UPGRADE_REQUIRED, 'API access requires the Pro plan or higher.'));
       expect(response.statusCode).toBe(403);
       expect(response.body).toEqual(envelope('PLAN_UPGRADE_REQUIRED', 403, 'API access requires the Pro plan or higher.'));
       expect(response.body?.error).not.toHaveProperty('details');
@@ -103,7 +103,7 @@ describe('GlobalExceptionFilter', () => {
     });
 
     it('sets the headers an AppError carries', () => {
-      const response = handle(new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, 429, 'Hourly rate limit exceeded.', undefined, { 'Retry-After': '17' }));
+      const response = handle(new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, 'Hourly rate limit exceeded.', undefined, { 'Retry-After': '17' }));
       expect(response.statusCode).toBe(429);
       expect(response.headers).toEqual({ 'Retry-After': '17' });
       expect(response.body).toEqual(envelope('RATE_LIMIT_EXCEEDED', 429, 'Hourly rate limit exceeded.'));

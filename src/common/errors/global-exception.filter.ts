@@ -5,32 +5,28 @@ import { Prisma } from '../../generated/prisma/client';
 import { sqlStateOf } from '../../database/sql-state';
 import type { AppRequest } from '../http/request-context';
 import { AppError, ValidationError } from './app-error';
-import { ErrorCode } from './error-codes';
+import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
 import type { ErrorEnvelope } from './error-envelope';
 
 export type { ErrorEnvelope } from './error-envelope';
 
-const CODE_BY_STATUS: Record<number, ErrorCode> = {
-  400: ErrorCode.VALIDATION_ERROR,
-  401: ErrorCode.INVALID_API_KEY,
-  403: ErrorCode.INSUFFICIENT_SCOPE,
-  404: ErrorCode.NOT_FOUND,
-  405: ErrorCode.NOT_FOUND,
-  409: ErrorCode.CONFLICT,
-  413: ErrorCode.PAYLOAD_TOO_LARGE,
-  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-  429: ErrorCode.RATE_LIMIT_EXCEEDED,
-  503: ErrorCode.SERVICE_UNAVAILABLE,
-};
-
-const MESSAGE_BY_CODE: Partial<Record<ErrorCode, string>> = {
-  [ErrorCode.VALIDATION_ERROR]: 'The request is invalid.',
-  [ErrorCode.NOT_FOUND]: 'The requested resource does not exist.',
-  [ErrorCode.PAYLOAD_TOO_LARGE]: 'The request body is larger than 64 KiB.',
-  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'The request body must be sent as application/json.',
-  [ErrorCode.RATE_LIMIT_EXCEEDED]: 'Rate limit exceeded.',
-  [ErrorCode.SERVICE_UNAVAILABLE]: 'The service is temporarily unavailable. Retry shortly.',
-};
+/**
+ * The code an answer of the framework's own (router, body parser, throttler) gets, by its status;
+ * each code's status comes from the catalogue.
+ */
+const FRAMEWORK_CODES: readonly ErrorCode[] = [
+  ErrorCode.VALIDATION_ERROR,
+  ErrorCode.INVALID_API_KEY,
+  ErrorCode.INSUFFICIENT_SCOPE,
+  ErrorCode.NOT_FOUND,
+  ErrorCode.CONFLICT,
+  ErrorCode.PAYLOAD_TOO_LARGE,
+  ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  ErrorCode.RATE_LIMIT_EXCEEDED,
+  ErrorCode.SERVICE_UNAVAILABLE,
+];
+const CODE_BY_STATUS = new Map(FRAMEWORK_CODES.map((code) => [ERROR_CATALOGUE[code].status, code]));
+const defaultMessage = (code: ErrorCode): string => ERROR_CATALOGUE[code].defaultMessage ?? 'The request could not be processed.';
 
 /**
  * Prisma error codes that mean the database cannot be reached or cannot answer in time
@@ -84,12 +80,12 @@ export class GlobalExceptionFilter implements ExceptionFilter {
   private toAppError(exception: unknown, request: AppRequest): AppError {
     if (exception instanceof AppError) return exception;
     if (exception instanceof ThrottlerException) {
-      return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, 429, MESSAGE_BY_CODE.RATE_LIMIT_EXCEEDED!);
+      return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, defaultMessage(ErrorCode.RATE_LIMIT_EXCEEDED));
     }
     if (exception instanceof HttpException) return this.fromHttpException(exception);
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`Database unavailable while serving ${request.method} ${request.route?.path ?? 'unknown route'}: ${describe(exception)}`);
-      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, 503, MESSAGE_BY_CODE.SERVICE_UNAVAILABLE!, undefined, {
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, defaultMessage(ErrorCode.SERVICE_UNAVAILABLE), undefined, {
         'Retry-After': RETRY_AFTER_SECONDS,
       });
     }
@@ -100,16 +96,16 @@ export class GlobalExceptionFilter implements ExceptionFilter {
       `Unhandled error on ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id})`,
       exception instanceof Error ? exception.stack : String(exception),
     );
-    return new AppError(ErrorCode.INTERNAL_ERROR, 500, 'An internal error occurred. Quote the request id when reporting it.');
+    return new AppError(ErrorCode.INTERNAL_ERROR, defaultMessage(ErrorCode.INTERNAL_ERROR));
   }
 
   private fromHttpException(exception: HttpException): AppError {
     const status = exception.getStatus() === HttpStatus.METHOD_NOT_ALLOWED ? 404 : exception.getStatus();
-    const code = CODE_BY_STATUS[status] ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.VALIDATION_ERROR);
-    const message = MESSAGE_BY_CODE[code] ?? 'The request could not be processed.';
+    const code = CODE_BY_STATUS.get(status) ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.VALIDATION_ERROR);
+    const message = defaultMessage(code);
     // The framework's own 400s (a path that is not valid percent-encoding) concern the request line.
     if (code === ErrorCode.VALIDATION_ERROR) return new ValidationError([{ field: 'path', message: 'is not a valid request path' }], message);
-    return new AppError(code, status, message);
+    return new AppError(code, message);
   }
 }
 
@@ -130,10 +126,10 @@ function isDatabaseUnavailable(exception: unknown): boolean {
 
 function fromBodyParserError(exception: unknown): AppError | undefined {
   const type = (exception as { type?: unknown } | null)?.type;
-  if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 413, MESSAGE_BY_CODE.PAYLOAD_TOO_LARGE!);
+  if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, defaultMessage(ErrorCode.PAYLOAD_TOO_LARGE));
   if (type === 'entity.parse.failed') return new ValidationError([{ field: 'body', message: 'must be valid JSON' }], 'The request body is not valid JSON.');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 415, 'The request body must be UTF-8 encoded JSON.');
+    return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be UTF-8 encoded JSON.');
   }
   if (type === 'request.aborted' || type === 'request.size.invalid') {
     return new ValidationError([{ field: 'body', message: 'was incomplete' }], 'The request body was incomplete.');

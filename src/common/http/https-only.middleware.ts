@@ -27,6 +27,6 @@ export class HttpsOnlyMiddleware implements NestMiddleware {
     const trust = request.app.get('trust proxy fn') as TrustFunction;
     const proxiedAsHttp = request.header('x-forwarded-proto') !== undefined && trust(request.socket.remoteAddress ?? '', 0);
     if (!proxiedAsHttp && !this.config.production && isLoopback(request.socket.remoteAddress)) return next();
-    next(new AppError(ErrorCode.HTTPS_REQUIRED, 403, 'HTTPS is required. Send the request over https://.'));
+    next(new AppError(ErrorCode.HTTPS_REQUIRED, 'HTTPS is required. Send the request over https://.'));
   }
 }

@@ -35,7 +35,7 @@ export class JsonBodyGuard implements CanActivate {
       return;
     }
     if (!typeIs(request, ['application/json'])) {
-      throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 415, 'The request body must be sent as application/json.');
+      throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be sent as application/json.');
     }
     // A declared length over the limit is refused before any of the body is read. body-parser
     // would first read (and discard) the whole body and only then answer 413, so a client sending
@@ -45,7 +45,7 @@ export class JsonBodyGuard implements CanActivate {
     // limit is still refused by body-parser once it has been read in full.
     if (Number(request.headers['content-length']) > BODY_LIMIT_BYTES) {
       response.setHeader('Connection', 'close');
-      throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 413, 'The request body is larger than 64 KiB.');
+      throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is larger than 64 KiB.');
     }
     await new Promise<void>((resolve, reject) => parseJson(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
     const body: unknown = request.body;
