@@ -2,12 +2,12 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } 
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { BotsModule } from './bots/bots.module';
+import { callerChecksProvider } from './caller-checks';
 import { AccessRuleGuard } from './common/access/access-rule.guard';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { HttpsOnlyMiddleware } from './common/http/https-only.middleware';
 import { JsonBodyGuard } from './common/http/json-body.guard';
 import { OpenApiModule } from './openapi/openapi.module';
-import { PlanThrottlerGuard } from './rate-limit/plan-throttler.guard';
 import type { RateLimitPlans } from './rate-limit/plan-limits';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
@@ -20,10 +20,6 @@ import { DemoModule } from './demo/demo.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { LeadsModule } from './leads/leads.module';
-import { AdminTokenGuard } from './tenancy/admin-token.guard';
-import { ApiKeyGuard } from './tenancy/api-keys/api-key.guard';
-import { ScopesGuard } from './tenancy/api-keys/scopes.guard';
-import { PlanGuard } from './tenancy/plan.guard';
 import { PLAN_REQUEST_LIMITS } from './tenancy/plans';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { VerifyModule } from './verify/verify.module';
@@ -42,14 +38,10 @@ export class AppModule implements NestModule {
         { provide: DATABASE_CONNECTION, useValue: connection },
         { provide: APP_FILTER, useClass: GlobalExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
-        // The contract's order of checks: access rule, key (401) or admin token, plan (403),
-        // rate limit (429), scope (403); the body is read after all of them (JsonBodyGuard, last).
+        // The route's access rule picks the checks of its kind of caller (caller-checks.ts); the
+        // body is read after all of them (JsonBodyGuard, last).
+        callerChecksProvider,
         { provide: APP_GUARD, useClass: AccessRuleGuard },
-        { provide: APP_GUARD, useClass: ApiKeyGuard },
-        { provide: APP_GUARD, useClass: AdminTokenGuard },
-        { provide: APP_GUARD, useClass: PlanGuard },
-        { provide: APP_GUARD, useClass: PlanThrottlerGuard },
-        { provide: APP_GUARD, useClass: ScopesGuard },
         { provide: APP_GUARD, useClass: JsonBodyGuard },
       ],
       exports: [APP_CONFIG, DATABASE_CONNECTION],

@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/env';
 import { FailedAuthLimiter, AUTH_FAILURE_POLICY } from './failed-auth.limiter';
 import { FailoverRateLimitStore } from './failover-rate-limit.store';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
+import { PlanThrottlerGuard } from './plan-throttler.guard';
 import { BURST, HOURLY, planOf, RATE_LIMIT_DISABLED, RATE_LIMIT_PLANS, RateLimitPlans } from './plan-limits';
 import { RATE_LIMIT_STORE } from './rate-limit.store';
 import { RedisRateLimitStore } from './redis-rate-limit.store';
@@ -51,8 +52,9 @@ export class RateLimitModule {
             redis ? new FailoverRateLimitStore(new RedisRateLimitStore(redis), config.rateLimit.replicas) : new MemoryRateLimitStore(),
         },
         FailedAuthLimiter,
+        PlanThrottlerGuard,
       ],
-      exports: [ThrottlerModule, RATE_LIMIT_PLANS, RATE_LIMIT_DISABLED, RATE_LIMIT_STORE, FailedAuthLimiter],
+      exports: [ThrottlerModule, RATE_LIMIT_PLANS, RATE_LIMIT_DISABLED, RATE_LIMIT_STORE, FailedAuthLimiter, PlanThrottlerGuard],
     };
   }
 }

@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { accessRuleOf } from '../common/access/access.decorators';
+import type { AccessCheck } from '../common/access/access-rule.guard';
 import { AppError, NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { APP_CONFIG, type AppConfig } from '../config/env';
@@ -14,18 +13,14 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest();
  * sides hashed first, so neither content nor length leaks). Unset token: the admin API is off.
  */
 @Injectable()
-export class AdminTokenGuard implements CanActivate {
+export class AdminTokenGuard implements AccessCheck {
   private readonly expected?: Buffer;
 
-  constructor(
-    private readonly reflector: Reflector,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.expected = config.adminApiToken ? sha256(config.adminApiToken) : undefined;
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (accessRuleOf(this.reflector, context)?.kind !== 'admin') return true;
     if (!this.expected) throw new NotFoundError('Route');
     const header = context.switchToHttp().getRequest<Request>().header('authorization') ?? '';
     const match = /^Bearer (.+)$/.exec(header);

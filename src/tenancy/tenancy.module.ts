@@ -1,16 +1,20 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { InvalidationModule } from '../invalidation/invalidation.module';
+import { AdminTokenGuard } from './admin-token.guard';
 import { ApiKeyCache } from './api-keys/api-key-cache';
+import { ApiKeyGuard } from './api-keys/api-key.guard';
+import { ScopesGuard } from './api-keys/scopes.guard';
 import { ApiKeyHasher } from './api-keys/api-key-hasher';
 import { ApiKeysRepository } from './api-keys/api-keys.repository';
 import { ApiKeysService } from './api-keys/api-keys.service';
+import { PlanGuard } from './plan.guard';
 import { TenantsRepository } from './tenants.repository';
 import { TenantsService } from './tenants.service';
 
 @Module({
   imports: [AuditModule, InvalidationModule],
-  providers: [TenantsRepository, TenantsService, ApiKeysRepository, ApiKeysService, ApiKeyHasher, ApiKeyCache],
-  exports: [TenantsService, TenantsRepository, ApiKeysService],
+  providers: [TenantsRepository, TenantsService, ApiKeysRepository, ApiKeysService, ApiKeyHasher, ApiKeyCache, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard],
+  exports: [TenantsService, TenantsRepository, ApiKeysService, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard],
 })
 export class TenancyModule {}

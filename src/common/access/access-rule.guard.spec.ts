@@ -2,7 +2,7 @@ import { ExecutionContext, Logger, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { AppError } from '../errors/app-error';
-import { AccessRuleGuard } from './access-rule.guard';
+import { AccessCheck, AccessRuleGuard, CallerChecks } from './access-rule.guard';
 import { AdminOnly, Public, RequireScopes } from './access.decorators';
 
 class MixedController {
@@ -16,43 +16,76 @@ class MixedController {
 @AdminOnly()
 class AdminController {
   list(): void {}
+  @Public() open(): void {}
 }
 
 const contextFor = (controller: Type, handler: (...args: never[]) => unknown): ExecutionContext =>
   new ExecutionContextHost([{}, {}, () => undefined], controller, handler);
 
+/** A check that records its name when it runs, and passes or says no. */
+function check(name: string, ran: string[], answer = true): AccessCheck {
+  return { canActivate: () => (ran.push(name), answer) };
+}
+
 describe('AccessRuleGuard', () => {
-  const guard = new AccessRuleGuard(new Reflector());
+  let ran: string[];
+  let guard: AccessRuleGuard;
   let logged: jest.SpyInstance;
 
   beforeEach(() => {
+    ran = [];
+    const checks: CallerChecks = {
+      public: [],
+      admin: [check('admin-token', ran)],
+      apiKey: [check('api-key', ran), check('plan', ran), check('rate-limit', ran), check('scopes', ran)],
+    };
+    guard = new AccessRuleGuard(new Reflector(), checks);
     logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   });
   afterEach(() => logged.mockRestore());
 
   it.each([
-    ['public', MixedController.prototype.health],
-    ['admin', MixedController.prototype.createTenant],
-    ['API-key without scopes', MixedController.prototype.verify],
-    ['API-key with scopes', MixedController.prototype.listBots],
-  ])('lets a route with a %s rule through', (_, handler) => {
-    expect(guard.canActivate(contextFor(MixedController, handler))).toBe(true);
+    ['public', MixedController.prototype.health, []],
+    ['admin', MixedController.prototype.createTenant, ['admin-token']],
+    ['API-key without scopes', MixedController.prototype.verify, ['api-key', 'plan', 'rate-limit', 'scopes']],
+    ['API-key with scopes', MixedController.prototype.listBots, ['api-key', 'plan', 'rate-limit', 'scopes']],
+  ])('runs the checks of a %s route, and only those, in order', async (_, handler, expected) => {
+    await expect(guard.canActivate(contextFor(MixedController, handler))).resolves.toBe(true);
+    expect(ran).toEqual(expected);
     expect(logged).not.toHaveBeenCalled();
   });
 
-  it('takes a rule declared on the class', () => {
-    expect(guard.canActivate(contextFor(AdminController, AdminController.prototype.list))).toBe(true);
+  it('takes a rule declared on the class', async () => {
+    await expect(guard.canActivate(contextFor(AdminController, AdminController.prototype.list))).resolves.toBe(true);
+    expect(ran).toEqual(['admin-token']);
   });
 
-  it('refuses a route without a rule with 403 and logs which route it is', () => {
-    let error: unknown;
-    try {
-      guard.canActivate(contextFor(MixedController, MixedController.prototype.forgotten));
-    } catch (caught) {
-      error = caught;
-    }
+  it('lets a method-level rule override the class-level one', async () => {
+    await expect(guard.canActivate(contextFor(AdminController, AdminController.prototype.open))).resolves.toBe(true);
+    expect(ran).toEqual([]);
+  });
+
+  it('stops at the first check that throws, and the caller gets its error', async () => {
+    const refused = new AppError('INVALID_API_KEY', 'The API key is missing, invalid or expired.');
+    const failing = new AccessRuleGuard(new Reflector(), {
+      public: [],
+      admin: [],
+      apiKey: [{ canActivate: () => { throw refused; } }, check('plan', ran)],
+    });
+    await expect(failing.canActivate(contextFor(MixedController, MixedController.prototype.listBots))).rejects.toBe(refused);
+    expect(ran).toEqual([]);
+  });
+
+  it('refuses with 403 when a check says no without throwing', async () => {
+    const saysNo = new AccessRuleGuard(new Reflector(), { public: [], admin: [check('admin-token', ran, false)], apiKey: [] });
+    await expect(saysNo.canActivate(contextFor(AdminController, AdminController.prototype.list))).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', status: 403 });
+  });
+
+  it('refuses a route without a rule with 403 and logs which route it is', async () => {
+    const error = await guard.canActivate(contextFor(MixedController, MixedController.prototype.forgotten)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', status: 403, message: 'This route is not available.' });
+    expect(ran).toEqual([]);
     expect(logged).toHaveBeenCalledTimes(1);
     expect(String(logged.mock.calls[0][0])).toContain('MixedController.forgotten');
   });

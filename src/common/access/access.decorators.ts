@@ -9,6 +9,9 @@ export type AccessRule =
   | { kind: 'admin' }
   | { kind: 'apiKey'; scopes: readonly Scope[] };
 
+/** The kinds of caller; each has its own list of checks (CallerChecks). */
+export type CallerKind = AccessRule['kind'];
+
 export const Access = Reflector.createDecorator<AccessRule>();
 
 /** Open to anyone: health probes and the API description. */

@@ -1,6 +1,5 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import { accessRuleOf } from '../../common/access/access.decorators';
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import type { AccessCheck } from '../../common/access/access-rule.guard';
 import { InvalidApiKeyError } from '../../common/errors/app-error';
 import type { AppRequest } from '../../common/http/request-context';
 import { FailedAuthLimiter } from '../../rate-limit/failed-auth.limiter';
@@ -13,15 +12,13 @@ export const API_KEY_HEADER = 'x-api-key';
  * count towards the per-IP brute-force limit.
  */
 @Injectable()
-export class ApiKeyGuard implements CanActivate {
+export class ApiKeyGuard implements AccessCheck {
   constructor(
-    private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeysService,
     private readonly failedAuth: FailedAuthLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (accessRuleOf(this.reflector, context)?.kind !== 'apiKey') return true;
     const request = context.switchToHttp().getRequest<AppRequest>();
     const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
     this.failedAuth.assertNotBlocked(ip);

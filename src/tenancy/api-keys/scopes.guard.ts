@@ -1,5 +1,6 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { AccessCheck } from '../../common/access/access-rule.guard';
 import { accessRuleOf } from '../../common/access/access.decorators';
 import { InsufficientScopeError } from '../../common/errors/app-error';
 import type { AppRequest } from '../../common/http/request-context';
@@ -9,17 +10,18 @@ import type { AppRequest } from '../../common/http/request-context';
  * they may call routes that need no scope (GET /api/v1/verify) and nothing else.
  */
 @Injectable()
-export class ScopesGuard implements CanActivate {
+export class ScopesGuard implements AccessCheck {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
     const rule = accessRuleOf(this.reflector, context);
     const principal = context.switchToHttp().getRequest<AppRequest>().principal;
-    if (rule?.kind !== 'apiKey' || !principal || rule.scopes.length === 0) return true;
+    const scopes = rule?.kind === 'apiKey' ? rule.scopes : [];
+    if (!principal || scopes.length === 0) return true;
     if (principal.apiKey.type === 'public') {
       throw new InsufficientScopeError('Public keys (svc_pk_) can only verify themselves; use a secret key for this endpoint.');
     }
-    const missing = rule.scopes.filter((scope) => !principal.apiKey.scopes.includes(scope));
+    const missing = scopes.filter((scope) => !principal.apiKey.scopes.includes(scope));
     if (missing.length) throw new InsufficientScopeError(`This endpoint requires the scope ${missing.join(', ')}.`);
     return true;
   }

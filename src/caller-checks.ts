@@ -1,0 +1,23 @@
+import type { Provider } from '@nestjs/common';
+import { CALLER_CHECKS, type CallerChecks } from './common/access/access-rule.guard';
+import { PlanThrottlerGuard } from './rate-limit/plan-throttler.guard';
+import { AdminTokenGuard } from './tenancy/admin-token.guard';
+import { ApiKeyGuard } from './tenancy/api-keys/api-key.guard';
+import { ScopesGuard } from './tenancy/api-keys/scopes.guard';
+import { PlanGuard } from './tenancy/plan.guard';
+
+/**
+ * What each kind of caller must pass, in the contract's order (API_DECISIONS, Order of checks):
+ * key (401), plan (403), rate limit (429), scope (403). The transport rule runs before all of
+ * them (HttpsOnlyMiddleware) and the body is read after them (JsonBodyGuard). A new kind of
+ * caller is a new access decorator, its guard, and one line here.
+ */
+export const callerChecksProvider: Provider = {
+  provide: CALLER_CHECKS,
+  inject: [ApiKeyGuard, AdminTokenGuard, PlanGuard, PlanThrottlerGuard, ScopesGuard],
+  useFactory: (apiKey: ApiKeyGuard, adminToken: AdminTokenGuard, plan: PlanGuard, rateLimit: PlanThrottlerGuard, scopes: ScopesGuard): CallerChecks => ({
+    public: [],
+    admin: [adminToken],
+    apiKey: [apiKey, plan, rateLimit, scopes],
+  }),
+};
