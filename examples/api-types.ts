@@ -908,8 +908,10 @@ export interface components {
         AuditEventResponse: {
             /** Format: uuid */
             id: string;
-            /** @description Who did it, e.g. `admin-api`. */
+            /** @description Who did it: `admin-api`, `api-key:<key id>`, or `system` (the demo data). */
             actor: string;
+            /** @description The `X-Request-Id` of the request that made the change; null for changes made outside a request. */
+            requestId: string | null;
             /** @description What happened, e.g. `apiKey.created`, `tenant.plan_changed`, `bot.deactivated`. */
             action: string;
             /** @description The kind of thing acted on: `tenant`, `apiKey` or `bot`. */

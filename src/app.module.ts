@@ -17,6 +17,7 @@ import { ConversationsModule } from './conversations/conversations.module';
 import { DATABASE_CONNECTION, DatabaseConnection } from './database/database-connection';
 import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
+import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { LeadsModule } from './leads/leads.module';
@@ -32,7 +33,7 @@ export class AppModule implements NestModule {
     return {
       module: AppModule,
       global: true,
-      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule, OpenApiModule],
+      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule, OpenApiModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },

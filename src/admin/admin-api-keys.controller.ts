@@ -3,6 +3,8 @@ import { ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/access/access.decorators';
 import { NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import type { Actor } from '../events/actor';
+import { CurrentActor } from '../events/actor';
 import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { isUuid } from '../common/validation/uuid';
 import { ApiKeyListResponse, CreatedApiKeyResponse, toApiKeyResponse } from '../tenancy/api-keys/api-key.mapper';
@@ -28,13 +30,13 @@ export class AdminApiKeysController {
     errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_UPGRADE_REQUIRED],
   })
   @ApiIdParam('tenantId', 'Tenant')
-  async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyResponse> {
+  async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateApiKeyDto, @CurrentActor() actor: Actor): Promise<CreatedApiKeyResponse> {
     const { apiKey, key } = await this.apiKeys.createKey(tenantId, {
       name: body.name,
       scopes: body.scopes,
       type: body.type ?? 'secret',
       expiresAt: body.expiresAt ?? null,
-    });
+    }, actor);
     return { apiKey: toApiKeyResponse(apiKey), key };
   }
 
@@ -50,8 +52,8 @@ export class AdminApiKeysController {
   @ApiAdminEndpoint({ operationId: 'deleteApiKey', summary: 'Delete an API key', description: 'The key is refused from the next request on.', status: 204 })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('keyId', 'API key')
-  async delete(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('keyId') keyId: string): Promise<void> {
+  async delete(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('keyId') keyId: string, @CurrentActor() actor: Actor): Promise<void> {
     if (!isUuid(keyId)) throw new NotFoundError('API key');
-    await this.apiKeys.revokeKey(tenantId, keyId);
+    await this.apiKeys.revokeKey(tenantId, keyId, actor);
   }
 }

@@ -1,24 +1,24 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AuditEventListResponse, toAuditEventResponse } from '../audit/audit-event.mapper';
+import { AuditLogService } from '../audit/audit-log.service';
 import { AdminOnly } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { ApiAdminEndpoint, ApiIdParam } from '../openapi/openapi.decorators';
 import { PageQueryDto, toPage } from '../common/paging/pagination';
-import { TenantsService } from '../tenancy/tenants.service';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 @Controller('admin/v1/tenants/:tenantId/audit-log')
 @AdminOnly()
 @ApiTags('Admin')
 export class AdminAuditLogController {
-  constructor(private readonly tenants: TenantsService) {}
+  constructor(private readonly auditLog: AuditLogService) {}
 
   @Get()
   @ApiAdminEndpoint({ operationId: 'listAuditEvents', summary: 'List the audit log of a tenant, newest first', type: AuditEventListResponse, errors: [ErrorCode.VALIDATION_ERROR] })
   @ApiIdParam('tenantId', 'Tenant')
   async list(@Param('tenantId', TenantIdPipe) tenantId: string, @Query() query: PageQueryDto): Promise<AuditEventListResponse> {
-    const { events, pagination } = await this.tenants.listAuditEvents(tenantId, toPage(query));
+    const { events, pagination } = await this.auditLog.listEvents(tenantId, toPage(query));
     return { events: events.map(toAuditEventResponse), pagination };
   }
 }

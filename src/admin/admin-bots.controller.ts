@@ -1,13 +1,18 @@
 import { Body, Controller, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { BotEnvelope, KnowledgeDocumentEnvelope, toBotResponse, toKnowledgeDocumentResponse } from '../bots/bot.mapper';
+import { BotEnvelope, toBotResponse } from '../bots/bot.mapper';
 import { BotsService } from '../bots/bots.service';
 import { AdminOnly } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
+import type { Actor } from '../events/actor';
+import { CurrentActor } from '../events/actor';
 import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { ConversationEnvelope, toConversationResponse } from '../conversations/conversation.mapper';
 import { ConversationsService } from '../conversations/conversations.service';
-import { CreateBotDto, CreateDocumentDto, UpdateBotDto } from '../bots/dto/bot.dto';
+import { CreateDocumentDto } from '../knowledge/dto/create-document.dto';
+import { KnowledgeDocumentEnvelope, toKnowledgeDocumentResponse } from '../knowledge/knowledge-document.mapper';
+import { KnowledgeService } from '../knowledge/knowledge.service';
+import { CreateBotDto, UpdateBotDto } from '../bots/dto/bot.dto';
 import { RecordConversationDto } from '../conversations/dto/record-conversation.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
 
@@ -18,22 +23,23 @@ export class AdminBotsController {
   constructor(
     private readonly bots: BotsService,
     private readonly conversations: ConversationsService,
+    private readonly knowledge: KnowledgeService,
   ) {}
 
   @Post()
   @HttpCode(201)
   @ApiAdminEndpoint({ operationId: 'createBot', summary: 'Create a bot', description: "Within the plan's bot limit.", status: 201, type: BotEnvelope, errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED] })
   @ApiIdParam('tenantId', 'Tenant')
-  async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateBotDto): Promise<BotEnvelope> {
-    return { bot: toBotResponse(await this.bots.createBot(tenantId, body)) };
+  async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
+    return { bot: toBotResponse(await this.bots.createBot(tenantId, body, actor)) };
   }
 
   @Patch(':botId')
   @ApiAdminEndpoint({ operationId: 'updateBot', summary: 'Change a bot’s settings or switch it on or off', type: BotEnvelope, errors: JSON_BODY_ERRORS })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
-  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: UpdateBotDto): Promise<BotEnvelope> {
-    return { bot: toBotResponse(await this.bots.updateBot(tenantId, botId, body)) };
+  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: UpdateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
+    return { bot: toBotResponse(await this.bots.updateBot(tenantId, botId, body, actor)) };
   }
 
   @Post(':botId/documents')
@@ -42,7 +48,7 @@ export class AdminBotsController {
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
   async addDocument(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: CreateDocumentDto): Promise<KnowledgeDocumentEnvelope> {
-    return { document: toKnowledgeDocumentResponse(await this.bots.addDocument(tenantId, botId, body)) };
+    return { document: toKnowledgeDocumentResponse(await this.knowledge.addDocument(tenantId, botId, body)) };
   }
 
   @Post(':botId/conversations')

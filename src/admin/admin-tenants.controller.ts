@@ -2,6 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/com
 import { ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
+import type { Actor } from '../events/actor';
+import { CurrentActor } from '../events/actor';
 import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { TenantEnvelope, toTenantResponse } from '../tenancy/tenant.mapper';
 import { TenantsService } from '../tenancy/tenants.service';
@@ -17,8 +19,8 @@ export class AdminTenantsController {
   @Post()
   @HttpCode(201)
   @ApiAdminEndpoint({ operationId: 'createTenant', summary: 'Create a tenant', status: 201, type: TenantEnvelope, errors: [...JSON_BODY_ERRORS, ErrorCode.CONFLICT] })
-  async create(@Body() body: CreateTenantDto): Promise<TenantEnvelope> {
-    return { tenant: toTenantResponse(await this.tenants.createTenant(body)) };
+  async create(@Body() body: CreateTenantDto, @CurrentActor() actor: Actor): Promise<TenantEnvelope> {
+    return { tenant: toTenantResponse(await this.tenants.createTenant(body, actor)) };
   }
 
   @Get(':tenantId')
@@ -31,7 +33,7 @@ export class AdminTenantsController {
   @Patch(':tenantId')
   @ApiAdminEndpoint({ operationId: 'updateTenant', summary: 'Rename a tenant or change its plan', description: 'A plan change applies from the next request on and is audited.', type: TenantEnvelope, errors: JSON_BODY_ERRORS })
   @ApiIdParam('tenantId', 'Tenant')
-  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: UpdateTenantDto): Promise<TenantEnvelope> {
-    return { tenant: toTenantResponse(await this.tenants.updateTenant(tenantId, body)) };
+  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: UpdateTenantDto, @CurrentActor() actor: Actor): Promise<TenantEnvelope> {
+    return { tenant: toTenantResponse(await this.tenants.updateTenant(tenantId, body, actor)) };
   }
 }

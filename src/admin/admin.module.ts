@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { BotsModule } from '../bots/bots.module';
 import { ConversationsModule } from '../conversations/conversations.module';
+import { KnowledgeModule } from '../knowledge/knowledge.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { AdminApiKeysController } from './admin-api-keys.controller';
 import { AdminAuditLogController } from './admin-audit-log.controller';
@@ -10,7 +11,7 @@ import { AdminTenantsController } from './admin-tenants.controller';
 
 /** The dashboard's back end: thin controllers over the features' services. */
 @Module({
-  imports: [TenancyModule, BotsModule, ConversationsModule, AuditModule],
+  imports: [TenancyModule, BotsModule, KnowledgeModule, ConversationsModule, AuditModule],
   controllers: [AdminTenantsController, AdminApiKeysController, AdminBotsController, AdminAuditLogController],
 })
 export class AdminModule {}

@@ -6,8 +6,11 @@ export class AuditEventResponse {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
-  @ApiProperty({ description: 'Who did it, e.g. `admin-api`.' })
+  @ApiProperty({ description: 'Who did it: `admin-api`, `api-key:<key id>`, or `system` (the demo data).' })
   actor: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The `X-Request-Id` of the request that made the change; null for changes made outside a request.' })
+  requestId: string | null;
 
   @ApiProperty({ description: 'What happened, e.g. `apiKey.created`, `tenant.plan_changed`, `bot.deactivated`.' })
   action: string;
@@ -37,6 +40,7 @@ export function toAuditEventResponse(row: AuditEventRow): AuditEventResponse {
   return {
     id: row.id,
     actor: row.actor,
+    requestId: row.requestId,
     action: row.action,
     targetType: row.targetType,
     targetId: row.targetId,

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
-import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import { PrismaService } from '../database/prisma.service';
 import type { Page } from '../common/paging/pagination';
 
 export const auditEventSelect = {
   id: true,
   actor: true,
+  requestId: true,
   action: true,
   targetType: true,
   targetId: true,
@@ -15,21 +16,9 @@ export const auditEventSelect = {
 
 export type AuditEventRow = Prisma.AuditEventGetPayload<{ select: typeof auditEventSelect }>;
 
-export interface NewAuditEvent {
-  actor: string;
-  action: string;
-  targetType: string;
-  targetId: string;
-  data?: Prisma.InputJsonObject;
-}
-
 @Injectable()
 export class AuditLogRepository {
   constructor(private readonly prisma: PrismaService) {}
-
-  create(tenantId: string, event: NewAuditEvent, tx: PrismaTransaction = this.prisma): Promise<unknown> {
-    return tx.auditEvent.create({ data: { tenantId, ...event, data: event.data ?? {} }, select: { id: true } });
-  }
 
   list(tenantId: string, page: Page): Promise<AuditEventRow[]> {
     return this.prisma.auditEvent.findMany({

@@ -62,26 +62,3 @@ export function toBotResponse(row: BotRow): BotResponse {
     updatedAt: row.updatedAt.toISOString(),
   };
 }
-
-export class KnowledgeDocumentResponse {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ format: 'uuid' })
-  botId: string;
-
-  @ApiProperty()
-  title: string;
-
-  @ApiProperty({ format: 'date-time' })
-  createdAt: string;
-}
-
-export class KnowledgeDocumentEnvelope {
-  @ApiProperty({ type: KnowledgeDocumentResponse })
-  document: KnowledgeDocumentResponse;
-}
-
-export function toKnowledgeDocumentResponse(row: { id: string; botId: string; title: string; createdAt: Date }): KnowledgeDocumentResponse {
-  return { id: row.id, botId: row.botId, title: row.title, createdAt: row.createdAt.toISOString() };
-}

@@ -54,11 +54,4 @@ export class BotsRepository {
     const { count } = await tx.bot.updateMany({ where: { tenantId, id: botId }, data });
     return count ? this.findById(tenantId, botId, tx) : null;
   }
-
-  addDocument(tenantId: string, botId: string, data: { title: string; content: string }, tx: PrismaTransaction = this.prisma) {
-    return tx.knowledgeDocument.create({
-      data: { tenantId, botId, ...data },
-      select: { id: true, botId: true, title: true, createdAt: true },
-    });
-  }
 }

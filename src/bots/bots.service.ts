@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLogRepository } from '../audit/audit-log.repository';
 import { AppError, NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { isUuid } from '../common/validation/uuid';
 import { PrismaService } from '../database/prisma.service';
+import type { Actor } from '../events/actor';
+import { EventRecorder } from '../events/event-recorder';
 import { PLANS } from '../tenancy/plans';
 import { TenantsRepository } from '../tenancy/tenants.repository';
-import { ADMIN_ACTOR } from '../tenancy/tenants.service';
 import { BotRow, BotSettings, BotsRepository } from './bots.repository';
 
 @Injectable()
@@ -15,7 +15,7 @@ export class BotsService {
     private readonly prisma: PrismaService,
     private readonly bots: BotsRepository,
     private readonly tenants: TenantsRepository,
-    private readonly auditLog: AuditLogRepository,
+    private readonly events: EventRecorder,
   ) {}
 
   listBots(tenantId: string): Promise<BotRow[]> {
@@ -29,7 +29,7 @@ export class BotsService {
   }
 
   /** Creates a bot within the plan's botsLimit (403 PLAN_LIMIT_REACHED beyond it). */
-  async createBot(tenantId: string, settings: BotSettings & { name: string }): Promise<BotRow> {
+  async createBot(tenantId: string, settings: BotSettings & { name: string }, actor: Actor): Promise<BotRow> {
     return this.prisma.$transaction(async (tx) => {
       // Two concurrent creates must not both see room for one more bot.
       await this.tenants.lock(tenantId, tx);
@@ -40,13 +40,13 @@ export class BotsService {
         throw new AppError(ErrorCode.PLAN_LIMIT_REACHED, `The ${tenant.plan} plan allows ${limit} bot(s). Upgrade to add more.`);
       }
       const bot = await this.bots.create(tenantId, settings, tx);
-      await this.auditLog.create(tenantId, { actor: ADMIN_ACTOR, action: 'bot.created', targetType: 'bot', targetId: bot.id, data: { name: bot.name, isActive: bot.isActive } }, tx);
+      await this.events.record(tx, tenantId, actor, { action: 'bot.created', targetType: 'bot', targetId: bot.id, data: { name: bot.name, isActive: bot.isActive } });
       return bot;
     });
   }
 
   /** Changes settings; switching isActive is the dashboard's toggle (SPEC 3.1) and is audited. */
-  async updateBot(tenantId: string, botId: string, settings: BotSettings): Promise<BotRow> {
+  async updateBot(tenantId: string, botId: string, settings: BotSettings, actor: Actor): Promise<BotRow> {
     if (!isUuid(botId)) throw new NotFoundError('Bot');
     return this.prisma.$transaction(async (tx) => {
       const before = await this.bots.findById(tenantId, botId, tx);
@@ -54,14 +54,10 @@ export class BotsService {
       const after = await this.bots.update(tenantId, botId, settings, tx);
       if (!after) throw new NotFoundError('Bot');
       if (before.isActive !== after.isActive) {
-        await this.auditLog.create(tenantId, { actor: ADMIN_ACTOR, action: after.isActive ? 'bot.activated' : 'bot.deactivated', targetType: 'bot', targetId: botId }, tx);
+        await this.events.record(tx, tenantId, actor, { action: after.isActive ? 'bot.activated' : 'bot.deactivated', targetType: 'bot', targetId: botId });
       }
       return after;
     });
   }
 
-  async addDocument(tenantId: string, botId: string, document: { title: string; content: string }) {
-    if (!isUuid(botId) || !(await this.bots.exists(tenantId, botId))) throw new NotFoundError('Bot');
-    return this.bots.addDocument(tenantId, botId, document);
-  }
 }

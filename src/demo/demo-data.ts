@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { BotsService } from '../bots/bots.service';
 import { ConversationsService } from '../conversations/conversations.service';
+import { SYSTEM_ACTOR } from '../events/actor';
+import { KnowledgeService } from '../knowledge/knowledge.service';
 import { LeadsService } from '../leads/leads.service';
 import { ApiKeysService } from '../tenancy/api-keys/api-keys.service';
 import { ALL_SCOPES } from '../common/access/scopes';
@@ -28,18 +30,19 @@ export class DemoDataSeeder {
     private readonly apiKeys: ApiKeysService,
     private readonly bots: BotsService,
     private readonly conversations: ConversationsService,
+    private readonly knowledge: KnowledgeService,
     private readonly leads: LeadsService,
   ) {}
 
   /** Seeds an empty database; returns the demo key, or undefined when there was data already. */
   async seedIfEmpty(): Promise<string | undefined> {
     if ((await this.tenantsRepository.count()) > 0) return undefined;
-    const tenant = await this.tenants.createTenant({ name: 'Demo Company', slug: 'demo', plan: 'pro' });
-    const support = await this.bots.createBot(tenant.id, { name: 'Support Assistant', primaryColor: '#2563eb', language: 'en' });
-    const sales = await this.bots.createBot(tenant.id, { name: 'Sales Concierge', primaryColor: '#16a34a', language: 'en' });
-    await this.bots.createBot(tenant.id, { name: 'Legacy FAQ Bot', primaryColor: '#64748b', language: 'de', isActive: false });
-    await this.bots.addDocument(tenant.id, support.id, { title: 'Pricing', content: 'Pro costs 49 EUR a month; annual billing saves two months.' });
-    await this.bots.addDocument(tenant.id, support.id, { title: 'Opening hours', content: 'Bots answer around the clock; humans 9 to 5 CET.' });
+    const tenant = await this.tenants.createTenant({ name: 'Demo Company', slug: 'demo', plan: 'pro' }, SYSTEM_ACTOR);
+    const support = await this.bots.createBot(tenant.id, { name: 'Support Assistant', primaryColor: '#2563eb', language: 'en' }, SYSTEM_ACTOR);
+    const sales = await this.bots.createBot(tenant.id, { name: 'Sales Concierge', primaryColor: '#16a34a', language: 'en' }, SYSTEM_ACTOR);
+    await this.bots.createBot(tenant.id, { name: 'Legacy FAQ Bot', primaryColor: '#64748b', language: 'de', isActive: false }, SYSTEM_ACTOR);
+    await this.knowledge.addDocument(tenant.id, support.id, { title: 'Pricing', content: 'Pro costs 49 EUR a month; annual billing saves two months.' });
+    await this.knowledge.addDocument(tenant.id, support.id, { title: 'Opening hours', content: 'Bots answer around the clock; humans 9 to 5 CET.' });
 
     const start = Date.now() - CONVERSATIONS.length * 24 * HOUR;
     for (const [index, conversation] of CONVERSATIONS.entries()) {
@@ -58,7 +61,7 @@ export class DemoDataSeeder {
     }
     await this.leads.captureLead(tenant.id, { name: 'Alan Turing', email: 'alan@bletchley.example', company: 'Bletchley Park', tags: ['enterprise', 'imported'] });
 
-    const { key } = await this.apiKeys.createKey(tenant.id, { name: 'Demo key', scopes: [...ALL_SCOPES], type: 'secret', expiresAt: null });
+    const { key } = await this.apiKeys.createKey(tenant.id, { name: 'Demo key', scopes: [...ALL_SCOPES], type: 'secret', expiresAt: null }, SYSTEM_ACTOR);
     return key;
   }
 }

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { BotsModule } from '../bots/bots.module';
+import { KnowledgeModule } from '../knowledge/knowledge.module';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { LeadsModule } from '../leads/leads.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { DemoDataSeeder } from './demo-data';
 
 @Module({
-  imports: [TenancyModule, BotsModule, ConversationsModule, LeadsModule],
+  imports: [TenancyModule, BotsModule, KnowledgeModule, ConversationsModule, LeadsModule],
   providers: [DemoDataSeeder],
   exports: [DemoDataSeeder],
 })

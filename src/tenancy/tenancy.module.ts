@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
 import { InvalidationModule } from '../invalidation/invalidation.module';
 import { AdminTokenGuard } from './admin-token.guard';
 import { ApiKeyCache } from './api-keys/api-key-cache';
@@ -13,7 +12,7 @@ import { TenantsRepository } from './tenants.repository';
 import { TenantsService } from './tenants.service';
 
 @Module({
-  imports: [AuditModule, InvalidationModule],
+  imports: [InvalidationModule],
   providers: [TenantsRepository, TenantsService, ApiKeysRepository, ApiKeysService, ApiKeyHasher, ApiKeyCache, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard],
   exports: [TenantsService, TenantsRepository, ApiKeysService, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard],
 })

@@ -43,11 +43,3 @@ export class CreateBotDto {
 
 /** Every setting optional; switching isActive is the dashboard's toggle (SPEC 3.1) and is audited. */
 export class UpdateBotDto extends PartialType(CreateBotDto) {}
-
-export class CreateDocumentDto {
-  @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 200 characters' }) @MaxLength(200, { message: 'must be 1 to 200 characters' })
-  title!: string;
-
-  @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must not be empty' })
-  content!: string;
-}

@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AuditLogRepository } from '../../audit/audit-log.repository';
 import { InvalidApiKeyError, NotFoundError, PlanUpgradeRequiredError, ValidationError } from '../../common/errors/app-error';
 import type { ApiPrincipal } from '../../common/http/request-context';
 import { PrismaService } from '../../database/prisma.service';
+import type { Actor } from '../../events/actor';
+import { EventRecorder } from '../../events/event-recorder';
 import type { ApiKeyType } from '../../generated/prisma/enums';
 import { PLANS } from '../plans';
-import { ADMIN_ACTOR } from '../tenants.service';
 import { TenantsRepository } from '../tenants.repository';
 import { generateApiKey, isWellFormedApiKey, KEY_PREFIX } from './api-key-format';
 import { InvalidationBus } from '../../invalidation/invalidation-bus';
@@ -31,7 +31,7 @@ export class ApiKeysService {
     private readonly prisma: PrismaService,
     private readonly keys: ApiKeysRepository,
     private readonly tenants: TenantsRepository,
-    private readonly auditLog: AuditLogRepository,
+    private readonly events: EventRecorder,
     private readonly hasher: ApiKeyHasher,
     private readonly cache: ApiKeyCache,
     private readonly bus: InvalidationBus,
@@ -51,7 +51,7 @@ export class ApiKeysService {
   }
 
   /** Creates a key; the full key is in this answer only and is never stored or shown again. */
-  async createKey(tenantId: string, input: CreateKeyInput, now = new Date()): Promise<{ apiKey: ApiKeyRow; key: string }> {
+  async createKey(tenantId: string, input: CreateKeyInput, actor: Actor, now = new Date()): Promise<{ apiKey: ApiKeyRow; key: string }> {
     if (input.expiresAt && input.expiresAt <= now) throw ValidationError.field('expiresAt', 'must be in the future');
     return this.prisma.$transaction(async (tx) => {
       const tenant = await this.tenants.findById(tenantId, tx);
@@ -71,7 +71,7 @@ export class ApiKeysService {
         },
         tx,
       );
-      await this.auditLog.create(tenantId, { actor: ADMIN_ACTOR, action: 'api_key.created', targetType: 'api_key', targetId: apiKey.id, data: { name: apiKey.name, type: apiKey.type, scopes: apiKey.scopes } }, tx);
+      await this.events.record(tx, tenantId, actor, { action: 'api_key.created', targetType: 'api_key', targetId: apiKey.id, data: { name: apiKey.name, type: apiKey.type, scopes: apiKey.scopes } });
       return { apiKey, key };
     });
   }
@@ -81,10 +81,10 @@ export class ApiKeysService {
     return this.keys.list(tenantId);
   }
 
-  async revokeKey(tenantId: string, keyId: string, now = new Date()): Promise<void> {
+  async revokeKey(tenantId: string, keyId: string, actor: Actor, now = new Date()): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       if (!(await this.keys.delete(tenantId, keyId, now, tx))) throw new NotFoundError('API key');
-      await this.auditLog.create(tenantId, { actor: ADMIN_ACTOR, action: 'api_key.deleted', targetType: 'api_key', targetId: keyId }, tx);
+      await this.events.record(tx, tenantId, actor, { action: 'api_key.deleted', targetType: 'api_key', targetId: keyId });
     });
     await this.bus.tenantChanged(tenantId);
   }
