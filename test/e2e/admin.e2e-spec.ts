@@ -1,10 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
+import { expectError, ISO_MS as ISO, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createTenant, TestTenant } from '../support/factories';
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SECRET_KEY = /^svc_sk_[0-9A-Za-z]{33}$/;
 const PUBLIC_KEY = /^svc_pk_[0-9A-Za-z]{33}$/;
 /** The pepper createTestApp configures; used to prove that no digest leaks into answers. */
@@ -15,19 +14,8 @@ const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 const digestOf = (key: string) => createHmac('sha256', E2E_PEPPER).update(key).digest('hex');
 const newSlug = () => `s-${randomUUID().slice(0, 13)}`;
 
-function expectError(response: Response, status: number, code: string): void {
-  expect(response.status).toBe(status);
-  expect(response.body).toEqual({
-    error: { code, message: expect.any(String), status, requestId: response.headers['x-request-id'] },
-  });
-  expect(response.headers['x-request-id']).toEqual(expect.any(String));
-}
-
 function expectValidation(response: Response, details: { field: string; message: string }[]): void {
-  expect(response.status).toBe(400);
-  expect(response.body).toEqual({
-    error: { code: 'VALIDATION_ERROR', message: expect.any(String), status: 400, requestId: response.headers['x-request-id'], details },
-  });
+  expectError(response, 400, 'VALIDATION_ERROR', details);
 }
 
 /** Waits for a condition that the service reaches off the request path (lastUsedAt). */
@@ -831,7 +819,7 @@ describe('Admin API (/admin/v1)', () => {
       const response = await t.admin().get(`/admin/v1/tenants/${tenantId}/audit-log`);
       expect(response.status).toBe(200);
       const event = (action: string, targetType: string, targetId: string, data: unknown) => ({
-        id: expect.stringMatching(UUID), actor: expect.any(String), action, targetType, targetId, data, createdAt: expect.stringMatching(ISO),
+        id: expect.stringMatching(UUID), actor: 'admin-api', requestId: expect.any(String), action, targetType, targetId, data, createdAt: expect.stringMatching(ISO),
       });
       expect(response.body).toEqual({
         events: [
@@ -848,6 +836,13 @@ describe('Admin API (/admin/v1)', () => {
       for (const { actor } of response.body.events) expect(actor.length).toBeGreaterThan(0);
       const times = response.body.events.map((e: { createdAt: string }) => Date.parse(e.createdAt));
       expect([...times].sort((a, b) => b - a)).toEqual(times);
+    });
+
+    it('records the id of the request that made each change', async () => {
+      const requestId = `audit-${Date.now()}`;
+      await t.admin().patch(`/admin/v1/tenants/${other.id}`).set('X-Request-Id', requestId).send({ name: `Renamed ${requestId}` }).expect(200);
+      const [latest] = (await t.admin().get(`/admin/v1/tenants/${other.id}/audit-log?limit=1`).expect(200)).body.events;
+      expect(latest).toMatchObject({ actor: 'admin-api', requestId, action: 'tenant.renamed', targetType: 'tenant', targetId: other.id });
     });
 
     it('never contains a key or its digest', async () => {

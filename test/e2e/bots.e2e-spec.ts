@@ -1,20 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Response } from 'supertest';
+import { expectError, ISO_MS, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createTenant, recordConversation, TestTenant } from '../support/factories';
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BOT_FIELDS = ['avatarUrl', 'conversationCount', 'createdAt', 'id', 'isActive', 'knowledgeBaseSize', 'language', 'messageCount', 'name', 'primaryColor', 'updatedAt'];
 
 type BotBody = Record<string, unknown> & { id: string };
-
-function expectError(response: Response, status: number, code: string, details?: { field: string; message: unknown }[]): void {
-  expect(response.status).toBe(status);
-  expect(response.body).toStrictEqual({
-    error: { code, message: expect.any(String), status, requestId: response.headers['x-request-id'], ...(details ? { details } : {}) },
-  });
-}
 
 /** Every field of SPEC 2.1, with its exact JSON type. */
 function expectBotShape(bot: Record<string, unknown>): void {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
+import { expectError, ISO_MS, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createTenant, recordConversation, TestTenant } from '../support/factories';
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CONVERSATION_FIELDS = ['botId', 'channel', 'createdAt', 'endedAt', 'id', 'lastMessageAt', 'leadId', 'messageCount', 'status', 'updatedAt', 'visitorId'];
 const MESSAGE_FIELDS = ['content', 'conversationId', 'createdAt', 'id', 'role'];
 const TIE_TIME = '2026-01-25T06:00:00.000Z';
@@ -16,13 +15,6 @@ interface Fixture {
   botId: string;
   status: 'active' | 'ended' | 'handed_off';
   createdAt: string;
-}
-
-function expectError(response: Response, status: number, code: string, details?: { field: unknown; message: unknown }[]): void {
-  expect(response.status).toBe(status);
-  expect(response.body).toStrictEqual({
-    error: { code, message: expect.any(String), status, requestId: response.headers['x-request-id'], ...(details ? { details } : {}) },
-  });
 }
 
 function expectValidationError(response: Response, field: string): void {

@@ -8,6 +8,7 @@ import type { RateLimitPlans } from '../../src/rate-limit/plan-limits';
 import { loadConfig } from '../../src/config/env';
 import { openDatabaseConnection, type DatabaseConnection } from '../../src/database/database-connection';
 import { applyMigrations } from '../../src/database/migrate';
+import { UUID } from '../support/assertions';
 import { Answer, ChildServer, freePort, request, requireBuild, sleep } from '../support/child-server';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { EphemeralPostgres, findPostgresBinaries, StopMode } from '../support/ephemeral-postgres';
@@ -27,7 +28,6 @@ import { createTenant, TestTenant } from '../support/factories';
  */
 const RUN = process.env.RUN_FAULT_TESTS === '1';
 const POSTGRES_BIN = RUN ? findPostgresBinaries() : undefined;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The longest any request may take while the database is away: the longest single wait is pg's

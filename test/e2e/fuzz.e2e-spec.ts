@@ -43,7 +43,8 @@ import type { Response } from 'supertest';
 import typeIs from 'type-is';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation } from '../support/factories';
-import { OpenApiContract } from '../support/openapi-contract';
+import { controllerRoutes } from '../support/controller-routes';
+import { OpenApiContract, servedRoutes, toOpenApiRoute } from '../support/openapi-contract';
 import { LEAD_MOVES as MOVES, LEAD_STATUSES as STATUSES, type LeadStatusName as LeadStatus } from '../support/lead-status-machine';
 
 const RUNS = positiveInt(process.env.FUZZ_RUNS, 800);
@@ -483,6 +484,9 @@ const ADMIN_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/admin/v1/tenants/{tenantId}/audit-log', admin: true, ids: [ADMIN_TENANTS], query: ['limit', 'offset'] },
 ];
 const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, ...ADMIN_ROUTES];
+/** Served routes with no key, body or query to fuzz: the health probes and the API description (openapi.e2e-spec). */
+const NOT_FUZZED = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/{file}'];
+const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
 const routeId = (route: RouteDef) => `${route.method} ${route.template}`;
 const ROUTES = new Map(ALL_ROUTES.map((route) => [routeId(route), route]));
 
@@ -1134,6 +1138,32 @@ describe('Fuzzing every endpoint over HTTP', () => {
       fuzzMs += Date.now() - started;
     }
   }
+
+  // A route the app serves but this file does not list is never fuzzed: these fail first.
+  describe('covers every route of the app', () => {
+    const fuzzed = (filter: (route: RouteDef) => boolean) => ALL_ROUTES.filter(filter).map(routeId).sort();
+
+    it('fuzzes every route the app serves, except the public probes and documents', () => {
+      expect([...servedRoutes(t.app)].sort()).toEqual([...ALL_ROUTES.map(routeId), ...NOT_FUZZED].sort());
+    });
+
+    it('sends bodies to exactly the POST, PUT and PATCH routes of the app, with a body shape for each handler that reads one', () => {
+      const served = servedRoutes(t.app).filter((route) => BODY_METHODS.includes(route.split(' ')[0]));
+      expect(served.sort()).toEqual(fuzzed((route) => BODY_METHODS.includes(route.method)));
+      const reading = controllerRoutes(t.app).filter((route) => route.body).map((route) => toOpenApiRoute(route.route));
+      expect(reading.sort()).toEqual(fuzzed((route) => route.body !== undefined));
+    });
+
+    it('sends query strings with the documented parameters to exactly the routes whose handler reads the query', () => {
+      const reading = controllerRoutes(t.app).filter((route) => route.query).map((route) => toOpenApiRoute(route.route));
+      expect(reading.sort()).toEqual(fuzzed((route) => route.query !== undefined));
+      const documented = (route: RouteDef) =>
+        (contract.operation(route.method, route.template).parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => String(parameter.name)).sort();
+      expect(Object.fromEntries(ALL_ROUTES.map((route) => [routeId(route), [...(route.query ?? [])].sort()]))).toEqual(
+        Object.fromEntries(ALL_ROUTES.map((route) => [routeId(route), documented(route)])),
+      );
+    });
+  });
 
   const base = { query: '', headers: [] as [string, string][] };
   const ownKey: KeySpec = { kind: 'fixture', name: 'own', variant: 'plain' };

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { UUID } from '../support/assertions';
 import { Answer, ChildServer, freePort, request, requireBuild, sleep } from '../support/child-server';
 
 /**
@@ -14,7 +15,6 @@ import { Answer, ChildServer, freePort, request, requireBuild, sleep } from '../
 const DRAIN_MS = 500;
 const GRACE_MS = 5_000;
 const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 type LogLine = Record<string, any>;
 

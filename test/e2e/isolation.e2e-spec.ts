@@ -1,15 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Response } from 'supertest';
+import { expectError } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
-
-function expectError(response: Response, status: number, code: string): void {
-  expect(response.headers['x-request-id']).toEqual(expect.any(String));
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: { error: { code, message: expect.any(String), status, requestId: response.headers['x-request-id'] } },
-  });
-}
 
 const ids = (rows: { id: string }[]) => rows.map((row) => row.id).sort();
 

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import request from 'supertest';
+import { ISO_MS, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, TestTenant } from '../support/factories';
 import { LEAD_MOVES as ALLOWED, LEAD_STATUSES as STATUSES, type LeadStatusName as Status } from '../support/lead-status-machine';
 
 type Lead = Record<string, unknown> & { id: string };
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A valid address of exactly `length` characters: a 64-character local part and labels of at most 63. */
 function emailOfLength(length: number): string {

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DEFERRED_JOIN_OFFSET } from '../../src/leads/leads.repository';
+import { expectError, ISO_MS } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
 
 type Lead = Record<string, unknown> & { id: string };
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('GET /api/v1/leads', () => {
   let t: TestApp;
@@ -26,18 +25,8 @@ describe('GET /api/v1/leads', () => {
     await t.prisma.lead.update({ where: { id }, data: { createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) } });
   };
 
-  const expectValidationError = (response: Response, fields: string[]) => {
-    expect(response.status).toBe(400);
-    expect(response.body).toEqual({
-      error: {
-        code: 'VALIDATION_ERROR',
-        message: expect.any(String),
-        status: 400,
-        requestId: response.headers['x-request-id'],
-        details: fields.map((field) => ({ field, message: expect.stringMatching(/\S/) })),
-      },
-    });
-  };
+  const expectValidationError = (response: Response, fields: string[]) =>
+    expectError(response, 400, 'VALIDATION_ERROR', fields.map((field) => ({ field, message: expect.stringMatching(/\S/) })));
 
   const ids = (response: Response) => (response.body.leads as Lead[]).map((lead) => lead.id);
 

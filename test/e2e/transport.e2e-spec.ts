@@ -1,16 +1,7 @@
 import type { Response, Test } from 'supertest';
+import { expectError, UUID } from '../support/assertions';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/create-test-app';
 import { createTenant, TestTenant } from '../support/factories';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-function expectError(response: Response, status: number, code: string): void {
-  expect(response.headers['x-request-id']).toEqual(expect.any(String));
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: { error: { code, message: expect.any(String), status, requestId: response.headers['x-request-id'] } },
-  });
-}
 
 function expectSecurityHeaders(response: Response): void {
   expect(response.headers['strict-transport-security']).toMatch(/^max-age=\d+/);

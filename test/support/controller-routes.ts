@@ -1,5 +1,6 @@
 import { INestApplication, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { Access, AccessRule } from '../../src/common/access/access.decorators';
 
@@ -7,13 +8,17 @@ export interface ControllerRoute {
   /** "METHOD /express/:path". */
   route: string;
   rule: AccessRule | undefined;
+  /** The handler reads the request body (`@Body()`, `@RawBody()`). */
+  body: boolean;
+  /** The handler reads the query string (`@Query()`). */
+  query: boolean;
 }
 
 export function joinPath(...parts: string[]): string {
   return `/${parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
 }
 
-/** Every handler of every controller in the app, with the access rule Nest resolves for it. */
+/** Every handler of every controller in the app, with the access rule Nest resolves for it and the request parts it reads. */
 export function controllerRoutes(app: INestApplication): ControllerRoute[] {
   const discovery = new DiscoveryService(app.get(ModulesContainer));
   const scanner = new MetadataScanner();
@@ -29,12 +34,21 @@ export function controllerRoutes(app: INestApplication): ControllerRoute[] {
       if (paths === undefined) continue;
       const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
       const rule = reflector.getAllAndOverride<AccessRule | undefined>(Access, [handler, controller]);
+      const params = paramTypes(controller, methodName);
+      const body = params.has(RouteParamtypes.BODY) || params.has(RouteParamtypes.RAW_BODY);
+      const query = params.has(RouteParamtypes.QUERY);
       for (const prefix of prefixes) {
-        for (const path of ([] as string[]).concat(paths)) routes.push({ route: `${method} ${joinPath(prefix, path)}`, rule });
+        for (const path of ([] as string[]).concat(paths)) routes.push({ route: `${method} ${joinPath(prefix, path)}`, rule, body, query });
       }
     }
   }
   return routes;
+}
+
+/** The built-in parameter decorators of a handler; their metadata keys are "<RouteParamtypes>:<index>". */
+function paramTypes(controller: object, methodName: string): Set<RouteParamtypes> {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<string, unknown>;
+  return new Set(Object.keys(args).map((key) => Number(key.split(':')[0])).filter((type) => Number.isInteger(type)));
 }
 
 /**
