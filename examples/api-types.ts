@@ -912,9 +912,9 @@ export interface components {
             actor: string;
             /** @description The `X-Request-Id` of the request that made the change; null for changes made outside a request. */
             requestId: string | null;
-            /** @description What happened, e.g. `apiKey.created`, `tenant.plan_changed`, `bot.deactivated`. */
+            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created` or `conversation.recorded`. */
             action: string;
-            /** @description The kind of thing acted on: `tenant`, `apiKey` or `bot`. */
+            /** @description The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document` or `conversation`. */
             targetType: string;
             targetId: string;
             /** @description Details of the event, e.g. `{ "from": "pro", "to": "business" }`. */

@@ -47,8 +47,8 @@ export class AdminBotsController {
   @ApiAdminEndpoint({ operationId: 'addKnowledgeDocument', summary: 'Add a document to a bot’s knowledge base', status: 201, type: KnowledgeDocumentEnvelope, errors: JSON_BODY_ERRORS })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
-  async addDocument(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: CreateDocumentDto): Promise<KnowledgeDocumentEnvelope> {
-    return { document: toKnowledgeDocumentResponse(await this.knowledge.addDocument(tenantId, botId, body)) };
+  async addDocument(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: CreateDocumentDto, @CurrentActor() actor: Actor): Promise<KnowledgeDocumentEnvelope> {
+    return { document: toKnowledgeDocumentResponse(await this.knowledge.addDocument(tenantId, botId, body, actor)) };
   }
 
   @Post(':botId/conversations')
@@ -63,7 +63,7 @@ export class AdminBotsController {
   })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
-  async recordConversation(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: RecordConversationDto): Promise<ConversationEnvelope> {
-    return { conversation: toConversationResponse(await this.conversations.recordConversation(tenantId, botId, body)) };
+  async recordConversation(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: RecordConversationDto, @CurrentActor() actor: Actor): Promise<ConversationEnvelope> {
+    return { conversation: toConversationResponse(await this.conversations.recordConversation(tenantId, botId, body, actor)) };
   }
 }

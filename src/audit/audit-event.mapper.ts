@@ -12,10 +12,10 @@ export class AuditEventResponse {
   @ApiProperty({ type: String, nullable: true, description: 'The `X-Request-Id` of the request that made the change; null for changes made outside a request.' })
   requestId: string | null;
 
-  @ApiProperty({ description: 'What happened, e.g. `apiKey.created`, `tenant.plan_changed`, `bot.deactivated`.' })
+  @ApiProperty({ description: 'What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created` or `conversation.recorded`.' })
   action: string;
 
-  @ApiProperty({ description: 'The kind of thing acted on: `tenant`, `apiKey` or `bot`.' })
+  @ApiProperty({ description: 'The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document` or `conversation`.' })
   targetType: string;
 
   @ApiProperty()

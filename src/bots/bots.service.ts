@@ -56,8 +56,18 @@ export class BotsService {
       if (before.isActive !== after.isActive) {
         await this.events.record(tx, tenantId, actor, { action: after.isActive ? 'bot.activated' : 'bot.deactivated', targetType: 'bot', targetId: botId });
       }
+      const changes = changedSettings(before, after);
+      if (Object.keys(changes).length) await this.events.record(tx, tenantId, actor, { action: 'bot.updated', targetType: 'bot', targetId: botId, data: { changes } });
       return after;
     });
   }
 
+}
+
+const AUDITED_SETTINGS = ['name', 'avatarUrl', 'primaryColor', 'language'] as const;
+
+/** The audited settings a change altered, each as `{ from, to }` (the state toggle is its own event). */
+function changedSettings(before: BotRow, after: BotRow): Record<string, { from: string | null; to: string | null }> {
+  const changed = AUDITED_SETTINGS.filter((field) => before[field] !== after[field]);
+  return Object.fromEntries(changed.map((field) => [field, { from: before[field], to: after[field] }]));
 }

@@ -5,6 +5,8 @@ import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { isUuid } from '../common/validation/uuid';
 import { BotsRepository } from '../bots/bots.repository';
 import { PrismaService } from '../database/prisma.service';
+import type { Actor } from '../events/actor';
+import { EventRecorder } from '../events/event-recorder';
 import type { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
 import { LeadContact, LeadsService } from '../leads/leads.service';
 import { ConversationFilter, ConversationRow, ConversationsRepository, MessageRow } from './conversations.repository';
@@ -25,6 +27,7 @@ export class ConversationsService {
     private readonly conversations: ConversationsRepository,
     private readonly bots: BotsRepository,
     private readonly leads: LeadsService,
+    private readonly events: EventRecorder,
   ) {}
 
   async listConversations(tenantId: string, filter: ConversationFilter, page: Page): Promise<{ conversations: ConversationRow[]; pagination: Pagination }> {
@@ -58,7 +61,7 @@ export class ConversationsService {
    * Stores a conversation as the chat widget produced it, with its messages and the lead it
    * captured, in one transaction (the dashboard's import and the demo data use it).
    */
-  async recordConversation(tenantId: string, botId: string, record: ConversationRecord): Promise<ConversationRow> {
+  async recordConversation(tenantId: string, botId: string, record: ConversationRecord, actor: Actor): Promise<ConversationRow> {
     if (!isUuid(botId)) throw new NotFoundError('Bot');
     return this.prisma.$transaction(async (tx) => {
       if (!(await this.bots.exists(tenantId, botId, tx))) throw new NotFoundError('Bot');
@@ -85,7 +88,14 @@ export class ConversationsService {
         const lead = await this.leads.captureWidgetLead(tenantId, botId, id, record.lead, lastMessageTime(record, startedAt), tx);
         await this.conversations.linkLead(tenantId, id, lead.id, tx);
       }
-      return (await this.conversations.findById(tenantId, id, tx))!;
+      const conversation = (await this.conversations.findById(tenantId, id, tx))!;
+      await this.events.record(tx, tenantId, actor, {
+        action: 'conversation.recorded',
+        targetType: 'conversation',
+        targetId: id,
+        data: { botId, messages: record.messages.length, leadId: conversation.leadId },
+      });
+      return conversation;
     });
   }
 }

@@ -41,8 +41,8 @@ export class DemoDataSeeder {
     const support = await this.bots.createBot(tenant.id, { name: 'Support Assistant', primaryColor: '#2563eb', language: 'en' }, SYSTEM_ACTOR);
     const sales = await this.bots.createBot(tenant.id, { name: 'Sales Concierge', primaryColor: '#16a34a', language: 'en' }, SYSTEM_ACTOR);
     await this.bots.createBot(tenant.id, { name: 'Legacy FAQ Bot', primaryColor: '#64748b', language: 'de', isActive: false }, SYSTEM_ACTOR);
-    await this.knowledge.addDocument(tenant.id, support.id, { title: 'Pricing', content: 'Pro costs 49 EUR a month; annual billing saves two months.' });
-    await this.knowledge.addDocument(tenant.id, support.id, { title: 'Opening hours', content: 'Bots answer around the clock; humans 9 to 5 CET.' });
+    await this.knowledge.addDocument(tenant.id, support.id, { title: 'Pricing', content: 'Pro costs 49 EUR a month; annual billing saves two months.' }, SYSTEM_ACTOR);
+    await this.knowledge.addDocument(tenant.id, support.id, { title: 'Opening hours', content: 'Bots answer around the clock; humans 9 to 5 CET.' }, SYSTEM_ACTOR);
 
     const start = Date.now() - CONVERSATIONS.length * 24 * HOUR;
     for (const [index, conversation] of CONVERSATIONS.entries()) {
@@ -57,7 +57,7 @@ export class DemoDataSeeder {
           createdAt: new Date(createdAt.getTime() + line * 30_000),
         })),
         lead: 'lead' in conversation ? conversation.lead : undefined,
-      });
+      }, SYSTEM_ACTOR);
     }
     await this.leads.captureLead(tenant.id, { name: 'Alan Turing', email: 'alan@bletchley.example', company: 'Bletchley Park', tags: ['enterprise', 'imported'] });
 

@@ -71,7 +71,7 @@ export class ApiKeysService {
         },
         tx,
       );
-      await this.events.record(tx, tenantId, actor, { action: 'api_key.created', targetType: 'api_key', targetId: apiKey.id, data: { name: apiKey.name, type: apiKey.type, scopes: apiKey.scopes } });
+      await this.events.record(tx, tenantId, actor, { action: 'api_key.created', targetType: 'api_key', targetId: apiKey.id, data: { name: apiKey.name, type: apiKey.type, scopes: apiKey.scopes, expiresAt: apiKey.expiresAt?.toISOString() ?? null } });
       return { apiKey, key };
     });
   }
