@@ -497,7 +497,7 @@ export interface components {
          * @description Machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         FieldErrorResponse: {
             /**
              * @description The field, query parameter or `body`; nested fields are dotted (`messages[0].role`).
@@ -519,8 +519,10 @@ export interface components {
             status: number;
             /** @description The request id, also in the X-Request-Id header; quote it when reporting a problem. */
             requestId: string;
-            /** @description On VALIDATION_ERROR only: one entry per broken field. */
+            /** @description On VALIDATION_ERROR only: one entry per broken field, at most 20. */
             details?: components["schemas"]["FieldErrorResponse"][];
+            /** @description How many more fields are broken than `details` lists (it lists at most 20). */
+            moreDetails?: number;
         };
         ErrorEnvelope: {
             error: components["schemas"]["ErrorBody"];

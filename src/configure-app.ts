@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
+import { answerClientErrorsInEnvelope } from './common/http/client-error';
 import { requestIdOf } from './common/http/request-id';
 import { trustedProxies } from './config/trusted-proxies';
 import { publishOpenApiDocument } from './openapi/openapi.document';
@@ -16,13 +17,13 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.disable('etag');
   express.set('query parser', 'simple');
   if (config.trustProxy !== undefined) express.set('trust proxy', trustedProxies(config.trustProxy));
-  express.use(
-    helmet({
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-      frameguard: { action: 'deny' },
-      strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
-    }),
-  );
+  const securityHeaders = helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    frameguard: { action: 'deny' },
+    strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+  });
+  express.use(securityHeaders);
+  answerClientErrorsInEnvelope(app.getHttpServer(), headersSetBy(securityHeaders));
   // Before routing, so that every answer has an id, unknown and undecodable paths included.
   express.use((request: Request, response: Response, next: NextFunction) => {
     requestIdOf(request, response);
@@ -34,4 +35,12 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
     next();
   });
   publishOpenApiDocument(app);
+}
+
+/** The headers a header-setting middleware (helmet) writes, for answers written outside Express. */
+function headersSetBy(middleware: (request: Request, response: Response, next: NextFunction) => void): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = { setHeader: (name: string, value: unknown) => (headers[name] = String(value)), removeHeader: (name: string) => delete headers[name], getHeader: (name: string) => headers[name] };
+  middleware({ headers: {} } as Request, response as unknown as Response, () => undefined);
+  return headers;
 }

@@ -5,6 +5,17 @@ import type { AppConfig } from '../config/env';
 import { requestIdOf } from '../common/http/request-id';
 import type { AppRequest } from '../common/http/request-context';
 
+/**
+ * The request target's path, without its query and, for an absolute-form target
+ * (`http://user:password@host/path`), without scheme, userinfo and host: no credential reaches a log.
+ */
+export function loggablePath(target: string): string {
+  const path = target.split('?')[0];
+  if (path.startsWith('/')) return path;
+  const url = URL.canParse(target) ? new URL(target) : undefined;
+  return url && (url.protocol === 'http:' || url.protocol === 'https:') ? url.pathname : '(unparseable request target)';
+}
+
 function outcomeOf(request: IncomingMessage) {
   const { id, principal, route } = request as AppRequest;
   return { requestId: id, tenantId: principal?.tenant.id, keyId: principal?.apiKey.id, route: route?.path };
@@ -28,7 +39,7 @@ export class LoggingModule {
             transport: pretty ? { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' } } : undefined,
             // Only these request fields are logged: no headers, so no key or token can reach a log.
             serializers: {
-              req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, path: request.url.split('?')[0] }),
+              req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, path: loggablePath(request.url) }),
               res: (response: { statusCode: number }) => ({ status: response.statusCode }),
             },
             // The request id, who and which route go on the request's final line (who and which

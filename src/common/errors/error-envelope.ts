@@ -22,8 +22,11 @@ export class ErrorBody {
   @ApiProperty({ description: 'The request id, also in the X-Request-Id header; quote it when reporting a problem.' })
   requestId: string;
 
-  @ApiPropertyOptional({ type: [FieldErrorResponse], description: 'On VALIDATION_ERROR only: one entry per broken field.' })
+  @ApiPropertyOptional({ type: [FieldErrorResponse], maxItems: 20, description: 'On VALIDATION_ERROR only: one entry per broken field, at most 20.' })
   details?: FieldErrorResponse[];
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'How many more fields are broken than `details` lists (it lists at most 20).' })
+  moreDetails?: number;
 }
 
 /** The one shape of every error answer (SPEC 7, API_DECISIONS Conventions). */

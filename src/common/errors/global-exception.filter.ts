@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { Prisma } from '../../generated/prisma/client';
 import { sqlStateOf } from '../../database/sql-state';
 import type { AppRequest } from '../http/request-context';
-import { AppError, ValidationError } from './app-error';
+import { AppError, FieldError, ValidationError } from './app-error';
 import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
 import type { ErrorEnvelope } from './error-envelope';
 
@@ -71,7 +71,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
         message: appError.message,
         status: appError.status,
         requestId: request.id,
-        ...(appError.details ? { details: appError.details } : {}),
+        ...cappedDetails(appError.details),
       },
     };
     response.status(appError.status).json(body);
@@ -126,7 +126,9 @@ function isDatabaseUnavailable(exception: unknown): boolean {
 
 function fromBodyParserError(exception: unknown): AppError | undefined {
   const type = (exception as { type?: unknown } | null)?.type;
-  if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, defaultMessage(ErrorCode.PAYLOAD_TOO_LARGE));
+  // Refused as soon as the limit is passed (a chunked body declares no length); the connection is
+  // closed after the answer, so the rest of the body is not read.
+  if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, defaultMessage(ErrorCode.PAYLOAD_TOO_LARGE), undefined, { Connection: 'close' });
   if (type === 'entity.parse.failed') return new ValidationError([{ field: 'body', message: 'must be valid JSON' }], 'The request body is not valid JSON.');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be UTF-8 encoded JSON.');
@@ -141,6 +143,15 @@ function fromBodyParserError(exception: unknown): AppError | undefined {
     return new ValidationError([{ field: 'body', message: 'could not be decoded' }], 'The request body could not be read.');
   }
   return undefined;
+}
+
+/** At most MAX_DETAILS field errors, and the count of the rest: an answer never echoes thousands of field names. */
+export const MAX_DETAILS = 20;
+
+function cappedDetails(details: FieldError[] | undefined): { details?: FieldError[]; moreDetails?: number } {
+  if (!details) return {};
+  if (details.length <= MAX_DETAILS) return { details };
+  return { details: details.slice(0, MAX_DETAILS), moreDetails: details.length - MAX_DETAILS };
 }
 
 function describe(exception: unknown): string {

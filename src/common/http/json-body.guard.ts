@@ -41,16 +41,32 @@ export class JsonBodyGuard implements CanActivate {
     // would first read (and discard) the whole body and only then answer 413, so a client sending
     // 10 MB slowly learnt that it was too large only at the end of its upload, or never (Node's
     // 5-minute requestTimeout), holding the connection all along (test/e2e/faults.e2e-spec.ts).
-    // The connection is closed after the answer rather than drained. A chunked body over the
-    // limit is still refused by body-parser once it has been read in full.
-    if (Number(request.headers['content-length']) > BODY_LIMIT_BYTES) {
-      response.setHeader('Connection', 'close');
-      throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is larger than 64 KiB.');
-    }
-    await new Promise<void>((resolve, reject) => parseJson(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
+    // The connection is closed after the answer rather than drained.
+    if (Number(request.headers['content-length']) > BODY_LIMIT_BYTES) throw tooLarge(response);
+    await new Promise<void>((resolve, reject) => {
+      parseJson(request, response, (error?: unknown) => (error ? reject(error) : resolve()));
+      // body-parser notices a body without a declared length (chunked) passing the limit, but then
+      // reads the rest of it before answering (20 MB of it, if sent). Counting here refuses it as
+      // soon as it passes the limit; the connection is closed after the answer. Attached after
+      // body-parser's own listener, in the same tick, so that no chunk passes either of them by.
+      let received = 0;
+      const countBytes = (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= BODY_LIMIT_BYTES) return;
+        request.off('data', countBytes);
+        reject(tooLarge(response));
+      };
+      request.on('data', countBytes);
+      request.once('end', () => request.off('data', countBytes));
+    });
     const body: unknown = request.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new ValidationError([{ field: 'body', message: 'must be a JSON object' }], 'The request body must be a JSON object.');
     }
   }
+}
+
+function tooLarge(response: Response): AppError {
+  response.setHeader('Connection', 'close');
+  return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is larger than 64 KiB.');
 }
