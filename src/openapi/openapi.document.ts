@@ -41,7 +41,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('Operations', 'Health probes and this description')
     .build();
   const document = SwaggerModule.createDocument(app, config, { autoTagControllers: false });
-  return toOpenApi31(withSharedComponents(document)) as OpenAPIObject;
+  return toOpenApi31(withClosedRequestBodies(withSharedComponents(document))) as OpenAPIObject;
 }
 
 /**
@@ -75,6 +75,33 @@ function withSharedComponents(document: OpenAPIObject): OpenAPIObject {
     ...document,
     components: { ...document.components, headers: Object.fromEntries(headers), responses: Object.fromEntries(responses) },
   };
+}
+
+/**
+ * Request bodies are closed, as the service applies them (unknown fields are 400): every schema a
+ * request body uses, nested ones included, gets `additionalProperties: false`, so that generated
+ * clients and contract testers refuse what the service refuses.
+ */
+function withClosedRequestBodies(document: OpenAPIObject): OpenAPIObject {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Record<string, unknown>>;
+  const closed = new Set<string>();
+  const close = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(close);
+    if (value === null || typeof value !== 'object') return;
+    const ref = (value as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string') {
+      const name = ref.replace('#/components/schemas/', '');
+      if (closed.has(name) || !schemas[name]) return;
+      closed.add(name);
+      schemas[name] = { ...schemas[name], additionalProperties: false };
+      return close(schemas[name]);
+    }
+    Object.values(value).forEach(close);
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as { requestBody?: unknown }[]) close(operation.requestBody);
+  }
+  return document;
 }
 
 /** Builds the document and hands it to the route that serves it. */
