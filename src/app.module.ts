@@ -52,7 +52,7 @@ export class AppModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     consumer
       .apply(HttpsOnlyMiddleware)
-      .exclude({ path: 'health/{*path}', method: RequestMethod.GET })
+      .exclude({ path: 'health/{*path}', method: RequestMethod.GET }, { path: 'health/{*path}', method: RequestMethod.HEAD })
       .forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 }

@@ -4,7 +4,7 @@ import { Logger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
-import { ConfigError, loadConfig } from './config/env';
+import { ConfigError, configWarnings, loadConfig } from './config/env';
 import { configureApp } from './configure-app';
 import { openDatabaseConnection } from './database/database-connection';
 import { applyMigrations } from './database/migrate';
@@ -27,6 +27,7 @@ async function bootstrap(): Promise<void> {
   });
   configureApp(app, config);
   const logger = app.get(Logger);
+  for (const warning of configWarnings(config)) logger.warn(warning, 'Config');
   if (config.database.kind === 'embedded') {
     logger.log(`Embedded database in ${config.database.dataDir}${applied.length ? `; applied ${applied.join(', ')}` : ''}`, 'Bootstrap');
   }

@@ -1,4 +1,6 @@
-import { ConfigError, loadConfig } from './env';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, configWarnings, loadConfig } from './env';
 
 const PEPPER = 'production-pepper-0123456789abcdef';
 
@@ -146,6 +148,133 @@ describe('loadConfig', () => {
   it('accepts the boundaries of PORT', () => {
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
     expect(loadConfig({ PORT: '1' }).port).toBe(1);
+  });
+});
+
+/** The production settings every production case below starts from. */
+const PRODUCTION = { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER };
+const STRONG_TOKEN = 'Zq3vN8xK2mP7wR4tY9bC6dF1gH5jL0sA';
+
+describe('loadConfig: a bad value of every configuration variable', () => {
+  const badValues: Array<[string, Record<string, string>]> = [
+    ['PORT', { PORT: 'http' }],
+    ['NODE_ENV', { NODE_ENV: 'Production' }],
+    ['NODE_ENV', { NODE_ENV: 'production ' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgresql://user@db host/app' }],
+    ['DATABASE_URL', { DATABASE_URL: 'redis://cache:6379' }],
+    ['DATA_DIR', { DATA_DIR: __filename }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: 'ten' }],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', { DATABASE_STATEMENT_TIMEOUT_MS: '5s' }],
+    ['REDIS_URL', { REDIS_URL: 'redis://not a url' }],
+    ['REDIS_URL', { REDIS_URL: 'http://cache:6379' }],
+    ['REDIS_URL', { REDIS_URL: 'cache:6379' }],
+    ['REDIS_URL', { REDIS_URL: 'redis://' }],
+    ['REDIS_URL', { REDIS_URL: 'redis://cache:6379/zero' }],
+    ['REDIS_URL', { REDIS_URL: 'redis://cache:99999' }],
+    ['RATE_LIMIT_REPLICAS', { RATE_LIMIT_REPLICAS: '0' }],
+    ['AUTH_FAILURE_LIMIT', { AUTH_FAILURE_LIMIT: 'many' }],
+    ['ADMIN_API_TOKEN', { ADMIN_API_TOKEN: 'short' }],
+    ['API_KEY_PEPPER', { API_KEY_PEPPER: 'short' }],
+    ['TRUST_PROXY', { TRUST_PROXY: 'yes' }],
+    ['TLS_CERT_FILE', { TLS_CERT_FILE: '/nonexistent/cert.pem', TLS_KEY_FILE: __filename }],
+    ['TLS_KEY_FILE', { TLS_CERT_FILE: __filename, TLS_KEY_FILE: '/nonexistent/key.pem' }],
+    ['DEMO_DATA', { DEMO_DATA: 'no' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
+    ['SHUTDOWN_DRAIN_MS', { SHUTDOWN_DRAIN_MS: '1e3' }],
+    ['SHUTDOWN_GRACE_MS', { SHUTDOWN_GRACE_MS: '-5' }],
+    ['RATE_LIMIT_MULTIPLIER', { RATE_LIMIT_MULTIPLIER: '0' }],
+    ['RATE_LIMIT_DISABLED', { RATE_LIMIT_DISABLED: 'yes' }],
+  ];
+
+  it.each(badValues)('stops with one line naming %s for %j', (variable, env) => {
+    const error = failureOf(env);
+    expect(error.message).toMatch(new RegExp(`^Invalid configuration: (\\w+ and )?${variable} `));
+    expect(error.message).not.toMatch(/[\r\n]/);
+    expect(error.message.length).toBeLessThan(200);
+  });
+
+  it('covers every variable of the README configuration table', () => {
+    const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+    const documented = [...table.matchAll(/^\| `([A-Z_]+)`(?:, `([A-Z_]+)`)? \|/gm)].flatMap(([, first, second]) => (second ? [first, second] : [first]));
+    expect(documented.length).toBeGreaterThan(10);
+    expect(documented.filter((name) => !badValues.some(([variable]) => variable === name))).toEqual([]);
+  });
+
+  it('does not print the credentials of a rejected REDIS_URL or DATABASE_URL', () => {
+    expect(failureOf({ REDIS_URL: 'redis://:redis-PASSWORD@not a host:6379' }).message).not.toContain('redis-PASSWORD');
+    expect(failureOf({ DATABASE_URL: 'postgresql://app:db-PASSWORD@db host/app' }).message).not.toContain('db-PASSWORD');
+  });
+
+  it('accepts the usual forms of REDIS_URL, DATABASE_URL and DATA_DIR', () => {
+    for (const url of ['redis://cache:6379', 'rediss://:secret@cache.example.com:6380/2', 'redis://user:pw@10.0.0.5', 'redis://[::1]:6379/']) {
+      expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    }
+    for (const url of ['postgres://db/app', 'postgresql://app:p%40ss@db:5432/app?sslmode=require', 'postgresql:///app?host=/var/run/postgresql']) {
+      expect(loadConfig({ DATABASE_URL: url }).database).toMatchObject({ kind: 'postgres', url });
+    }
+    expect(loadConfig({ DATA_DIR: __dirname }).database).toEqual({ kind: 'embedded', dataDir: __dirname });
+    expect(loadConfig({ DATA_DIR: path.join(__dirname, 'not-yet-created') }).database).toMatchObject({ kind: 'embedded' });
+    // DATA_DIR is not used (nor checked) with PostgreSQL.
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/app', DATA_DIR: __filename }).database.kind).toBe('postgres');
+  });
+});
+
+describe('loadConfig: ADMIN_API_TOKEN in production mode', () => {
+  it.each([
+    ['31 characters', 'Zq3vN8xK2mP7wR4tY9bC6dF1gH5jL0s'],
+    ['the old 16-character minimum', 'admin-token-0123'],
+    ['32 characters with only 7 distinct ones', 'abcdefgabcdefgabcdefgabcdefgabcd'],
+    ['64 repeated characters', 'a'.repeat(64)],
+  ])('refuses %s in one line naming the variable and the rule, without the value', (_name, token) => {
+    const message = failureOf({ ...PRODUCTION, ADMIN_API_TOKEN: token }).message;
+    expect(message).toBe('Invalid configuration: ADMIN_API_TOKEN must be at least 32 characters with at least 8 distinct characters when NODE_ENV=production');
+    expect(message).not.toContain(token);
+  });
+
+  it('accepts 32 characters with 8 distinct ones, and a hex token from openssl rand -hex 32', () => {
+    expect(loadConfig({ ...PRODUCTION, ADMIN_API_TOKEN: STRONG_TOKEN }).adminApiToken).toBe(STRONG_TOKEN);
+    expect(loadConfig({ ...PRODUCTION, ADMIN_API_TOKEN: 'abcdefghabcdefghabcdefghabcdefgh' }).adminApiToken).toHaveLength(32);
+    const hex = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+    expect(loadConfig({ ...PRODUCTION, ADMIN_API_TOKEN: hex }).adminApiToken).toBe(hex);
+  });
+
+  it('still allows ADMIN_API_TOKEN to be unset (the admin API off)', () => {
+    expect(loadConfig(PRODUCTION).adminApiToken).toBeUndefined();
+  });
+
+  it('keeps the 16-character rule outside production', () => {
+    expect(loadConfig({ ADMIN_API_TOKEN: 'admin-token-0123' }).adminApiToken).toBe('admin-token-0123');
+    expect(failureOf({ ADMIN_API_TOKEN: 'admin-token-012' }).message).toBe('Invalid configuration: ADMIN_API_TOKEN must be at least 16 characters');
+  });
+});
+
+describe('TRUST_PROXY=true', () => {
+  it.each(['true', '0.0.0.0/0', 'loopback, ::/0'])('is refused in production mode (TRUST_PROXY=%s) in one line asking for a list', (value) => {
+    const message = failureOf({ ...PRODUCTION, TRUST_PROXY: value }).message;
+    expect(message).toMatch(/^Invalid configuration: TRUST_PROXY must not trust every address when NODE_ENV=production; list the proxies as CIDR ranges or loopback\/linklocal\/uniquelocal$/);
+  });
+
+  it.each(['loopback', 'uniquelocal', '10.0.0.0/8, 192.168.0.0/16', 'false'])('production mode accepts TRUST_PROXY=%s, without a warning', (value) => {
+    const config = loadConfig({ ...PRODUCTION, TRUST_PROXY: value });
+    expect(configWarnings(config)).toEqual([]);
+  });
+
+  it('outside production starts, with one warning naming TRUST_PROXY and suggesting a list', () => {
+    const config = loadConfig({ TRUST_PROXY: 'true' });
+    expect(config.trustProxy).toBe(true);
+    const warnings = configWarnings(config);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('TRUST_PROXY');
+    expect(warnings[0]).toMatch(/CIDR/);
+    expect(warnings[0]).toMatch(/loopback\/uniquelocal/);
+    expect(warnings[0]).not.toMatch(/[\r\n]/);
+  });
+
+  it('gives no warning for a list, false or unset', () => {
+    for (const env of [{}, { TRUST_PROXY: 'false' }, { TRUST_PROXY: 'loopback' }, { TRUST_PROXY: '10.0.0.0/8' }]) {
+      expect(configWarnings(loadConfig(env))).toEqual([]);
+    }
   });
 });
 

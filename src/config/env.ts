@@ -7,6 +7,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const DEVELOPMENT_PEPPER = 'development-only-pepper-do-not-use-in-production';
+const PRODUCTION_TOKEN_LENGTH = 32;
+const PRODUCTION_TOKEN_DISTINCT = 8;
 
 const toBoolean = ({ value }: { value: unknown }) =>
   value === 'true' ? true : value === 'false' ? false : value;
@@ -133,8 +135,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     const file = vars[name];
     if (file && !isReadableFile(file)) throw new ConfigError(`Invalid configuration: ${name} is not a readable file`);
   }
-  if (vars.DATABASE_URL && !/^postgres(ql)?:\/\//.test(vars.DATABASE_URL)) {
+  if (vars.NODE_ENV && !production && vars.NODE_ENV.trim().toLowerCase() === 'production') {
+    throw new ConfigError('Invalid configuration: NODE_ENV must be exactly production (lower case, no spaces) to turn on production mode');
+  }
+  if (vars.DATABASE_URL && !hasProtocol(vars.DATABASE_URL, ['postgres:', 'postgresql:'])) {
     throw new ConfigError('Invalid configuration: DATABASE_URL must be a postgresql:// connection string');
+  }
+  if (vars.REDIS_URL && !isRedisUrl(vars.REDIS_URL)) {
+    throw new ConfigError('Invalid configuration: REDIS_URL must be a redis:// or rediss:// URL with a host (and an optional numeric database)');
+  }
+  if (!vars.DATABASE_URL && vars.DATA_DIR && !isDirectoryOrAbsent(vars.DATA_DIR)) {
+    throw new ConfigError('Invalid configuration: DATA_DIR must be a directory (or a path where one can be created)');
+  }
+  if (production && vars.ADMIN_API_TOKEN && !isStrongToken(vars.ADMIN_API_TOKEN)) {
+    throw new ConfigError(
+      `Invalid configuration: ADMIN_API_TOKEN must be at least ${PRODUCTION_TOKEN_LENGTH} characters with at least ${PRODUCTION_TOKEN_DISTINCT} distinct characters when NODE_ENV=production`,
+    );
+  }
+  if (production && vars.TRUST_PROXY && trustsEveryone(vars.TRUST_PROXY)) {
+    throw new ConfigError(
+      'Invalid configuration: TRUST_PROXY must not trust every address when NODE_ENV=production; list the proxies as CIDR ranges or loopback/linklocal/uniquelocal',
+    );
   }
 
   return {
@@ -163,6 +184,57 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       disabled: vars.RATE_LIMIT_DISABLED ?? false,
     },
   };
+}
+
+/** Parsed as WHATWG URLs: a value that fails here would fail later in the client, with a stack trace. */
+function parseUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function hasProtocol(value: string, protocols: string[]): boolean {
+  const url = parseUrl(value);
+  return url !== undefined && protocols.includes(url.protocol);
+}
+
+function isRedisUrl(value: string): boolean {
+  const url = parseUrl(value);
+  return url !== undefined && (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^(\/\d*)?$/.test(url.pathname);
+}
+
+function isStrongToken(token: string): boolean {
+  return token.length >= PRODUCTION_TOKEN_LENGTH && new Set(token).size >= PRODUCTION_TOKEN_DISTINCT;
+}
+
+function isDirectoryOrAbsent(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/** `true`, or a range of prefix length 0, makes every client's X-Forwarded-For trusted. */
+function trustsEveryone(value: boolean | string): boolean {
+  if (typeof value === 'boolean') return value;
+  return value === 'true' || value.split(',').some((entry) => /\/0+$/.test(entry.trim()));
+}
+
+/**
+ * Settings that are allowed but unsafe outside production (where they are refused), to be logged
+ * once at start.
+ */
+export function configWarnings(config: Pick<AppConfig, 'production' | 'trustProxy'>): string[] {
+  const warnings: string[] = [];
+  if (!config.production && config.trustProxy !== undefined && trustsEveryone(config.trustProxy)) {
+    warnings.push(
+      'TRUST_PROXY trusts every address: any client can set X-Forwarded-For and X-Forwarded-Proto. List the proxies instead, as CIDR ranges or loopback/uniquelocal (this is refused when NODE_ENV=production).',
+    );
+  }
+  return warnings;
 }
 
 function isReadableFile(file: string): boolean {

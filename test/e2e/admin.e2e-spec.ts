@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { expectError, ISO_MS as ISO, UUID } from '../support/assertions';
-import { createTestApp, TestApp } from '../support/create-test-app';
+import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createTenant, TestTenant } from '../support/factories';
 
 const SECRET_KEY = /^svc_sk_[0-9A-Za-z]{33}$/;
@@ -933,10 +933,10 @@ describe('Admin API (/admin/v1)', () => {
     it.each([
       ['no Authorization header', undefined],
       ['a wrong token', 'Bearer not-the-admin-token-at-all'],
-      ['the token with a different scheme', 'Basic e2e-admin-token-0123456789'],
-      ['the token without a scheme', 'e2e-admin-token-0123456789'],
-      ['a prefix of the token', 'Bearer e2e-admin-token-012345678'],
-      ['the token with extra characters', 'Bearer e2e-admin-token-0123456789x'],
+      ['the token with a different scheme', `Basic ${ADMIN_TOKEN}`],
+      ['the token without a scheme', ADMIN_TOKEN],
+      ['a prefix of the token', `Bearer ${ADMIN_TOKEN.slice(0, -1)}`],
+      ['the token with extra characters', `Bearer ${ADMIN_TOKEN}x`],
       ['an empty bearer', 'Bearer '],
     ])('answers 401 UNAUTHORIZED on every admin route with %s', async (_, authorization) => {
       for (const [method, url, body] of routes()) {

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ChildServer, freePort, request, requireBuild } from '../support/child-server';
 
+const PEPPER = 'a-production-pepper-0123456789abcdef';
+const STRONG_ADMIN_TOKEN = 'Zq3vN8xK2mP7wR4tY9bC6dF1gH5jL0sA';
+
 /**
  * `node dist/main.js` with bad configuration stops with exit code 1 and one line on stderr naming
  * the variable; with a good one it starts. Every process gets its own empty data folder.
@@ -40,6 +43,19 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
     ['TRUST_PROXY=not-an-address', { TRUST_PROXY: 'not-an-address' }, /^Invalid configuration: TRUST_PROXY /],
     ['TRUST_PROXY with one bad entry in a list', { TRUST_PROXY: 'loopback, 10.0.0.0/8, nope' }, /^Invalid configuration: TRUST_PROXY /],
     ['SHUTDOWN_GRACE_MS=-5', { SHUTDOWN_GRACE_MS: '-5' }, /^Invalid configuration: SHUTDOWN_GRACE_MS /],
+    ['REDIS_URL=http://cache:6379', { REDIS_URL: 'http://cache:6379' }, /^Invalid configuration: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+    ['DATABASE_URL=postgresql://db host/app', { DATABASE_URL: 'postgresql://db host/app' }, /^Invalid configuration: DATABASE_URL must be a postgresql:\/\/ connection string$/],
+    ['NODE_ENV=Production', { NODE_ENV: 'Production' }, /^Invalid configuration: NODE_ENV must be exactly production/],
+    [
+      'production with a 26-character ADMIN_API_TOKEN',
+      { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, ADMIN_API_TOKEN: 'admin-token-0123456789abcd' },
+      /^Invalid configuration: ADMIN_API_TOKEN must be at least 32 characters with at least 8 distinct characters when NODE_ENV=production$/,
+    ],
+    [
+      'production with TRUST_PROXY=true',
+      { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, TRUST_PROXY: 'true' },
+      /^Invalid configuration: TRUST_PROXY must not trust every address when NODE_ENV=production; list the proxies as CIDR ranges or loopback\/linklocal\/uniquelocal$/,
+    ],
   ];
 
   describe('bad configuration: exit code 1 and one line on stderr naming the variable', () => {
@@ -73,6 +89,14 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
     }
   });
 
+  it('reports REDIS_URL=redis://not a url in exactly one line naming REDIS_URL, without a stack trace or the value', async () => {
+    const { exit, stdout, stderr } = await runToExit({ REDIS_URL: 'redis://not a url' });
+    expect(exit.code).not.toBe(0);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('Invalid configuration: REDIS_URL must be a redis:// or rediss:// URL with a host (and an optional numeric database)\n');
+    expect(stderr).not.toMatch(/\bat \S+ \(|ioredis|not a url/);
+  });
+
   it('reports a TLS file that cannot be read in one line naming its variable', async () => {
     const { exit, stderr } = await runToExit({ TLS_CERT_FILE: path.join(root, 'missing.crt'), TLS_KEY_FILE: path.join(root, 'missing.key') });
     expect(exit.code).toBe(1);
@@ -100,12 +124,39 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       expect(server.stderr).toBe('');
     });
 
+    it('starts outside production with TRUST_PROXY=true, logging one warning that names TRUST_PROXY and suggests a list', async () => {
+      const server = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dataDir(), TRUST_PROXY: 'true', DEMO_DATA: 'false', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' });
+      servers.push(server);
+      await server.waitFor('/health/ready');
+      server.process.kill('SIGTERM');
+      expect((await server.waitForExit(15_000)).code).toBe(0);
+      const warnings = server.stdout
+        .split('\n')
+        .filter((line) => line.includes('TRUST_PROXY'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0].level).toBe(40);
+      expect(warnings[0].msg).toMatch(/^TRUST_PROXY trusts every address: .*CIDR ranges or loopback\/uniquelocal/);
+      expect(server.stderr).toBe('');
+    });
+
+    it('starts in development mode with TRUST_PROXY=loopback without that warning', async () => {
+      const server = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dataDir(), TRUST_PROXY: 'loopback', DEMO_DATA: 'false', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' });
+      servers.push(server);
+      await server.waitFor('/health/ready');
+      server.process.kill('SIGTERM');
+      expect((await server.waitForExit(15_000)).code).toBe(0);
+      expect(server.stdout).toMatch(/"msg":"Listening on /);
+      expect(server.stdout).not.toContain('TRUST_PROXY');
+    });
+
     it('starts in production mode on the embedded database without printing a demo key, even with DEMO_DATA=true', async () => {
       const server = new ChildServer({
         PORT: String(await freePort()),
         DATA_DIR: dataDir(),
         NODE_ENV: 'production',
-        API_KEY_PEPPER: 'a-production-pepper-0123456789abcdef',
+        API_KEY_PEPPER: PEPPER,
+        ADMIN_API_TOKEN: STRONG_ADMIN_TOKEN,
         DEMO_DATA: 'true',
         LOG_LEVEL: 'info',
         SHUTDOWN_DRAIN_MS: '0',

@@ -97,6 +97,21 @@ describe('Transport', () => {
       expectError(await t.http().get('/api/v1/verify').set('X-Forwarded-Proto', 'https'), 403, 'HTTPS_REQUIRED');
       expectError(await t.http().get('/api/v1/verify'), 403, 'HTTPS_REQUIRED');
     });
+
+    it('answers HEAD /health/live and /health/ready over plain HTTP like GET (200, no body)', async () => {
+      const get = await t.http().get('/health/live');
+      expect({ status: get.status, body: get.body }).toEqual({ status: 200, body: { status: 'ok' } });
+      for (const path of ['/health/live', '/health/ready']) {
+        const head = await t.http().head(path);
+        expect(head.status).toBe(200);
+        expect(head.text ?? '').toBe('');
+      }
+    });
+
+    it.each(['post', 'put', 'delete', 'patch'] as const)('still refuses %s to a health path over plain HTTP with 403 HTTPS_REQUIRED', async (method) => {
+      expectError(await t.http()[method]('/health/live'), 403, 'HTTPS_REQUIRED');
+      expectError(await t.http()[method]('/health/ready'), 403, 'HTTPS_REQUIRED');
+    });
   });
 
   describe('development mode', () => {

@@ -10,7 +10,7 @@ import type { DatabaseConnection } from '../../src/database/database-connection'
 import { PrismaService } from '../../src/database/prisma.service';
 import { openTestDatabase } from './test-database';
 
-export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
+export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 
 const TEST_ENV = {
   ADMIN_API_TOKEN: ADMIN_TOKEN,
