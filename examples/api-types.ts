@@ -858,6 +858,7 @@ export interface components {
         };
         CreateDocumentDto: {
             title: string;
+            /** @description The document's text; the request body as a whole is at most 64 KiB. */
             content: string;
         };
         KnowledgeDocumentResponse: {
@@ -933,6 +934,29 @@ export interface components {
         };
     };
     responses: {
+        /** @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field. */
+        "ApiV1AnyKeyError400.VALIDATION_ERROR": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "VALIDATION_ERROR";
+                        /** @enum {integer} */
+                        status?: 400;
+                        details: components["schemas"]["FieldErrorResponse"][];
+                    };
+                };
+            };
+        };
         /** @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field. */
         "ApiV1Error400.VALIDATION_ERROR": {
             headers: {
@@ -1141,7 +1165,7 @@ export interface components {
                 };
             };
         };
-        /** @description `RATE_LIMIT_EXCEEDED`: the hourly or burst limit is used up, or too many failed authentications came from this address. */
+        /** @description `RATE_LIMIT_EXCEEDED`: the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address. */
         "ApiV1Error429.RATE_LIMIT_EXCEEDED": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1418,23 +1442,23 @@ export interface components {
         RateLimit: string;
         /** @description IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds. */
         "RateLimit-Policy": string;
-        /** @description IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds. Present when the request was counted against the quota, that is after the key and plan checks. */
+        /** @description IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
         "RateLimit-Policy.optional": string;
-        /** @description IETF RateLimit field of the hourly window: requests left and seconds to the reset. Present when the request was counted against the quota, that is after the key and plan checks. */
+        /** @description IETF RateLimit field of the hourly window: requests left and seconds to the reset. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
         "RateLimit.optional": string;
         /** @description Whole seconds to wait before retrying. */
         "Retry-After": number;
         /** @description The plan's hourly request limit (all keys of the tenant share it). */
         "X-RateLimit-Limit": number;
-        /** @description The plan's hourly request limit (all keys of the tenant share it). Present when the request was counted against the quota, that is after the key and plan checks. */
+        /** @description The plan's hourly request limit (all keys of the tenant share it). Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
         "X-RateLimit-Limit.optional": number;
         /** @description Requests left in the current hour, never negative. */
         "X-RateLimit-Remaining": number;
-        /** @description Requests left in the current hour, never negative. Present when the request was counted against the quota, that is after the key and plan checks. */
+        /** @description Requests left in the current hour, never negative. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
         "X-RateLimit-Remaining.optional": number;
         /** @description Unix epoch seconds at which the hourly window resets. */
         "X-RateLimit-Reset": number;
-        /** @description Unix epoch seconds at which the hourly window resets. Present when the request was counted against the quota, that is after the key and plan checks. */
+        /** @description Unix epoch seconds at which the hourly window resets. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
         "X-RateLimit-Reset.optional": number;
         /** @description The request id: a well-formed incoming `X-Request-Id`, otherwise a new UUID. */
         "X-Request-Id": string;
@@ -1508,18 +1532,18 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                    RateLimit: components["headers"]["RateLimit.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VerificationResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
             401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
             403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
@@ -1602,9 +1626,9 @@ export interface operations {
                 limit?: number;
                 /** @description Results to skip. */
                 offset?: number;
-                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`), compared with `createdAt`; inclusive. */
+                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
                 from?: string;
-                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`), compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
+                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
                 to?: string;
                 /** @description Only the conversations of this bot (a bot of another tenant gives an empty page). */
                 botId?: string;
@@ -1723,9 +1747,9 @@ export interface operations {
                 limit?: number;
                 /** @description Results to skip. */
                 offset?: number;
-                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`), compared with `createdAt`; inclusive. */
+                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
                 from?: string;
-                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`), compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
+                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
                 to?: string;
                 /** @description Case-insensitive substring of the name, e-mail or company; `%`, `_` and `\` match themselves. */
                 search?: string;

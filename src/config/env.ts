@@ -66,6 +66,9 @@ class EnvironmentVariables {
   AUTH_FAILURE_LIMIT?: number;
 
   @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
+  PUBLIC_KEY_RATE_LIMIT?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
   RATE_LIMIT_MULTIPLIER?: number;
 
   @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
@@ -102,6 +105,8 @@ export interface AppConfig {
     replicas: number;
     /** Missing or invalid keys allowed per client IP per minute before 429. */
     authFailuresPerMinute: number;
+    /** Requests made with a public key, per client IP and minute. */
+    publicKeyPerMinute: number;
     /** Load-testing knobs: every plan limit multiplied, or the tenant limiter switched off. */
     multiplier: number;
     disabled: boolean;
@@ -180,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimit: {
       replicas: vars.RATE_LIMIT_REPLICAS ?? 1,
       authFailuresPerMinute: vars.AUTH_FAILURE_LIMIT ?? 20,
+      publicKeyPerMinute: vars.PUBLIC_KEY_RATE_LIMIT ?? 60,
       multiplier: vars.RATE_LIMIT_MULTIPLIER ?? 1,
       disabled: vars.RATE_LIMIT_DISABLED ?? false,
     },

@@ -38,7 +38,7 @@ export const HEADER_COMPONENTS: Readonly<Record<string, HeaderObject>> = {
   ...Object.fromEntries(
     RATE_LIMIT_HEADER_NAMES.map((name) => [
       `${name}.optional`,
-      { ...RESPONSE_HEADERS[name], required: false, description: `${RESPONSE_HEADERS[name].description} Present when the request was counted against the quota, that is after the key and plan checks.` },
+      { ...RESPONSE_HEADERS[name], required: false, description: `${RESPONSE_HEADERS[name].description} Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it.` },
     ]),
   ),
 };
@@ -54,17 +54,25 @@ function rateLimitHeaders(required: boolean): HeadersObject {
   return Object.fromEntries(RATE_LIMIT_HEADER_NAMES.map((name) => [name, headerRef(required ? name : `${name}.optional`)]));
 }
 
-type Surface = 'v1' | 'other';
+/**
+ * `v1`: an /api/v1 route for secret keys only (it needs a scope, so public keys get 403 before
+ * anything else); `v1AnyKey`: one that public keys may call too, whose answers to them carry no
+ * quota headers (API_DECISIONS, Rate limits: one rule more); `other`: the rest.
+ */
+type Surface = 'v1' | 'v1AnyKey' | 'other';
+
+const COMPONENT_PREFIX: Record<Surface, string> = { v1: 'ApiV1', v1AnyKey: 'ApiV1AnyKey', other: '' };
 
 /**
- * Statuses whose /api/v1 answers always passed the rate limiter. 401 and PLAN_UPGRADE_REQUIRED
- * come before it, and a 429 of the failed-authentication guard has no tenant quota to report.
+ * Statuses whose /api/v1 answers to secret keys always passed the rate limiter. 401 and
+ * PLAN_UPGRADE_REQUIRED come before it, and a 429 of the failed-authentication guard or of the
+ * public-key limit has no tenant quota to report.
  */
 const RATE_LIMITED_ERROR_STATUSES = new Set([400, 404, 409, 413, 415]);
 
 function errorHeaders(status: number, surface: Surface): HeadersObject {
   const headers: HeadersObject = { 'X-Request-Id': headerRef('X-Request-Id') };
-  if (surface === 'v1' && status !== 401) Object.assign(headers, rateLimitHeaders(RATE_LIMITED_ERROR_STATUSES.has(status)));
+  if (surface !== 'other' && status !== 401) Object.assign(headers, rateLimitHeaders(surface === 'v1' && RATE_LIMITED_ERROR_STATUSES.has(status)));
   if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
   return headers;
 }
@@ -75,8 +83,10 @@ function errorHeaders(status: number, surface: Surface): HeadersObject {
  */
 export const RESPONSE_COMPONENTS = new Map<string, ResponseObject>();
 
-function errorResponse(status: number, codes: ErrorCode[], surface: Surface): MethodDecorator & ClassDecorator {
-  const name = `${surface === 'v1' ? 'ApiV1' : ''}Error${status}.${codes.join('.')}`;
+function errorResponse(status: number, codes: ErrorCode[], routeSurface: Surface): MethodDecorator & ClassDecorator {
+  // Where the two kinds of /api/v1 route answer alike, they share one component.
+  const surface = routeSurface === 'v1AnyKey' && !RATE_LIMITED_ERROR_STATUSES.has(status) ? 'v1' : routeSurface;
+  const name = `${COMPONENT_PREFIX[surface]}Error${status}.${codes.join('.')}`;
   if (!RESPONSE_COMPONENTS.has(name)) {
     const narrowed: SchemaObject = {
       type: 'object',
@@ -172,9 +182,10 @@ export function ApiV1Endpoint(docs: EndpointDocs & { scopes: Scope[] }): MethodD
     RequireScopes(...docs.scopes),
     operation(docs, scopeNote),
     ApiSecurity(API_KEY_SCHEME, docs.scopes),
-    successResponse(docs, rateLimitHeaders(true), 'Success.'),
+    // Public keys may call a route without scopes, and their answers carry no quota headers.
+    successResponse(docs, rateLimitHeaders(docs.scopes.length > 0), 'Success.'),
     ApiExtraModels(ErrorEnvelope),
-    ...errorDecorators(errors, 'v1'),
+    ...errorDecorators(errors, docs.scopes.length ? 'v1' : 'v1AnyKey'),
   );
 }
 

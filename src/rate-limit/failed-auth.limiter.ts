@@ -10,11 +10,21 @@ export interface AuthFailurePolicy {
 
 export const AUTH_FAILURE_POLICY = Symbol('AUTH_FAILURE_POLICY');
 
+/** What a failure was an attempt at; each has its own count per IP (same limit). */
+export type CredentialKind = 'apiKey' | 'adminToken';
+
+const CREDENTIALS: Readonly<Record<CredentialKind, { keyPrefix: string; noun: string }>> = {
+  apiKey: { keyPrefix: 'auth-failures', noun: 'a missing or invalid API key' },
+  adminToken: { keyPrefix: 'admin-auth-failures', noun: 'a missing or invalid admin bearer token' },
+};
+
 /**
- * The brute-force guard: requests with a missing or invalid key are counted per client IP in
- * the shared store. Past the limit, that IP gets 429 for the rest of the window on this
- * instance, valid key or not, so keys cannot be tried at speed; every other instance learns
- * the same on that IP's next failure, from the shared count. Valid requests cost nothing here.
+ * The brute-force guard: requests with a missing or invalid credential are counted per client IP
+ * and kind of credential in the shared store. It throttles failures only: callers consult it once
+ * a credential has failed, so a valid key or token always passes, whatever else came from that
+ * address. Past the limit, a failure gets 429 instead of 401 for the rest of the window; this
+ * instance remembers the block so that further failures cost no store round trip, and every other
+ * instance learns it on that IP's next failure, from the shared count.
  */
 @Injectable()
 export class FailedAuthLimiter {
@@ -25,23 +35,26 @@ export class FailedAuthLimiter {
     @Inject(AUTH_FAILURE_POLICY) private readonly policy: AuthFailurePolicy,
   ) {}
 
-  assertNotBlocked(ip: string, now = Date.now()): void {
-    const until = this.blockedUntil.get(ip);
-    if (until === undefined) return;
-    if (until > now) throw this.tooManyFailures(until - now);
-    this.blockedUntil.delete(ip);
-  }
-
-  /** Counts a failure; throws 429 once the IP is over the limit (the caller throws 401 otherwise). */
-  async recordFailure(ip: string): Promise<void> {
-    const [usage] = await this.store.hit(`auth-failures:${ip}`, [{ name: 'auth', limit: this.policy.limit, ttlMs: this.policy.ttlMs }]);
+  /**
+   * Handles one failed attempt: throws 429 when the IP is over the limit (already known, or with
+   * this failure), and returns otherwise, for the caller to throw its 401.
+   */
+  async recordFailure(kind: CredentialKind, ip: string, now = Date.now()): Promise<void> {
+    const key = this.keyOf(kind, ip);
+    const until = this.blockedUntil.get(key);
+    if (until !== undefined && until > now) throw this.tooManyFailures(kind, until - now);
+    const [usage] = await this.store.hit(key, [{ name: 'auth', limit: this.policy.limit, ttlMs: this.policy.ttlMs }]);
     if (!isOver(usage)) return;
-    this.blockedUntil.set(ip, usage.resetAt - usage.now + Date.now());
-    throw this.tooManyFailures(usage.resetAt - usage.now);
+    this.blockedUntil.set(key, usage.resetAt - usage.now + Date.now());
+    throw this.tooManyFailures(kind, usage.resetAt - usage.now);
   }
 
-  private tooManyFailures(retryInMs: number): AppError {
+  private keyOf(kind: CredentialKind, ip: string): string {
+    return `${CREDENTIALS[kind].keyPrefix}:${ip}`;
+  }
+
+  private tooManyFailures(kind: CredentialKind, retryInMs: number): AppError {
     const retryAfter = String(Math.max(1, Math.ceil(retryInMs / 1000)));
-    return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, 'Too many requests with a missing or invalid API key from this address. Retry after the time in Retry-After.', undefined, { 'Retry-After': retryAfter });
+    return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `Too many requests with ${CREDENTIALS[kind].noun} from this address. Retry after the time in Retry-After.`, undefined, { 'Retry-After': retryAfter });
   }
 }

@@ -16,6 +16,8 @@ export type RateLimitPlans = Readonly<Record<Plan, RequestLimits>>;
 
 export const HOURLY = { name: 'hourly', ttlMs: 3_600_000 } as const;
 export const BURST = { name: 'burst', ttlMs: 1_000 } as const;
+/** The public-key window as configured (see RateLimitModule); injectable like the plans. */
+export const PUBLIC_KEY_WINDOW = Symbol('PUBLIC_KEY_WINDOW');
 
 export function planOf(context: ExecutionContext): Plan | undefined {
   return context.switchToHttp().getRequest<AppRequest>().principal?.tenant.plan;

@@ -6,8 +6,9 @@ import type { Response } from 'express';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { AppRequest } from '../common/http/request-context';
-import { RATE_LIMIT_DISABLED } from './plan-limits';
-import { RATE_LIMIT_STORE, type RateLimitStore, type WindowSpec } from './rate-limit.store';
+import { clientIp } from './client-ip';
+import { PUBLIC_KEY_WINDOW, RATE_LIMIT_DISABLED } from './plan-limits';
+import { isOver, RATE_LIMIT_STORE, type RateLimitStore, type WindowSpec } from './rate-limit.store';
 import { writeRateLimitHeaders } from './rate-limit-headers';
 
 async function resolve(value: Resolvable<number>, context: ExecutionContext): Promise<number> {
@@ -16,11 +17,16 @@ async function resolve(value: Resolvable<number>, context: ExecutionContext): Pr
 
 const WINDOW_LABEL: Record<string, string> = { hourly: 'hourly', burst: 'per-second burst' };
 
+const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
+
 /**
  * The plan-aware limiter: the named throttlers of ThrottlerModule (hourly and burst, limits
  * resolved from the tenant's plan) counted per tenant, so all keys of a tenant share one quota
  * on every route. Both windows are counted in one store call (one Redis round trip), and the
  * response carries exactly the contract's headers instead of the throttler's suffixed ones.
+ * Public-key requests never touch the tenant's quota or its headers (API_DECISIONS, Rate limits:
+ * one rule more): a key copied from a web page must not stop the tenant's integrations. They are
+ * counted per client IP instead, in the same store.
  */
 @Injectable()
 export class PlanThrottlerGuard extends ThrottlerGuard {
@@ -30,6 +36,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     reflector: Reflector,
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(RATE_LIMIT_DISABLED) private readonly disabled: boolean,
+    @Inject(PUBLIC_KEY_WINDOW) private readonly publicKeyWindow: WindowSpec,
   ) {
     super(options, storage, reflector);
   }
@@ -37,6 +44,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const { req, res } = this.getRequestResponse(context) as { req: AppRequest; res: Response };
     if (!req.principal || this.disabled) return true;
+    if (req.principal.apiKey.type === 'public') return this.limitPublicKey(req);
     const windows: WindowSpec[] = [];
     for (const throttler of this.throttlers) {
       windows.push({ name: throttler.name ?? 'default', limit: await resolve(throttler.limit, context), ttlMs: await resolve(throttler.ttl, context) });
@@ -53,5 +61,16 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
       );
     }
     return true;
+  }
+
+  private async limitPublicKey(req: AppRequest): Promise<boolean> {
+    const [usage] = await this.store.hit(`public-key:${clientIp(req)}`, [this.publicKeyWindow]);
+    if (!isOver(usage)) return true;
+    throw new AppError(
+      ErrorCode.RATE_LIMIT_EXCEEDED,
+      `Rate limit exceeded: the public-key limit of ${usage.limit} requests per minute from this address is used up. Retry after the time in Retry-After.`,
+      undefined,
+      { 'Retry-After': seconds(usage.resetAt - usage.now) },
+    );
   }
 }

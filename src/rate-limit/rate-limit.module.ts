@@ -6,8 +6,8 @@ import { FailedAuthLimiter, AUTH_FAILURE_POLICY } from './failed-auth.limiter';
 import { FailoverRateLimitStore } from './failover-rate-limit.store';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
 import { PlanThrottlerGuard } from './plan-throttler.guard';
-import { BURST, HOURLY, planOf, RATE_LIMIT_DISABLED, RATE_LIMIT_PLANS, RateLimitPlans } from './plan-limits';
-import { RATE_LIMIT_STORE } from './rate-limit.store';
+import { BURST, HOURLY, planOf, PUBLIC_KEY_WINDOW, RATE_LIMIT_DISABLED, RATE_LIMIT_PLANS, RateLimitPlans } from './plan-limits';
+import { RATE_LIMIT_STORE, type WindowSpec } from './rate-limit.store';
 import { RedisRateLimitStore } from './redis-rate-limit.store';
 import { REDIS_CLIENT } from '../redis/redis.module';
 
@@ -20,10 +20,15 @@ function scalePlans(plans: RateLimitPlans, multiplier: number): RateLimitPlans {
   return Object.fromEntries(scaled) as RateLimitPlans;
 }
 
+/** The public-key window (PUBLIC_KEY_RATE_LIMIT a minute per client IP), scaled by RATE_LIMIT_MULTIPLIER like the plans. */
+function publicKeyWindow(config: AppConfig): WindowSpec {
+  return { name: 'public-key', limit: config.rateLimit.publicKeyPerMinute * config.rateLimit.multiplier, ttlMs: 60_000 };
+}
+
 /**
- * The tenant limiter and the failed-authentication guard. The plans' request limits are handed in
- * by the app module (the plan table is the tenancy feature's); counters live in Redis when the
- * RedisModule has a client, in-process otherwise.
+ * The tenant limiter, the public-key limiter and the failed-authentication guard. The plans'
+ * request limits are handed in by the app module (the plan table is the tenancy feature's);
+ * counters live in Redis when the RedisModule has a client, in-process otherwise.
  */
 @Global()
 @Module({})
@@ -44,6 +49,7 @@ export class RateLimitModule {
       providers: [
         { provide: RATE_LIMIT_PLANS, useValue: plans },
         { provide: RATE_LIMIT_DISABLED, useValue: config.rateLimit.disabled },
+        { provide: PUBLIC_KEY_WINDOW, useValue: publicKeyWindow(config) },
         { provide: AUTH_FAILURE_POLICY, useValue: { limit: config.rateLimit.authFailuresPerMinute, ttlMs: 60_000 } },
         {
           provide: RATE_LIMIT_STORE,

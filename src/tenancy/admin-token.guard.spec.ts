@@ -1,9 +1,11 @@
 import type { ExecutionContext, Type } from '@nestjs/common';
 import { AdminOnly } from '../common/access/access.decorators';
-import { httpContext, thrownBy } from '../common/testing/guard-testing';
+import { httpContext } from '../common/testing/guard-testing';
 import { AppError } from '../common/errors/app-error';
 import type { AppRequest } from '../common/http/request-context';
 import { AppConfig, loadConfig } from '../config/env';
+import { FailedAuthLimiter } from '../rate-limit/failed-auth.limiter';
+import { MemoryRateLimitStore } from '../rate-limit/memory-rate-limit.store';
 import { AdminTokenGuard } from './admin-token.guard';
 
 const TOKEN = 'admin-token-0123456789abcdef';
@@ -15,10 +17,22 @@ class AdminController {
   list(): void {}
 }
 
-function request(headers: Record<string, string> = {}): AppRequest & { header: jest.Mock } {
+function request(headers: Record<string, string> = {}, ip = '192.0.2.1'): AppRequest & { header: jest.Mock } {
   const lower = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
   const header = jest.fn((name: string) => lower.get(name.toLowerCase()));
-  return { header } as unknown as AppRequest & { header: jest.Mock };
+  return { header, ip } as unknown as AppRequest & { header: jest.Mock };
+}
+
+const limiter = (limit = 1_000) => new FailedAuthLimiter(new MemoryRateLimitStore(), { limit, ttlMs: 60_000 });
+
+/** The error an async guard rejects with; fails the test when it lets the request through. */
+async function rejectionOf(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the guard to throw');
 }
 
 function contextFor(controller: Type, handler: (...args: never[]) => unknown, req: AppRequest): ExecutionContext {
@@ -27,11 +41,11 @@ function contextFor(controller: Type, handler: (...args: never[]) => unknown, re
 
 
 describe('AdminTokenGuard', () => {
-  const guard = new AdminTokenGuard(config(TOKEN));
+  const guard = new AdminTokenGuard(config(TOKEN), limiter());
   const adminContext = (headers: Record<string, string>) => contextFor(AdminController, AdminController.prototype.list, request(headers));
 
-  it('lets an admin route through with the configured bearer token', () => {
-    expect(guard.canActivate(adminContext({ Authorization: `Bearer ${TOKEN}` }))).toBe(true);
+  it('lets an admin route through with the configured bearer token', async () => {
+    await expect(guard.canActivate(adminContext({ Authorization: `Bearer ${TOKEN}` }))).resolves.toBe(true);
   });
 
   it.each([
@@ -45,29 +59,42 @@ describe('AdminTokenGuard', () => {
     ['the Basic scheme', { Authorization: `Basic ${TOKEN}` }],
     ['an empty bearer', { Authorization: 'Bearer ' }],
     ['the token in another header', { 'X-Admin-Token': TOKEN, 'X-API-Key': TOKEN }],
-  ])('refuses %s with 401 UNAUTHORIZED', (_, headers) => {
-    const error = thrownBy(() => guard.canActivate(adminContext(headers)));
+  ])('refuses %s with 401 UNAUTHORIZED', async (_, headers) => {
+    const error = await rejectionOf(() => guard.canActivate(adminContext(headers)));
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401, message: 'A valid admin bearer token is required.' });
     expect((error as AppError).message).not.toContain(TOKEN);
   });
 
-  it('applies a class-level AdminOnly to methods without their own rule', () => {
-    const error = thrownBy(() => guard.canActivate(contextFor(AdminController, AdminController.prototype.list, request())));
+  it('applies a class-level AdminOnly to methods without their own rule', async () => {
+    const error = await rejectionOf(() => guard.canActivate(contextFor(AdminController, AdminController.prototype.list, request())));
     expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
   });
 
-  it('answers 404 NOT_FOUND on admin routes when no token is configured, whatever is sent', () => {
-    const disabled = new AdminTokenGuard(config(undefined));
+  it('answers 404 NOT_FOUND on admin routes when no token is configured, whatever is sent', async () => {
+    const disabled = new AdminTokenGuard(config(undefined), limiter());
     for (const headers of [{}, { Authorization: `Bearer ${TOKEN}` }, { Authorization: 'Bearer ' }] as Record<string, string>[]) {
-      const error = thrownBy(() => disabled.canActivate(adminContext(headers)));
+      const error = await rejectionOf(() => disabled.canActivate(adminContext(headers)));
       expect(error).toBeInstanceOf(AppError);
       expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
     }
   });
 
-  it('an empty configured token disables the admin API rather than accepting an empty bearer', () => {
-    const disabled = new AdminTokenGuard(config(''));
-    expect(thrownBy(() => disabled.canActivate(adminContext({ Authorization: 'Bearer ' })))).toMatchObject({ status: 404 });
+  it('an empty configured token disables the admin API rather than accepting an empty bearer', async () => {
+    const disabled = new AdminTokenGuard(config(''), limiter());
+    expect(await rejectionOf(() => disabled.canActivate(adminContext({ Authorization: 'Bearer ' })))).toMatchObject({ status: 404 });
+  });
+
+  it('answers 429 with Retry-After per client IP once wrong tokens exceed the limit, and still lets the right token through', async () => {
+    const limited = new AdminTokenGuard(config(TOKEN), limiter(2));
+    const wrong = (ip: string) => contextFor(AdminController, AdminController.prototype.list, request({ Authorization: 'Bearer wrong' }, ip));
+    expect(await rejectionOf(() => limited.canActivate(wrong('192.0.2.7')))).toMatchObject({ status: 401 });
+    expect(await rejectionOf(() => limited.canActivate(wrong('192.0.2.7')))).toMatchObject({ status: 401 });
+    const blocked = await rejectionOf(() => limited.canActivate(wrong('192.0.2.7')));
+    expect(blocked).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', status: 429 });
+    expect(Number((blocked as AppError).headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+    const right = contextFor(AdminController, AdminController.prototype.list, request({ Authorization: `Bearer ${TOKEN}` }, '192.0.2.7'));
+    await expect(limited.canActivate(right)).resolves.toBe(true);
+    expect(await rejectionOf(() => limited.canActivate(wrong('192.0.2.8')))).toMatchObject({ status: 401 });
   });
 });

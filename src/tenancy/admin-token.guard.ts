@@ -5,26 +5,34 @@ import type { AccessCheck } from '../common/access/access-rule.guard';
 import { AppError, NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { APP_CONFIG, type AppConfig } from '../config/env';
+import { clientIp } from '../rate-limit/client-ip';
+import { FailedAuthLimiter } from '../rate-limit/failed-auth.limiter';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 /**
  * Admin routes take `Authorization: Bearer <ADMIN_API_TOKEN>`, compared in constant time (both
  * sides hashed first, so neither content nor length leaks). Unset token: the admin API is off.
+ * Wrong or missing tokens count towards the per-IP failure limit (429 past it); the right token
+ * always passes.
  */
 @Injectable()
 export class AdminTokenGuard implements AccessCheck {
   private readonly expected?: Buffer;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly failedAuth: FailedAuthLimiter,
+  ) {
     this.expected = config.adminApiToken ? sha256(config.adminApiToken) : undefined;
   }
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     if (!this.expected) throw new NotFoundError('Route');
-    const header = context.switchToHttp().getRequest<Request>().header('authorization') ?? '';
-    const match = /^Bearer (.+)$/.exec(header);
+    const request = context.switchToHttp().getRequest<Request>();
+    const match = /^Bearer (.+)$/.exec(request.header('authorization') ?? '');
     if (!match || !timingSafeEqual(sha256(match[1]), this.expected)) {
+      await this.failedAuth.recordFailure('adminToken', clientIp(request));
       throw new AppError(ErrorCode.UNAUTHORIZED, 'A valid admin bearer token is required.');
     }
     return true;

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { RateLimitPlans } from '../../src/rate-limit/plan-limits';
+import { PLAN_REQUEST_LIMITS } from '../../src/tenancy/plans';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { EphemeralRedis, hasRedisServer } from '../support/ephemeral-redis';
-import { createTenant } from '../support/factories';
+import { createKey, createTenant } from '../support/factories';
 
 const limits = (requestsPerHour: number, burstPerSecond: number) => ({ requestsPerHour, burstPerSecond });
 const plans: RateLimitPlans = { free: limits(10, 100), pro: limits(10, 100), business: limits(10, 100), enterprise: limits(10, 100) };
@@ -61,6 +63,59 @@ const sharedRedisUrl = process.env.REDIS_URL;
     await second.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
     await first.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ plan: 'free' }).expect(200);
     expect(await statusOnSecondWithin(1_000, tenant.key, 403)).toBe(403);
+  });
+});
+
+/** The per-IP limits over a shared Redis: each test comes from an address of its own (the store outlives runs). */
+(sharedRedisUrl ? describe : describe.skip)('two instances sharing Redis: per-IP limits', () => {
+  let first: TestApp;
+  let second: TestApp;
+  const env = { REDIS_URL: sharedRedisUrl, AUTH_FAILURE_LIMIT: '3', PUBLIC_KEY_RATE_LIMIT: '60', TRUST_PROXY: 'loopback' };
+  const freshIp = () => `2001:db8::${randomUUID().slice(0, 4)}:${randomUUID().slice(0, 4)}`;
+
+  beforeAll(async () => {
+    first = await createTestApp(env, { rateLimitPlans: PLAN_REQUEST_LIMITS });
+    second = await createTestApp(env, { rateLimitPlans: PLAN_REQUEST_LIMITS, connection: first.connection });
+  });
+  afterAll(async () => {
+    await second.close();
+    await first.close();
+  });
+
+  it('counts public-key requests per client IP across instances, apart from the tenant quota', async () => {
+    const tenant = await createTenant(first, { plan: 'pro' });
+    const publicKey = await createKey(first, tenant.id, { type: 'public', scopes: [] });
+    const ip = freshIp();
+    const verify = (app: TestApp, key: string) => app.http().get('/api/v1/verify').set('X-Forwarded-For', ip).set('X-API-Key', key);
+    if (Date.now() % 60_000 > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 5));
+
+    for (let i = 0; i < 60; i++) {
+      const response = await verify(i % 2 ? second : first, publicKey.key).expect(200);
+      expect(response.headers['x-ratelimit-remaining']).toBeUndefined();
+    }
+    for (const app of [first, second]) {
+      const refused = await verify(app, publicKey.key).expect(429);
+      expect(refused.body.error.message).toContain('public-key limit');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    const secret = await verify(second, tenant.key).expect(200);
+    expect(secret.headers['x-ratelimit-remaining']).toBe('999');
+  }, 30_000);
+
+  it('shares the failure count of an address across instances, and lets a valid key through on both', async () => {
+    const tenant = await createTenant(first, { plan: 'pro' });
+    const ip = freshIp();
+    const verify = (app: TestApp, key?: string) => {
+      const test = app.http().get('/api/v1/verify').set('X-Forwarded-For', ip);
+      return key ? test.set('X-API-Key', key) : test;
+    };
+    await verify(first).expect(401);
+    await verify(second).expect(401);
+    await verify(first).expect(401);
+    await verify(second).expect(429);
+    await verify(first).expect(429);
+    await verify(first, tenant.key).expect(200);
+    await verify(second, tenant.key).expect(200);
   });
 });
 

@@ -1,6 +1,9 @@
 import type { RateLimitPlans } from '../../src/rate-limit/plan-limits';
 import { PLAN_REQUEST_LIMITS } from '../../src/tenancy/plans';
-import { createTestApp, TestApp } from '../support/create-test-app';
+import { RATE_LIMIT_STORE, type RateLimitStore } from '../../src/rate-limit/rate-limit.store';
+import { ApiKeysRepository } from '../../src/tenancy/api-keys/api-keys.repository';
+import { expectError } from '../support/assertions';
+import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/create-test-app';
 import { createKey, createTenant } from '../support/factories';
 
 const limits = (requestsPerHour: number, burstPerSecond: number) => ({ requestsPerHour, burstPerSecond });
@@ -134,27 +137,134 @@ describe('rate limits with small test limits', () => {
 
 describe('failed-authentication guard', () => {
   let t: TestApp;
+  // TRUST_PROXY lets each test come from its own client address (X-Forwarded-For from loopback).
+  const from = (ip: string) => ({
+    get: (url: string) => t.http().get(url).set('X-Forwarded-For', ip),
+  });
 
   beforeAll(async () => {
-    t = await createTestApp({ AUTH_FAILURE_LIMIT: '3' }, { rateLimitPlans: PLAN_REQUEST_LIMITS });
+    t = await createTestApp({ AUTH_FAILURE_LIMIT: '3', TRUST_PROXY: 'loopback' }, { rateLimitPlans: PLAN_REQUEST_LIMITS });
   });
   afterAll(() => t.close());
 
-  it('answers 429 per client IP once missing or invalid keys exceed the limit, valid keys included', async () => {
+  it('answers 429 per client IP once missing or invalid keys exceed the limit, but never to a valid key', async () => {
     const tenant = await createTenant(t, { plan: 'pro' });
-    await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
-    await t.http().get('/api/v1/verify').expect(401);
-    await t.http().get('/api/v1/verify').set('X-API-Key', 'svc_sk_guess').expect(401);
-    await t.http().get('/api/v1/bots').set('X-API-Key', tenant.key.slice(0, -1) + 'x').expect(401);
+    const ip = '203.0.113.10';
+    await from(ip).get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
+    await from(ip).get('/api/v1/verify').expect(401);
+    await from(ip).get('/api/v1/verify').set('X-API-Key', 'svc_sk_guess').expect(401);
+    await from(ip).get('/api/v1/bots').set('X-API-Key', tenant.key.slice(0, -1) + 'x').expect(401);
 
-    const blocked = await t.http().get('/api/v1/verify').set('X-API-Key', 'svc_sk_another_guess').expect(429);
+    const blocked = await from(ip).get('/api/v1/verify').set('X-API-Key', 'svc_sk_another_guess').expect(429);
     expect(blocked.body.error).toEqual({ code: 'RATE_LIMIT_EXCEEDED', message: expect.stringContaining('invalid API key'), status: 429, requestId: blocked.headers['x-request-id'] });
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(blocked.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(blocked.headers['x-ratelimit-limit']).toBeUndefined();
 
-    // While blocked, this address cannot try keys at all: a valid one is refused too.
-    await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(429);
+    // Only failures are throttled: a valid key from the blocked address is served as usual.
+    const valid = await from(ip).get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
+    expect(valid.headers['x-ratelimit-remaining']).toBe('998');
+    await from(ip).get('/api/v1/bots').set('X-API-Key', tenant.key).expect(200);
+    for (const key of [undefined, 'svc_sk_guess', tenant.key.slice(0, -1) + 'x']) {
+      const refused = from(ip).get('/api/v1/verify');
+      const response = await (key === undefined ? refused : refused.set('X-API-Key', key)).expect(429);
+      expectError(response, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    // Another address is not affected.
+    await from('203.0.113.11').get('/api/v1/verify').expect(401);
   });
+
+  it('refuses a missing or malformed key from a blocked address without a lookup or a store round trip', async () => {
+    const ip = '203.0.113.12';
+    for (let i = 0; i < 3; i++) await from(ip).get('/api/v1/verify').expect(401);
+    await from(ip).get('/api/v1/verify').expect(429);
+
+    const lookups = jest.spyOn(t.app.get(ApiKeysRepository), 'findByDigest');
+    const hits = jest.spyOn(t.app.get<RateLimitStore>(RATE_LIMIT_STORE), 'hit');
+    try {
+      await from(ip).get('/api/v1/verify').expect(429);
+      await from(ip).get('/api/v1/verify').set('X-API-Key', 'svc_sk_not-a-key').expect(429);
+      expect(lookups).not.toHaveBeenCalled();
+      expect(hits).not.toHaveBeenCalled();
+    } finally {
+      lookups.mockRestore();
+      hits.mockRestore();
+    }
+  });
+
+  it('limits wrong admin bearer tokens per client IP the same way, apart from API-key failures; the right token always passes', async () => {
+    const tenant = await createTenant(t, { plan: 'pro' });
+    const ip = '203.0.113.13';
+    const admin = (token: string | undefined) => {
+      const test = from(ip).get(`/admin/v1/tenants/${tenant.id}`);
+      return token === undefined ? test : test.set('Authorization', `Bearer ${token}`);
+    };
+    await admin(undefined).expect(401);
+    await admin('wrong-token').expect(401);
+    await admin(ADMIN_TOKEN.slice(0, -1)).expect(401);
+
+    const blocked = await admin('another-wrong-token').expect(429);
+    expect(blocked.body.error).toEqual({ code: 'RATE_LIMIT_EXCEEDED', message: expect.stringContaining('admin bearer token'), status: 429, requestId: blocked.headers['x-request-id'] });
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(blocked.headers['retry-after'])).toBeLessThanOrEqual(60);
+    await admin(undefined).expect(429);
+
+    await admin(ADMIN_TOKEN).expect(200);
+    // Separate counts: the admin failures do not block API-key attempts from that address, nor another address.
+    await from(ip).get('/api/v1/verify').expect(401);
+    await from('203.0.113.14').get(`/admin/v1/tenants/${tenant.id}`).set('Authorization', 'Bearer wrong-token').expect(401);
+  });
+});
+
+describe('public keys', () => {
+  let t: TestApp;
+  const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy'];
+  const quotaHeadersOf = (response: { headers: Record<string, string> }) => RATE_LIMIT_HEADERS.filter((name) => response.headers[name] !== undefined);
+
+  beforeAll(async () => {
+    t = await createTestApp({ AUTH_FAILURE_LIMIT: '20', PUBLIC_KEY_RATE_LIMIT: '60', TRUST_PROXY: 'loopback' }, { rateLimitPlans: PLAN_REQUEST_LIMITS });
+  });
+  afterAll(() => t.close());
+
+  it("never count against the tenant's quota nor carry or change its rate-limit headers, refused ones included", async () => {
+    const tenant = await createTenant(t, { plan: 'pro' });
+    const publicKey = await createKey(t, tenant.id, { type: 'public', scopes: [] });
+    const before = await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
+    expect(before.headers['x-ratelimit-remaining']).toBe('999');
+
+    for (let i = 0; i < 100; i++) {
+      // Two client addresses, so that the public-key limit (60 a minute per address) is not reached.
+      const response = await t.http().get('/api/v1/verify').set('X-Forwarded-For', `198.51.100.${i % 2}`).set('X-API-Key', publicKey.key).expect(200);
+      expect(quotaHeadersOf(response)).toEqual([]);
+    }
+    const forbidden = await t.http().get('/api/v1/bots').set('X-Forwarded-For', '198.51.100.2').set('X-API-Key', publicKey.key).expect(403);
+    expectError(forbidden, 403, 'INSUFFICIENT_SCOPE');
+    expect(quotaHeadersOf(forbidden)).toEqual([]);
+
+    const after = await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
+    expect(after.headers['x-ratelimit-remaining']).toBe('998');
+  });
+
+  it('are limited to 60 requests a minute per client IP, with their own 429', async () => {
+    const tenant = await createTenant(t, { plan: 'pro' });
+    const publicKey = await createKey(t, tenant.id, { type: 'public', scopes: [] });
+    const ip = '198.51.100.20';
+    const verify = (key: string, from = ip) => t.http().get('/api/v1/verify').set('X-Forwarded-For', from).set('X-API-Key', key);
+    // The window is a calendar minute: start well inside one so that all 61 requests fall into it.
+    if (Date.now() % 60_000 > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 5));
+
+    for (let i = 0; i < 60; i++) await verify(publicKey.key).expect(200);
+    const refused = await verify(publicKey.key).expect(429);
+    expect(refused.body.error).toEqual({ code: 'RATE_LIMIT_EXCEEDED', message: expect.stringContaining('public-key limit of 60'), status: 429, requestId: refused.headers['x-request-id'] });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(quotaHeadersOf(refused)).toEqual([]);
+
+    await verify(publicKey.key, '198.51.100.21').expect(200);
+    const secret = await verify(tenant.key).expect(200);
+    expect(secret.headers['x-ratelimit-remaining']).toBe('999');
+  }, 30_000);
 });
 
 /** Keeps sequential requests of the hourly tests clear of the small burst limit (4 per second). */

@@ -19,6 +19,7 @@ const TEST_ENV = {
   // Suites other than the rate-limit ones test their own behaviour, not the limiter, so they run
   // with limits they cannot reach; the rate-limit suites pass the production or small tables.
   AUTH_FAILURE_LIMIT: '100000',
+  PUBLIC_KEY_RATE_LIMIT: '100000',
 };
 
 const unreachable = { requestsPerHour: 1_000_000, burstPerSecond: 1_000_000 };

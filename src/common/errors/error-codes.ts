@@ -50,7 +50,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   HEADERS_TOO_LARGE: { status: 431, when: 'the request headers are larger than 16 KiB (answered by the HTTP server before routing; the connection is closed)' },
   REQUEST_TIMEOUT: { status: 408, when: 'the request (headers and body) did not arrive within 30 seconds; the connection is closed' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body is not UTF-8 `application/json`', defaultMessage: 'The request body must be sent as application/json.' },
-  RATE_LIMIT_EXCEEDED: { status: 429, when: 'the hourly or burst limit is used up, or too many failed authentications came from this address', defaultMessage: 'Rate limit exceeded.' },
+  RATE_LIMIT_EXCEEDED: { status: 429, when: "the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address", defaultMessage: 'Rate limit exceeded.' },
   INTERNAL_ERROR: { status: 500, when: 'an unexpected error; quote the request id', defaultMessage: 'An internal error occurred. Quote the request id when reporting it.' },
   SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable; retry after `Retry-After` seconds', defaultMessage: 'The service is temporarily unavailable. Retry shortly.' },
 };

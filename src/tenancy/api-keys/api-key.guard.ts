@@ -2,14 +2,16 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import type { AccessCheck } from '../../common/access/access-rule.guard';
 import { InvalidApiKeyError } from '../../common/errors/app-error';
 import type { AppRequest } from '../../common/http/request-context';
+import { clientIp } from '../../rate-limit/client-ip';
 import { FailedAuthLimiter } from '../../rate-limit/failed-auth.limiter';
 import { ApiKeysService } from './api-keys.service';
 
 export const API_KEY_HEADER = 'x-api-key';
 
 /**
- * Authenticates API-key routes from the X-API-Key header (never the query string); failures
- * count towards the per-IP brute-force limit.
+ * Authenticates API-key routes from the X-API-Key header (never the query string). Only failures
+ * meet the per-IP brute-force limit: a valid key passes even from an address over that limit, and
+ * a missing or malformed key is refused before any lookup (authenticate checks its form first).
  */
 @Injectable()
 export class ApiKeyGuard implements AccessCheck {
@@ -20,12 +22,10 @@ export class ApiKeyGuard implements AccessCheck {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AppRequest>();
-    const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
-    this.failedAuth.assertNotBlocked(ip);
     try {
       request.principal = await this.apiKeys.authenticate(request.header(API_KEY_HEADER));
     } catch (error) {
-      if (error instanceof InvalidApiKeyError) await this.failedAuth.recordFailure(ip);
+      if (error instanceof InvalidApiKeyError) await this.failedAuth.recordFailure('apiKey', clientIp(request));
       throw error;
     }
     return true;
