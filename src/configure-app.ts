@@ -2,17 +2,17 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
-import { Logger } from 'nestjs-pino';
 import { answerClientErrorsInEnvelope } from './common/http/client-error';
 import { requestIdOf } from './common/http/request-id';
 import { trustedProxies } from './config/trusted-proxies';
 import { publishOpenApiDocument } from './openapi/openapi.document';
 import type { AppConfig } from './config/env';
+import { AppLogger } from './logging/app-logger';
 
 /** Everything the app needs beyond its modules; main.ts and the e2e tests both call it. */
 export function configureApp(app: INestApplication, config: AppConfig): void {
   const express = app as NestExpressApplication;
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(AppLogger));
   express.disable('x-powered-by');
   express.disable('etag');
   express.set('query parser', 'simple');

@@ -8,8 +8,10 @@ import { ConfigError, configWarnings, loadConfig } from './config/env';
 import { configureApp } from './configure-app';
 import { openDatabaseConnection } from './database/database-connection';
 import { applyMigrations } from './database/migrate';
+import { demoBanner } from './demo/demo-banner';
 import { DemoDataSeeder } from './demo/demo-data';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown';
+import { LOG_OUTPUT, type LogOutput } from './logging/log-output';
 
 /** Above a load balancer's usual 60 s idle timeout, so it never reuses a socket we closed. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -32,7 +34,7 @@ async function bootstrap(): Promise<void> {
     logger.log(`Embedded database in ${config.database.dataDir}${applied.length ? `; applied ${applied.join(', ')}` : ''}`, 'Bootstrap');
   }
 
-  const demoKey = connection.kind === 'embedded' && config.demoData ? await app.get(DemoDataSeeder).seedIfEmpty() : undefined;
+  const demo = connection.kind === 'embedded' && config.demoData ? await app.get(DemoDataSeeder).seedIfEmpty() : undefined;
 
   const server = await app.listen(config.port);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -44,21 +46,11 @@ async function bootstrap(): Promise<void> {
   const scheme = config.tls ? 'https' : 'http';
   logger.log(`Listening on ${scheme}://localhost:${config.port}`, 'Bootstrap');
   if (!config.production && !config.tls) logger.log('Development mode: plain HTTP is accepted from loopback addresses only.', 'Bootstrap');
-  if (demoKey) printDemoKey(demoKey, `${scheme}://localhost:${config.port}`);
-}
-
-function printDemoKey(key: string, baseUrl: string): void {
-  // Printed once, to the terminal, on the first start: the key is not stored and not logged.
-  process.stdout.write(
-    [
-      '',
-      'Demo tenant created (plan pro). Its secret key, shown this once:',
-      `  ${key}`,
-      'Try it:',
-      `  curl -s -H "X-API-Key: ${key}" ${baseUrl}/api/v1/bots`,
-      '',
-    ].join('\n') + '\n',
-  );
+  if (demo && config.database.kind === 'embedded') {
+    // Last, below every log line written so far, so that it stands out. Printed to the terminal
+    // through the log output (to keep the order), never as a log line: the key is stored nowhere in clear.
+    app.get<LogOutput>(LOG_OUTPUT).writeText(demoBanner(demo, `${scheme}://localhost:${config.port}`, config.database.dataDir));
+  }
 }
 
 bootstrap().catch((error: unknown) => {

@@ -10,6 +10,13 @@ import { TenantsRepository } from '../tenancy/tenants.repository';
 import { TenantsService } from '../tenancy/tenants.service';
 
 const HOUR = 3_600_000;
+const DEMO_SLUG = 'demo';
+
+export interface DemoTenant {
+  tenantId: string;
+  /** The new secret key, on the start that created the demo tenant only. */
+  key?: string;
+}
 
 const CONVERSATIONS = [
   { visitor: 'visitor-1001', status: 'ended', lead: { name: 'Ada Lovelace', email: 'ada@analytical.example', company: 'Analytical Engines Ltd', phone: '+44 20 7946 0001' }, lines: ['Hi, do you offer annual billing?', 'Yes: annual plans are two months cheaper. Shall I send details?', 'Please, to ada@analytical.example.'] },
@@ -34,10 +41,17 @@ export class DemoDataSeeder {
     private readonly leads: LeadsService,
   ) {}
 
-  /** Seeds an empty database; returns the demo key, or undefined when there was data already. */
-  async seedIfEmpty(): Promise<string | undefined> {
-    if ((await this.tenantsRepository.count()) > 0) return undefined;
-    const tenant = await this.tenants.createTenant({ name: 'Demo Company', slug: 'demo', plan: 'pro' }, SYSTEM_ACTOR);
+  /**
+   * Seeds an empty database and returns the demo tenant with its new key. On a database that has
+   * data already, returns the demo tenant without a key (its key was shown once, on the first
+   * start), or undefined when there is no demo tenant.
+   */
+  async seedIfEmpty(): Promise<DemoTenant | undefined> {
+    if ((await this.tenantsRepository.count()) > 0) {
+      const existing = await this.tenantsRepository.findBySlug(DEMO_SLUG);
+      return existing ? { tenantId: existing.id } : undefined;
+    }
+    const tenant = await this.tenants.createTenant({ name: 'Demo Company', slug: DEMO_SLUG, plan: 'pro' }, SYSTEM_ACTOR);
     const support = await this.bots.createBot(tenant.id, { name: 'Support Assistant', primaryColor: '#2563eb', language: 'en' }, SYSTEM_ACTOR);
     const sales = await this.bots.createBot(tenant.id, { name: 'Sales Concierge', primaryColor: '#16a34a', language: 'en' }, SYSTEM_ACTOR);
     await this.bots.createBot(tenant.id, { name: 'Legacy FAQ Bot', primaryColor: '#64748b', language: 'de', isActive: false }, SYSTEM_ACTOR);
@@ -62,6 +76,6 @@ export class DemoDataSeeder {
     await this.leads.captureLead(tenant.id, { name: 'Alan Turing', email: 'alan@bletchley.example', company: 'Bletchley Park', tags: ['enterprise', 'imported'] });
 
     const { key } = await this.apiKeys.createKey(tenant.id, { name: 'Demo key', scopes: [...ALL_SCOPES], type: 'secret', expiresAt: null }, SYSTEM_ACTOR);
-    return key;
+    return { tenantId: tenant.id, key };
   }
 }

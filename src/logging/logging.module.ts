@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { AppConfig } from '../config/env';
+import { AppLogger } from './app-logger';
+import { createLogOutput, LOG_OUTPUT } from './log-output';
 import { requestIdOf } from '../common/http/request-id';
 import type { AppRequest } from '../common/http/request-context';
 
@@ -28,31 +30,35 @@ function outcomeOf(request: IncomingMessage) {
 @Module({})
 export class LoggingModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const pretty = !config.production && process.stdout.isTTY;
+    const output = createLogOutput(!config.production && process.stdout.isTTY);
     return {
       module: LoggingModule,
       imports: [
         LoggerModule.forRoot({
-          pinoHttp: {
-            level: config.logLevel,
-            genReqId: (request: IncomingMessage, response: ServerResponse) => requestIdOf(request, response),
-            transport: pretty ? { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' } } : undefined,
-            // Only these request fields are logged: no headers, so no key or token can reach a log.
-            serializers: {
-              req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, path: loggablePath(request.url) }),
-              res: (response: { statusCode: number }) => ({ status: response.statusCode }),
+          pinoHttp: [
+            {
+              level: config.logLevel,
+              genReqId: (request: IncomingMessage, response: ServerResponse) => requestIdOf(request, response),
+              // Only these request fields are logged: no headers, so no key or token can reach a log.
+              serializers: {
+                req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, path: loggablePath(request.url) }),
+                res: (response: { statusCode: number }) => ({ status: response.statusCode }),
+              },
+              // The request id, who and which route go on the request's final line (who and which
+              // route are known only once the guards have run). Other lines logged while serving a
+              // request carry its id as req.id: a per-request child logger for a top-level copy cost
+              // 4% of a verify's CPU (npm run bench:compare).
+              customSuccessObject: (request: IncomingMessage, _response: ServerResponse, line: object) => ({ ...line, ...outcomeOf(request) }),
+              customErrorObject: (request: IncomingMessage, _response: ServerResponse, _error: Error, line: object) => ({ ...line, ...outcomeOf(request) }),
+              customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
+              autoLogging: { ignore: (request) => request.url?.startsWith('/health/') ?? false },
             },
-            // The request id, who and which route go on the request's final line (who and which
-            // route are known only once the guards have run). Other lines logged while serving a
-            // request carry its id as req.id: a per-request child logger for a top-level copy cost
-            // 4% of a verify's CPU (npm run bench:compare).
-            customSuccessObject: (request: IncomingMessage, _response: ServerResponse, line: object) => ({ ...line, ...outcomeOf(request) }),
-            customErrorObject: (request: IncomingMessage, _response: ServerResponse, _error: Error, line: object) => ({ ...line, ...outcomeOf(request) }),
-            customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
-            autoLogging: { ignore: (request) => request.url?.startsWith('/health/') ?? false },
-          },
+            output.stream,
+          ],
         }),
       ],
+      providers: [AppLogger, { provide: LOG_OUTPUT, useValue: output }],
+      exports: [AppLogger, LOG_OUTPUT],
     };
   }
 }

@@ -19,6 +19,10 @@ export class TenantsRepository {
     await tx.$queryRaw`SELECT 1 FROM "Tenant" WHERE "id" = ${tenantId}::uuid FOR UPDATE`;
   }
 
+  findBySlug(slug: string): Promise<TenantRow | null> {
+    return this.prisma.tenant.findUnique({ where: { slug }, select: tenantSelect });
+  }
+
   create(data: { name: string; slug: string; plan: Plan }, tx: PrismaTransaction = this.prisma): Promise<TenantRow> {
     return tx.tenant.create({ data, select: tenantSelect });
   }
