@@ -215,7 +215,9 @@ export interface paths {
         head?: never;
         /**
          * Move a lead along the status machine
-         * @description Requires the scope `leads:write`.
+         * @description Answers 200 with the lead when the key also has `leads:read`, otherwise 204 without a body: a write-only key never reads lead data (nor the current status, from a 409).
+         *
+         *     Requires the scope `leads:write`.
          */
         patch: operations["updateLead"];
         trace?: never;
@@ -726,17 +728,19 @@ export interface components {
         CreateLeadDto: {
             /** @description Trimmed; length counts Unicode code points. */
             name: string;
-            phone?: string;
-            company?: string;
-            /** @description A message or note. */
-            message?: string;
-            /** @description Each entry is trimmed. */
-            tags?: string[];
+            /** @description Left out, empty or null: none. */
+            phone?: string | null;
+            /** @description Left out, empty or null: none. */
+            company?: string | null;
+            /** @description A message or note. Left out, empty or null: none. */
+            message?: string | null;
             /**
              * Format: uuid
-             * @description One of the tenant's bots; any other id is a 400 on `botId`.
+             * @description One of the tenant's bots; any other id is a 400 on `botId`. Left out or null: no bot.
              */
-            botId?: string;
+            botId?: string | null;
+            /** @description Each entry is trimmed. Left out or null: none. */
+            tags?: string[] | null;
             /** Format: email */
             email: string;
         };
@@ -773,12 +777,16 @@ export interface components {
             plan?: "free" | "pro" | "business" | "enterprise";
         };
         CreateApiKeyDto: {
-            name: string;
+            /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a key can call only `GET /api/v1/verify` (as a public key can, whatever it is given). */
             scopes: ("bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write")[];
+            /**
+             * Format: date-time
+             * @description An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.
+             */
+            expiresAt?: string | null;
+            name: string;
             /** @enum {string} */
             type?: "secret" | "public";
-            /** Format: date-time */
-            expiresAt?: string;
         };
         /** @enum {string} */
         ApiKeyType: "secret" | "public";
@@ -830,7 +838,7 @@ export interface components {
             language?: string;
             /**
              * Format: uri
-             * @description An https URL, or null for none.
+             * @description A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.
              */
             avatarUrl?: string | null;
             /** @description Whether the widget is shown and the bot answers; true by default. */
@@ -850,7 +858,7 @@ export interface components {
             language?: string;
             /**
              * Format: uri
-             * @description An https URL, or null for none.
+             * @description A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.
              */
             avatarUrl?: string | null;
             /** @description Whether the widget is shown and the bot answers; true by default. */
@@ -883,14 +891,18 @@ export interface components {
         LeadContactDto: {
             /** @description Trimmed; length counts Unicode code points. */
             name: string;
-            phone?: string;
-            company?: string;
-            /** @description A message or note. */
-            message?: string;
+            /** @description Left out, empty or null: none. */
+            phone?: string | null;
+            /** @description Left out, empty or null: none. */
+            company?: string | null;
+            /** @description A message or note. Left out, empty or null: none. */
+            message?: string | null;
             /** Format: email */
             email: string;
         };
         RecordConversationDto: {
+            /** @description The widget's visitor; left out or null for none. */
+            visitorId?: string | null;
             /**
              * @description `active` by default; an `ended` conversation ends at its last message.
              * @enum {string}
@@ -898,7 +910,6 @@ export interface components {
             status?: "active" | "ended" | "handed_off";
             /** @enum {string} */
             channel?: "widget" | "api";
-            visitorId?: string;
             /**
              * Format: date-time
              * @description When the conversation started; now by default.
@@ -1391,6 +1402,24 @@ export interface components {
                         code?: "UNSUPPORTED_MEDIA_TYPE";
                         /** @enum {integer} */
                         status?: 415;
+                    };
+                };
+            };
+        };
+        /** @description `RATE_LIMIT_EXCEEDED`: the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address. */
+        "Error429.RATE_LIMIT_EXCEEDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                        /** @enum {integer} */
+                        status?: 429;
                     };
                 };
             };
@@ -1896,6 +1925,19 @@ export interface operations {
                     "application/json": components["schemas"]["LeadEnvelope"];
                 };
             };
+            /** @description Success, for a key without `leads:read`: no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
             401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
             403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
@@ -1938,6 +1980,7 @@ export interface operations {
             409: components["responses"]["Error409.CONFLICT"];
             413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -1967,6 +2010,7 @@ export interface operations {
             401: components["responses"]["Error401.UNAUTHORIZED"];
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -2003,6 +2047,7 @@ export interface operations {
             404: components["responses"]["Error404.NOT_FOUND"];
             413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -2032,6 +2077,7 @@ export interface operations {
             401: components["responses"]["Error401.UNAUTHORIZED"];
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -2068,6 +2114,7 @@ export interface operations {
             404: components["responses"]["Error404.NOT_FOUND"];
             413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -2097,6 +2144,7 @@ export interface operations {
             401: components["responses"]["Error401.UNAUTHORIZED"];
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -2133,6 +2181,7 @@ export interface operations {
             404: components["responses"]["Error404.NOT_FOUND"];
             413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -2171,6 +2220,7 @@ export interface operations {
             404: components["responses"]["Error404.NOT_FOUND"];
             413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -2209,6 +2259,7 @@ export interface operations {
             404: components["responses"]["Error404.NOT_FOUND"];
             413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -2247,6 +2298,7 @@ export interface operations {
             404: components["responses"]["Error404.NOT_FOUND"];
             413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -2282,6 +2334,7 @@ export interface operations {
             401: components["responses"]["Error401.UNAUTHORIZED"];
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };

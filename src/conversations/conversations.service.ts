@@ -14,7 +14,7 @@ import { ConversationFilter, ConversationRow, ConversationsRepository, MessageRo
 export interface ConversationRecord {
   status?: ConversationStatus;
   channel?: ConversationChannel;
-  visitorId?: string;
+  visitorId?: string | null;
   createdAt?: Date;
   messages: { role: MessageRole; content: string; createdAt?: Date }[];
   lead?: LeadContact;

@@ -6,7 +6,7 @@ import { ErrorCode } from '../common/errors/error-codes';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
 import { sendRecorded } from '../idempotency/idempotent-response';
 import type { ApiPrincipal } from '../common/http/request-context';
-import { ApiIdParam, ApiV1Endpoint, headerRef, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
+import { ApiIdParam, ApiV1Endpoint, ApiV1NoContent, headerRef, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { NoQueryDto, toPage } from '../common/paging/pagination';
 import { Scope } from '../common/access/scopes';
 import { CreateLeadDto } from './dto/create-lead.dto';
@@ -72,12 +72,26 @@ export class LeadsController {
   @ApiV1Endpoint({
     operationId: 'updateLead',
     summary: 'Move a lead along the status machine',
+    description:
+      'Answers 200 with the lead when the key also has `leads:read`, otherwise 204 without a body: a write-only key never reads lead data ' +
+      '(nor the current status, from a 409).',
     scopes: [Scope.LeadsWrite],
     type: LeadEnvelope,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.INVALID_STATUS_TRANSITION, ...JSON_BODY_ERRORS],
   })
+  @ApiV1NoContent('Success, for a key without `leads:read`: no body.')
   @ApiIdParam('id', 'Lead')
-  async update(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Body() body: UpdateLeadDto, @Query() _query: NoQueryDto): Promise<LeadEnvelope> {
-    return { lead: toLeadResponse(await this.leads.changeStatus(tenant.id, id, body.status)) };
+  async update(
+    @Principal() { tenant, apiKey }: ApiPrincipal,
+    @Param('id') id: string,
+    @Body() body: UpdateLeadDto,
+    @Query() _query: NoQueryDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<LeadEnvelope | undefined> {
+    const canRead = apiKey.scopes.includes(Scope.LeadsRead);
+    const lead = await this.leads.changeStatus(tenant.id, id, body.status, { canRead });
+    if (canRead) return { lead: toLeadResponse(lead) };
+    response.status(204);
+    return undefined;
   }
 }

@@ -14,16 +14,17 @@ import { canMoveLead } from './lead-status';
 import { LeadEnvelope, toLeadResponse } from './lead.mapper';
 import { LeadFilter, LeadRow, LeadsRepository, NewLead } from './leads.repository';
 
+/** A lead's contact fields; an optional field left out, empty or null is none. */
 export interface LeadContact {
   name: string;
   email: string;
-  phone?: string;
-  company?: string;
-  message?: string;
-  tags?: string[];
+  phone?: string | null;
+  company?: string | null;
+  message?: string | null;
+  tags?: string[] | null;
 }
 
-const orNull = (value: string | undefined) => (value ? value : null);
+const orNull = (value: string | null | undefined) => (value ? value : null);
 
 @Injectable()
 export class LeadsService {
@@ -62,7 +63,7 @@ export class LeadsService {
    * A lead sent through the API: source `api`, status `new`, no conversation. A botId that is
    * not one of the tenant's bots is a validation error, never a hint that it exists elsewhere.
    */
-  async captureLead(tenantId: string, contact: LeadContact & { botId?: string }, tx: PrismaTransaction = this.prisma): Promise<LeadRow> {
+  async captureLead(tenantId: string, contact: LeadContact & { botId?: string | null }, tx: PrismaTransaction = this.prisma): Promise<LeadRow> {
     if (contact.botId && !(await this.bots.exists(tenantId, contact.botId, tx))) {
       throw ValidationError.field('botId', 'must be the id of one of your bots');
     }
@@ -74,14 +75,18 @@ export class LeadsService {
     return this.leads.create(tenantId, { ...toNewLead(contact, { botId, conversationId, source: 'widget' }), createdAt }, tx);
   }
 
-  /** Moves a lead along the status machine; an illegal move is 409 INVALID_STATUS_TRANSITION. */
-  async changeStatus(tenantId: string, leadId: string, to: LeadStatus): Promise<LeadRow> {
+  /**
+   * Moves a lead along the status machine; an illegal move is 409 INVALID_STATUS_TRANSITION. A
+   * caller that may not read leads learns nothing of the lead from the refusal, not even its status.
+   */
+  async changeStatus(tenantId: string, leadId: string, to: LeadStatus, { canRead }: { canRead: boolean }): Promise<LeadRow> {
     if (!isUuid(leadId)) throw new NotFoundError('Lead');
     return this.prisma.$transaction(async (tx) => {
       const lead = await this.leads.findById(tenantId, leadId, tx);
       if (!lead) throw new NotFoundError('Lead');
       if (lead.status === to) return lead;
-      const illegal = () => new AppError(ErrorCode.INVALID_STATUS_TRANSITION, `A lead cannot move from ${lead.status} to ${to}.`);
+      const illegal = () =>
+        new AppError(ErrorCode.INVALID_STATUS_TRANSITION, canRead ? `A lead cannot move from ${lead.status} to ${to}.` : `The lead's current status does not allow a move to ${to}.`);
       if (!canMoveLead(lead.status, to)) throw illegal();
       if (await this.leads.updateStatus(tenantId, leadId, lead.status, to, tx)) return (await this.leads.findById(tenantId, leadId, tx))!;
       // A concurrent request moved the lead after it was read: the same move is then a no-op

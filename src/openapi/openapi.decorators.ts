@@ -189,6 +189,11 @@ export function ApiV1Endpoint(docs: EndpointDocs & { scopes: Scope[] }): MethodD
   );
 }
 
+/** A second success answer of an /api/v1 endpoint: 204 without a body, with the same headers. */
+export function ApiV1NoContent(description: string): MethodDecorator {
+  return ApiResponse({ status: 204, description, headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...rateLimitHeaders(true) } });
+}
+
 /** An /admin/v1 endpoint: the admin bearer token, and the errors every admin route can give. */
 export function ApiAdminEndpoint(docs: EndpointDocs): MethodDecorator {
   const errors: ErrorCode[] = [
@@ -196,6 +201,8 @@ export function ApiAdminEndpoint(docs: EndpointDocs): MethodDecorator {
     ErrorCode.HTTPS_REQUIRED,
     ErrorCode.NOT_FOUND,
     ...(docs.errors ?? []),
+    // Wrong tokens are throttled per client IP (the failed-authentication guard).
+    ErrorCode.RATE_LIMIT_EXCEEDED,
     ErrorCode.INTERNAL_ERROR,
     ErrorCode.SERVICE_UNAVAILABLE,
   ];

@@ -38,7 +38,8 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'GET /api/v1/leads', method: 'get', path: () => '/api/v1/leads', scope: 'leads:read', success: 200, expected: (f) => ({ leads: [expect.objectContaining({ id: f.leadId })], pagination }) },
   { name: 'GET /api/v1/leads/:id', method: 'get', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:read', success: 200, expected: (f) => ({ lead: expect.objectContaining({ id: f.leadId }) }) },
   { name: 'POST /api/v1/leads', method: 'post', path: () => '/api/v1/leads', scope: 'leads:write', body: { name: 'Scoped Lead', email: 'scoped@example.com' }, success: 201, expected: () => ({ lead: expect.objectContaining({ name: 'Scoped Lead', source: 'api', status: 'new' }) }) },
-  { name: 'PATCH /api/v1/leads/:id', method: 'patch', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:write', body: { status: 'contacted' }, success: 200, expected: (f) => ({ lead: expect.objectContaining({ id: f.leadId, status: 'contacted' }) }) },
+  // A key with leads:write alone gets no lead data back: 204 (API_DECISIONS, Lead updates).
+  { name: 'PATCH /api/v1/leads/:id', method: 'patch', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:write', body: { status: 'contacted' }, success: 204, expected: () => ({}) },
 ];
 
 const API_ROUTE_SCOPES: [string, Scope[]][] = [

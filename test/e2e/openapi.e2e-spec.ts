@@ -131,10 +131,10 @@ describe('OpenAPI document and contract', () => {
       const schemas = document.components.schemas as Record<string, { properties: Record<string, unknown>; required?: string[] }>;
       expect(schemas.CreateLeadDto.required).toEqual(['name', 'email']);
       expect(schemas.CreateLeadDto.properties.email).toEqual({ type: 'string', format: 'email', maxLength: 254 });
-      expect(schemas.CreateLeadDto.properties.botId).toEqual(expect.objectContaining({ type: 'string', format: 'uuid' }));
-      expect(schemas.CreateLeadDto.properties.tags).toEqual(expect.objectContaining({ type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } }));
+      expect(schemas.CreateLeadDto.properties.botId).toEqual(expect.objectContaining({ type: ['string', 'null'], format: 'uuid' }));
+      expect(schemas.CreateLeadDto.properties.tags).toEqual(expect.objectContaining({ type: ['array', 'null'], minItems: 0, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } }));
       expect(schemas.UpdateLeadDto.properties.status).toEqual(expect.objectContaining({ enum: ['new', 'contacted', 'qualified', 'unqualified', 'converted'] }));
-      expect(schemas.CreateApiKeyDto.properties.scopes).toEqual({ type: 'array', items: { type: 'string', enum: [...ALL_SCOPES] } });
+      expect(schemas.CreateApiKeyDto.properties.scopes).toEqual({ type: 'array', items: { type: 'string', enum: [...ALL_SCOPES] }, minItems: 0, maxItems: ALL_SCOPES.length, description: expect.stringContaining('May be empty') });
       expect(schemas.CreateTenantDto.properties.plan).toEqual({ type: 'string', enum: ['free', 'pro', 'business', 'enterprise'] });
       expect(schemas.LeadResponse.properties.phone).toEqual({ type: ['string', 'null'] });
       expect(schemas.LeadResponse.properties.conversationId).toEqual(expect.objectContaining({ type: ['string', 'null'], format: 'uuid' }));
@@ -268,8 +268,10 @@ describe('OpenAPI document and contract', () => {
         expectContract(await t.http().post('/api/v1/leads').set('X-API-Key', key()).send({ name: 'Big', email: 'big@example.com', message: 'x'.repeat(70_000) }), 'POST', '/api/v1/leads', 413);
       });
 
-      it('PATCH /api/v1/leads/{id}: 200, 409, 404, 400', async () => {
+      it('PATCH /api/v1/leads/{id}: 200, 204, 409, 404, 400', async () => {
         expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'qualified' }), 'PATCH', '/api/v1/leads/{id}', 200);
+        const writeOnly = await createKey(t, tenant.id, { scopes: ['leads:write'] });
+        expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', writeOnly.key).send({ status: 'qualified' }), 'PATCH', '/api/v1/leads/{id}', 204);
         expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'contacted' }), 'PATCH', '/api/v1/leads/{id}', 409);
         expectContract(await t.http().patch(`/api/v1/leads/${UUID_ZERO}`).set('X-API-Key', key()).send({ status: 'contacted' }), 'PATCH', '/api/v1/leads/{id}', 404);
         expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'won' }), 'PATCH', '/api/v1/leads/{id}', 400);

@@ -1,19 +1,18 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation/optional-not-null';
+import { IsPublicHttpsUrl } from '../../common/validation/public-url';
 import { Trim } from '../../common/validation/transforms';
 
 const nameRules = [MinLength(1, { message: 'must be 1 to 100 characters' }), MaxLength(100, { message: 'must be 1 to 100 characters' })];
 const colorRule = Matches(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, { message: 'must be a hex colour such as #2563eb' });
 const languageRule = Matches(/^[a-z]{2}$/, { message: 'must be an ISO 639-1 code such as en' });
-const avatarRules = [
-  IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'must be an https URL' }),
-  MaxLength(2048, { message: 'must be at most 2048 characters' }),
-];
+const avatarRules = [IsPublicHttpsUrl(), MaxLength(2048, { message: 'must be at most 2048 characters' })];
 
 const nameDocs = { minLength: 1, maxLength: 100 };
-const colorDocs = { pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$', description: 'Hex colour; `#2563eb` by default.', example: '#2563eb' };
-const languageDocs = { pattern: '^[a-z]{2}$', description: 'ISO 639-1 code; `en` by default.', example: 'en' };
-const avatarDocs = { type: String, format: 'uri', maxLength: 2048, nullable: true, description: 'An https URL, or null for none.' };
+const colorDocs = { maxLength: 7, pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$', description: 'Hex colour; `#2563eb` by default.', example: '#2563eb' };
+const languageDocs = { maxLength: 2, pattern: '^[a-z]{2}$', description: 'ISO 639-1 code; `en` by default.', example: 'en' };
+const avatarDocs = { type: String, format: 'uri', maxLength: 2048, nullable: true, description: 'A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.' };
 
 function apply(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, key) => decorators.forEach((decorator) => decorator(target, key));
@@ -25,11 +24,11 @@ export class CreateBotDto {
   name!: string;
 
   @ApiPropertyOptional(colorDocs)
-  @IsOptional() @IsString({ message: 'must be a string' }) @colorRule
+  @OptionalNotNull() @IsString({ message: 'must be a string' }) @colorRule
   primaryColor?: string;
 
   @ApiPropertyOptional(languageDocs)
-  @IsOptional() @IsString({ message: 'must be a string' }) @languageRule
+  @OptionalNotNull() @IsString({ message: 'must be a string' }) @languageRule
   language?: string;
 
   @ApiPropertyOptional(avatarDocs)
@@ -37,9 +36,9 @@ export class CreateBotDto {
   avatarUrl?: string | null;
 
   /** Whether the widget is shown and the bot answers; true by default. */
-  @IsOptional() @IsBoolean({ message: 'must be true or false' })
+  @OptionalNotNull() @IsBoolean({ message: 'must be true or false' })
   isActive?: boolean;
 }
 
-/** Every setting optional; switching isActive is the dashboard's toggle (SPEC 3.1) and is audited. */
-export class UpdateBotDto extends PartialType(CreateBotDto) {}
+/** Every setting optional (null only where the setting can be empty: `avatarUrl`); switching isActive is the dashboard's toggle (SPEC 3.1) and is audited. */
+export class UpdateBotDto extends PartialType(CreateBotDto, { skipNullProperties: false }) {}

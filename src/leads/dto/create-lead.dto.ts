@@ -29,30 +29,28 @@ export class LeadContactDto {
   @IsEmail({}, { message: 'must be a valid e-mail address' })
   email!: string;
 
-  @ApiPropertyOptional({ maxLength: 50 })
+  @ApiPropertyOptional({ type: String, maxLength: 50, nullable: true, description: 'Left out, empty or null: none.' })
   @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [0, 50])
-  phone?: string;
+  phone?: string | null;
 
-  @ApiPropertyOptional({ maxLength: 200 })
+  @ApiPropertyOptional({ type: String, maxLength: 200, nullable: true, description: 'Left out, empty or null: none.' })
   @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [0, 200])
-  company?: string;
+  company?: string | null;
 
-  /** A message or note. */
-  @ApiPropertyOptional({ maxLength: 5000 })
+  @ApiPropertyOptional({ type: String, maxLength: 5000, nullable: true, description: 'A message or note. Left out, empty or null: none.' })
   @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [0, 5000])
-  message?: string;
+  message?: string | null;
 
 }
 
 export class CreateLeadDto extends LeadContactDto {
-  /** One of the tenant's bots; any other id is a 400 on `botId`. */
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: "One of the tenant's bots; any other id is a 400 on `botId`. Left out or null: no bot." })
   @IsOptional() @IsString({ message: 'must be a string' }) @IsUUID('all', { message: 'must be a UUID' })
-  botId?: string;
+  botId?: string | null;
 
-  /** Each entry is trimmed. */
-  @ApiPropertyOptional({ type: [String], maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } })
+  @ApiPropertyOptional({ type: [String], nullable: true, minItems: 0, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 }, description: 'Each entry is trimmed. Left out or null: none.' })
   @IsOptional() @IsArray({ message: 'must be an array of strings' }) @ArrayMaxSize(20, { message: 'must have at most 20 entries' })
   @TrimEach() @IsString({ each: true, message: 'each entry must be a string' })
   @Validate(CodePointLength, [1, 50], { each: true, message: 'each entry must be 1 to 50 characters' })
-  tags?: string[];
+  tags?: string[] | null;
 }

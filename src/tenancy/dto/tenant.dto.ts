@@ -1,4 +1,5 @@
-import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { Trim } from '../../common/validation/transforms';
 import { Plan, PLAN_NAMES } from '../plans';
 
@@ -17,9 +18,9 @@ export class CreateTenantDto {
 }
 
 export class UpdateTenantDto {
-  @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 200 characters' }) @MaxLength(200, { message: 'must be 1 to 200 characters' })
+  @OptionalNotNull() @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 200 characters' }) @MaxLength(200, { message: 'must be 1 to 200 characters' })
   name?: string;
 
-  @IsOptional() @IsIn(PLAN_NAMES, planRule)
+  @OptionalNotNull() @IsIn(PLAN_NAMES, planRule)
   plan?: Plan;
 }

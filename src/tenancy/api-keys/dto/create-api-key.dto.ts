@@ -1,5 +1,7 @@
 import { Transform } from 'class-transformer';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsDate, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { OptionalNotNull } from '../../../common/validation/optional-not-null';
 import { parseIsoDateTime } from '../../../common/validation/iso-date';
 import { Trim } from '../../../common/validation/transforms';
 import { ALL_SCOPES, Scope } from '../../../common/access/scopes';
@@ -11,16 +13,16 @@ export class CreateApiKeyDto {
   @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 100 characters' }) @MaxLength(100, { message: 'must be 1 to 100 characters' })
   name!: string;
 
+  @ApiProperty({ type: [String], enum: ALL_SCOPES, minItems: 0, maxItems: ALL_SCOPES.length, description: 'Scopes of SPEC 5.3, repeats ignored. May be empty: such a key can call only `GET /api/v1/verify` (as a public key can, whatever it is given).' })
   @IsArray({ message: 'must be an array of scopes' }) @ArrayMaxSize(ALL_SCOPES.length, { message: `must have at most ${ALL_SCOPES.length} entries` })
   @IsIn(ALL_SCOPES, { each: true, message: `each entry must be one of ${ALL_SCOPES.join(', ')}` })
-  /** Scopes of SPEC 5.3; a public key gets none in effect (it may only verify itself). */
   scopes!: Scope[];
 
-  @IsOptional() @IsIn(['secret', 'public'], { message: 'must be secret or public' })
+  @OptionalNotNull() @IsIn(['secret', 'public'], { message: 'must be secret or public' })
   /** `secret` by default. */
   type?: 'secret' | 'public';
 
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.' })
   @IsOptional() @ToDateTime() @IsDate({ message: 'must be an ISO 8601 date-time with a time zone' })
-  /** An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. */
-  expiresAt?: Date;
+  expiresAt?: Date | null;
 }

@@ -1,0 +1,54 @@
+import { BlockList, isIP } from 'node:net';
+import { registerDecorator, type ValidationOptions } from 'class-validator';
+
+/**
+ * Addresses that are not the public internet: this host, private networks, link-local (cloud
+ * metadata at 169.254.169.254 included), carrier-grade NAT, benchmarking, multicast and reserved
+ * ranges. IPv4-mapped IPv6 addresses are checked against the IPv4 ranges.
+ */
+const NON_PUBLIC = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
+  ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
+  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+}
+
+/** Whether an IP address (v4 or v6) is on the public internet. */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  return !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * Why a URL is not a public https URL, or undefined when it is: https, no user or password, and a
+ * host that is a name other than localhost or a public IP address. Names are not resolved here;
+ * whoever fetches the URL must check the address it connects to.
+ */
+export function publicHttpsUrlProblem(value: string): string | undefined {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || url.protocol !== 'https:') return 'must be an https URL';
+  if (url.username || url.password) return 'must not contain a user name or password';
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to localhost';
+  if (isIP(host) && !isPublicAddress(host)) return 'must not point to a private, loopback, link-local or reserved address';
+  return undefined;
+}
+
+/** A public https URL (publicHttpsUrlProblem); the message names the rule broken, never the value. */
+export function IsPublicHttpsUrl(options: ValidationOptions = {}): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isPublicHttpsUrl',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options,
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && publicHttpsUrlProblem(value) === undefined,
+        defaultMessage: (args) => (typeof args?.value === 'string' ? (publicHttpsUrlProblem(args.value) ?? 'must be an https URL') : 'must be an https URL'),
+      },
+    });
+}

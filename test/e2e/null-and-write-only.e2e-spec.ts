@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { expectError } from '../support/assertions';
+import { createTestApp, TestApp } from '../support/create-test-app';
+import { createBot, createKey, createLead, createTenant, TestTenant } from '../support/factories';
+import { COMMITTED_DOCUMENT_PATH } from '../support/openapi-contract';
+
+type Schema = { $ref?: string; type?: string | string[]; anyOf?: Schema[]; properties?: Record<string, Schema>; items?: Schema };
+const DOCUMENT = JSON.parse(readFileSync(COMMITTED_DOCUMENT_PATH, 'utf8')) as {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+  components: { schemas: Record<string, Schema> };
+};
+const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(DOCUMENT.components.schemas[schema.$ref.split('/').pop()!]) : schema);
+const isNullable = (schema: Schema): boolean => {
+  const resolved = resolve(schema);
+  return (Array.isArray(resolved.type) && resolved.type.includes('null')) || (resolved.anyOf ?? []).some((option) => option.type === 'null');
+};
+const isObject = (schema: Schema) => resolve(schema).type === 'object' || Boolean(resolve(schema).properties);
+
+/** Every field of a body, nested objects and the first item of arrays of objects included: [path, schema, set(body, value)]. */
+function fieldsOf(schema: Schema, prefix = ''): [string, Schema][] {
+  return Object.entries(resolve(schema).properties ?? {}).flatMap(([name, property]): [string, Schema][] => {
+    const path = prefix ? `${prefix}.${name}` : name;
+    const nested = resolve(property);
+    if (isObject(property)) return [[path, property], ...fieldsOf(property, path)];
+    if (nested.type === 'array' && nested.items && isObject(nested.items)) return [[path, property], ...fieldsOf(nested.items, `${path}[0]`)];
+    return [[path, property]];
+  });
+}
+
+function withNull(body: Record<string, unknown>, path: string): Record<string, unknown> {
+  const copy = structuredClone(body);
+  const steps = path.replace(/\[(\d+)\]/g, '.$1').split('.');
+  let target: Record<string, unknown> = copy;
+  for (const step of steps.slice(0, -1)) target = target[step] as Record<string, unknown>;
+  target[steps.at(-1)!] = null;
+  return copy;
+}
+
+describe('null in any body field, and write-only keys', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let ids: Record<string, string>;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await createTenant(t, { plan: 'enterprise' });
+    const bot = await createBot(t, tenant.id);
+    ids = { tenantId: tenant.id, botId: bot.id };
+  });
+  afterAll(() => t.close());
+
+  /** A valid body of each route that takes one, with every optional field sent. */
+  const validBodies = (): Record<string, () => Promise<{ path: string; body: Record<string, unknown>; key?: string }>> => ({
+    'POST /api/v1/leads': async () => ({ path: '/api/v1/leads', key: tenant.key, body: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', botId: ids.botId, tags: ['vip'] } }),
+    'PATCH /api/v1/leads/{id}': async () => ({ path: `/api/v1/leads/${(await createLead(t, tenant.key)).id}`, key: tenant.key, body: { status: 'contacted' } }),
+    'POST /admin/v1/tenants': async () => ({ path: '/admin/v1/tenants', body: { name: 'Nulls', slug: `n-${randomUUID().slice(0, 8)}`, plan: 'pro' } }),
+    'PATCH /admin/v1/tenants/{tenantId}': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}`, body: { name: 'Renamed', plan: 'enterprise' } }),
+    'POST /admin/v1/tenants/{tenantId}/api-keys': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/api-keys`, body: { name: 'k', scopes: ['bots:read'], type: 'secret', expiresAt: new Date(Date.now() + 86_400_000).toISOString() } }),
+    'POST /admin/v1/tenants/{tenantId}/bots': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/bots`, body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true } }),
+    'PATCH /admin/v1/tenants/{tenantId}/bots/{botId}': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}`, body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true } }),
+    'POST /admin/v1/tenants/{tenantId}/bots/{botId}/documents': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}/documents`, body: { title: 'T', content: 'C' } }),
+    'POST /admin/v1/tenants/{tenantId}/bots/{botId}/conversations': async () => ({
+      path: `/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}/conversations`,
+      body: {
+        status: 'ended', channel: 'widget', visitorId: 'v-1', createdAt: '2026-01-01T10:00:00Z',
+        messages: [{ role: 'user', content: 'Hi', createdAt: '2026-01-01T10:00:01Z' }],
+        lead: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi' },
+      },
+    }),
+  });
+
+  const bodyRoutes = Object.entries(DOCUMENT.paths).flatMap(([path, item]) =>
+    Object.entries(item).filter(([, operation]) => operation.requestBody).map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, schema: operation.requestBody!.content['application/json'].schema })),
+  );
+
+  it('has a valid body for every route the document gives a body', () => {
+    expect(bodyRoutes.map(({ route }) => route).sort()).toEqual(Object.keys(validBodies()).sort());
+  });
+
+  it.each(bodyRoutes.map(({ route }) => route))('%s: the valid body is accepted, and null in any field is a 400 on that field unless the document says it may be null', async (route) => {
+    const { schema } = bodyRoutes.find((entry) => entry.route === route)!;
+    const method = route.split(' ')[0].toLowerCase() as 'post' | 'patch';
+    const send = async (body: Record<string, unknown>) => {
+      const { path, key } = await validBodies()[route]();
+      const test = key ? t.http()[method](path).set('X-API-Key', key) : t.admin()[method](path);
+      return test.send(body);
+    };
+    const valid = await validBodies()[route]();
+    expect((await send(valid.body)).status).toBeLessThan(300);
+    const outcomes: string[] = [];
+    for (const [field, property] of fieldsOf(schema)) {
+      const response = await send(withNull((await validBodies()[route]()).body, field));
+      if (isNullable(property)) {
+        outcomes.push(`${field}: ${response.status < 300 ? 'accepted' : response.status}`);
+      } else {
+        expectError(response, 400, 'VALIDATION_ERROR', [{ field, message: expect.any(String) }]);
+        outcomes.push(`${field}: 400`);
+      }
+    }
+    expect(outcomes.filter((outcome) => !/: (400|accepted)$/.test(outcome))).toEqual([]);
+  });
+
+  describe('PATCH /api/v1/leads/:id with a write-only key', () => {
+    let writeOnly: string;
+    let readWrite: string;
+
+    beforeAll(async () => {
+      writeOnly = (await createKey(t, tenant.id, { scopes: ['leads:write'] })).key;
+      readWrite = (await createKey(t, tenant.id, { scopes: ['leads:write', 'leads:read'] })).key;
+    });
+
+    it('answers 204 without a body, and the move is made', async () => {
+      const lead = await createLead(t, tenant.key);
+      const response = await t.http().patch(`/api/v1/leads/${lead.id}`).set('X-API-Key', writeOnly).send({ status: 'contacted' });
+      expect(response.status).toBe(204);
+      expect(response.text).toBe('');
+      expect(response.headers['x-ratelimit-remaining']).toEqual(expect.any(String));
+      const stored = await t.http().get(`/api/v1/leads/${lead.id}`).set('X-API-Key', tenant.key).expect(200);
+      expect(stored.body.lead.status).toBe('contacted');
+      // A repeat of the same move (a no-op) is 204 as well: it reveals nothing either.
+      expect((await t.http().patch(`/api/v1/leads/${lead.id}`).set('X-API-Key', writeOnly).send({ status: 'contacted' })).status).toBe(204);
+    });
+
+    it('answers 200 with the lead to a key that may also read leads', async () => {
+      const lead = await createLead(t, tenant.key);
+      const response = await t.http().patch(`/api/v1/leads/${lead.id}`).set('X-API-Key', readWrite).send({ status: 'qualified' }).expect(200);
+      expect(response.body.lead).toMatchObject({ id: lead.id, status: 'qualified' });
+    });
+
+    it("does not reveal the lead's status in a 409 to a write-only key", async () => {
+      const lead = await createLead(t, tenant.key);
+      await t.http().patch(`/api/v1/leads/${lead.id}`).set('X-API-Key', readWrite).send({ status: 'qualified' }).expect(200);
+      const refused = await t.http().patch(`/api/v1/leads/${lead.id}`).set('X-API-Key', writeOnly).send({ status: 'new' });
+      expectError(refused, 409, 'INVALID_STATUS_TRANSITION');
+      expect(refused.body.error.message).not.toMatch(/qualified/);
+      const told = await t.http().patch(`/api/v1/leads/${lead.id}`).set('X-API-Key', readWrite).send({ status: 'new' });
+      expectError(told, 409, 'INVALID_STATUS_TRANSITION');
+      expect(told.body.error.message).toBe('A lead cannot move from qualified to new.');
+    });
+  });
+
+  describe('avatarUrl is a public https URL', () => {
+    it.each([
+      ['http://cdn.example.com/a.png', 'must be an https URL'],
+      ['https://user:secret@cdn.example.com/a.png', 'must not contain a user name or password'],
+      ['https://localhost/a.png', 'must not point to localhost'],
+      ['https://127.0.0.1/a.png', 'must not point to a private, loopback, link-local or reserved address'],
+      ['https://10.1.2.3/a.png', 'must not point to a private, loopback, link-local or reserved address'],
+      ['https://169.254.169.254/latest/meta-data', 'must not point to a private, loopback, link-local or reserved address'],
+      ['https://[::1]/a.png', 'must not point to a private, loopback, link-local or reserved address'],
+      ['https://[fd00::1]/a.png', 'must not point to a private, loopback, link-local or reserved address'],
+      ['https://[::ffff:192.168.0.1]/a.png', 'must not point to a private, loopback, link-local or reserved address'],
+    ])('refuses %s on create and update: %s', async (avatarUrl, message) => {
+      expectError(await t.admin().post(`/admin/v1/tenants/${ids.tenantId}/bots`).send({ name: 'Avatar', avatarUrl }), 400, 'VALIDATION_ERROR', [{ field: 'avatarUrl', message }]);
+      expectError(await t.admin().patch(`/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}`).send({ avatarUrl }), 400, 'VALIDATION_ERROR', [{ field: 'avatarUrl', message }]);
+    });
+
+    it('accepts a public https URL, and null clears it', async () => {
+      const set = await t.admin().patch(`/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}`).send({ avatarUrl: 'https://8.8.8.8/a.png' }).expect(200);
+      expect(set.body.bot.avatarUrl).toBe('https://8.8.8.8/a.png');
+      const cleared = await t.admin().patch(`/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}`).send({ avatarUrl: null }).expect(200);
+      expect(cleared.body.bot.avatarUrl).toBeNull();
+    });
+  });
+});
