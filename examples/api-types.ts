@@ -741,7 +741,10 @@ export interface components {
             botId?: string | null;
             /** @description Each entry is trimmed. Left out or null: none. */
             tags?: string[] | null;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
+             */
             email: string;
         };
         UpdateLeadDto: {
@@ -897,7 +900,10 @@ export interface components {
             company?: string | null;
             /** @description A message or note. Left out, empty or null: none. */
             message?: string | null;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
+             */
             email: string;
         };
         RecordConversationDto: {

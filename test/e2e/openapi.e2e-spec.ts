@@ -127,10 +127,43 @@ describe('OpenAPI document and contract', () => {
       );
     });
 
+    it('closes and bounds every request body: no extra properties, a maxLength on every free string, a maxItems on every array', () => {
+      type BodySchema = { $ref?: string; type?: string | string[]; properties?: Record<string, BodySchema>; items?: BodySchema; additionalProperties?: unknown; maxLength?: number; maxItems?: number; enum?: unknown[]; format?: string; pattern?: string; anyOf?: BodySchema[] };
+      const schemas = document.components.schemas as Record<string, BodySchema>;
+      const problems: string[] = [];
+      const seen = new Set<string>();
+      const visit = (schema: BodySchema, where: string): void => {
+        if (schema.$ref) {
+          const name = schema.$ref.split('/').pop()!;
+          if (seen.has(name)) return;
+          seen.add(name);
+          const target = schemas[name];
+          if (target.additionalProperties !== false) problems.push(`${name}: additionalProperties is not false`);
+          for (const [property, child] of Object.entries(target.properties ?? {})) visit(child, `${name}.${property}`);
+          return;
+        }
+        for (const option of schema.anyOf ?? []) visit(option, where);
+        const types = ([] as string[]).concat(schema.type ?? []);
+        // Enums, UUIDs, dates and patterns of a fixed shape are bounded by their format.
+        if (types.includes('string') && schema.maxLength === undefined && !schema.enum && !['uuid', 'date-time', 'date'].includes(schema.format ?? '')) problems.push(`${where}: no maxLength`);
+        if (types.includes('array')) {
+          if (schema.maxItems === undefined) problems.push(`${where}: no maxItems`);
+          if (schema.items) visit(schema.items, `${where}[]`);
+        }
+      };
+      for (const item of Object.values(document.paths)) {
+        for (const operation of Object.values(item) as { requestBody?: { content: Record<string, { schema: BodySchema }> } }[]) {
+          if (operation.requestBody) visit(operation.requestBody.content['application/json'].schema, 'body');
+        }
+      }
+      expect(seen.size).toBeGreaterThanOrEqual(10);
+      expect(problems).toEqual([]);
+    });
+
     it('describes DTOs from their class-validator rules (the CLI plugin) and nullable fields as type lists', () => {
       const schemas = document.components.schemas as Record<string, { properties: Record<string, unknown>; required?: string[] }>;
       expect(schemas.CreateLeadDto.required).toEqual(['name', 'email']);
-      expect(schemas.CreateLeadDto.properties.email).toEqual({ type: 'string', format: 'email', maxLength: 254 });
+      expect(schemas.CreateLeadDto.properties.email).toEqual({ type: 'string', format: 'email', maxLength: 254, description: expect.stringContaining('top-level domain') });
       expect(schemas.CreateLeadDto.properties.botId).toEqual(expect.objectContaining({ type: ['string', 'null'], format: 'uuid' }));
       expect(schemas.CreateLeadDto.properties.tags).toEqual(expect.objectContaining({ type: ['array', 'null'], minItems: 0, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } }));
       expect(schemas.UpdateLeadDto.properties.status).toEqual(expect.objectContaining({ enum: ['new', 'contacted', 'qualified', 'unqualified', 'converted'] }));

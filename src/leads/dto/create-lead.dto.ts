@@ -25,6 +25,7 @@ export class LeadContactDto {
   @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [1, 200])
   name!: string;
 
+  /** Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it. */
   @Trim() @IsString({ message: 'must be a string' }) @MaxLength(254, { message: 'must be at most 254 characters' })
   @IsEmail({}, { message: 'must be a valid e-mail address' })
   email!: string;
