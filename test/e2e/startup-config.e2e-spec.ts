@@ -126,12 +126,17 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
 
     it('shows the demo key last, below the few start-up lines, and on a later start how to get a new key', async () => {
       const dir = dataDir();
-      const first = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dir, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' });
-      servers.push(first);
-      await first.waitFor('/health/ready');
-      for (let i = 0; i < 50 && !first.stdout.includes('Try it:'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-      first.process.kill('SIGTERM');
-      expect((await first.waitForExit(15_000)).code).toBe(0);
+      /** Starts the server on `dir`, waits for `text` on stdout, stops it (exit code 0) and returns its stdout. */
+      const runUntil = async (text: string): Promise<string> => {
+        const server = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dir, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' });
+        servers.push(server);
+        await server.waitFor('/health/ready');
+        for (let i = 0; i < 50 && !server.stdout.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+        server.process.kill('SIGTERM');
+        expect((await server.waitForExit(15_000)).code).toBe(0);
+        return server.stdout;
+      };
+      const first = { stdout: await runUntil('Try it:') };
       const [beforeBanner] = first.stdout.split('\nDemo tenant created');
       // Nest's per-module and per-route lines are not logged: only the service's own start-up lines precede the key.
       expect(first.stdout).not.toMatch(/Mapped \{|dependencies initialized|RoutesResolver/);
@@ -141,12 +146,7 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
         'Development mode: plain HTTP is accepted from loopback addresses only.',
       ]);
 
-      const second = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dir, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' });
-      servers.push(second);
-      await second.waitFor('/health/ready');
-      for (let i = 0; i < 50 && !second.stdout.includes('A new key'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-      second.process.kill('SIGTERM');
-      expect((await second.waitForExit(15_000)).code).toBe(0);
+      const second = { stdout: await runUntil('A new key') };
       expect(second.stdout).not.toMatch(/svc_sk_|Demo tenant created/);
       expect(second.stdout).toMatch(/Demo tenant in .+ \(id [0-9a-f-]{36}\)\. Its key was shown on the first start only\./);
       expect(second.stdout).toMatch(/curl -s -X POST -H "Authorization: Bearer \$ADMIN_API_TOKEN" .*\n.*\/admin\/v1\/tenants\/[0-9a-f-]{36}\/api-keys\n/);
