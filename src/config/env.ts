@@ -194,11 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
 /** Parsed as WHATWG URLs: a value that fails here would fail later in the client, with a stack trace. */
 function parseUrl(value: string): URL | undefined {
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
+  return URL.canParse(value) ? new URL(value) : undefined;
 }
 
 function hasProtocol(value: string, protocols: string[]): boolean {

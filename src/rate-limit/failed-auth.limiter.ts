@@ -10,6 +10,9 @@ export interface AuthFailurePolicy {
 
 export const AUTH_FAILURE_POLICY = Symbol('AUTH_FAILURE_POLICY');
 
+/** Blocked addresses remembered per instance (the shared count still refuses the others). */
+const MAX_REMEMBERED_BLOCKS = 10_000;
+
 /** What a failure was an attempt at; each has its own count per IP (same limit). */
 export type CredentialKind = 'apiKey' | 'adminToken';
 
@@ -42,11 +45,22 @@ export class FailedAuthLimiter {
   async recordFailure(kind: CredentialKind, ip: string, now = Date.now()): Promise<void> {
     const key = this.keyOf(kind, ip);
     const until = this.blockedUntil.get(key);
-    if (until !== undefined && until > now) throw this.tooManyFailures(kind, until - now);
+    if (until !== undefined) {
+      if (until > now) throw this.tooManyFailures(kind, until - now);
+      this.blockedUntil.delete(key);
+    }
     const [usage] = await this.store.hit(key, [{ name: 'auth', limit: this.policy.limit, ttlMs: this.policy.ttlMs }]);
     if (!isOver(usage)) return;
-    this.blockedUntil.set(key, usage.resetAt - usage.now + Date.now());
+    this.remember(key, usage.resetAt - usage.now + Date.now(), now);
     throw this.tooManyFailures(kind, usage.resetAt - usage.now);
+  }
+
+  /** Blocks come from clients' addresses: past MAX_REMEMBERED_BLOCKS the lapsed ones are dropped. */
+  private remember(key: string, until: number, now: number): void {
+    if (this.blockedUntil.size >= MAX_REMEMBERED_BLOCKS) {
+      for (const [blocked, end] of this.blockedUntil) if (end <= now) this.blockedUntil.delete(blocked);
+    }
+    if (this.blockedUntil.size < MAX_REMEMBERED_BLOCKS) this.blockedUntil.set(key, until);
   }
 
   private keyOf(kind: CredentialKind, ip: string): string {
