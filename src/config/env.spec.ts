@@ -185,6 +185,10 @@ describe('loadConfig: a bad value of every configuration variable', () => {
     ['SHUTDOWN_GRACE_MS', { SHUTDOWN_GRACE_MS: '-5' }],
     ['RATE_LIMIT_MULTIPLIER', { RATE_LIMIT_MULTIPLIER: '0' }],
     ['RATE_LIMIT_DISABLED', { RATE_LIMIT_DISABLED: 'yes' }],
+    ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1' }],
+    ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: 'localhost/8' }],
+    ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5,five' }],
+    ['WEBHOOK_WORKER', { WEBHOOK_WORKER: 'off' }],
   ];
 
   it.each(badValues)('stops with one line naming %s for %j', (variable, env) => {

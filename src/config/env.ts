@@ -1,4 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { Transform, plainToInstance } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
 import { trustedProxies } from './trusted-proxies';
@@ -71,6 +72,15 @@ class EnvironmentVariables {
   @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
   RATE_LIMIT_MULTIPLIER?: number;
 
+  @IsOptional() @IsString()
+  WEBHOOK_ALLOWED_CIDRS?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  WEBHOOK_RETRY_SCHEDULE?: string;
+
+  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
+  WEBHOOK_WORKER?: boolean;
+
   @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
   RATE_LIMIT_DISABLED?: boolean;
 
@@ -110,6 +120,14 @@ export interface AppConfig {
     /** Load-testing knobs: every plan limit multiplied, or the tenant limiter switched off. */
     multiplier: number;
     disabled: boolean;
+  };
+  webhooks: {
+    /** Private or loopback ranges (CIDR) webhook URLs may reach, over http or https. */
+    allowedCidrs: readonly string[];
+    /** Seconds to wait before each retry; its length is the number of retries. */
+    retryScheduleSeconds: readonly number[];
+    /** Whether this instance delivers webhooks. */
+    worker: boolean;
   };
 }
 
@@ -189,7 +207,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       multiplier: vars.RATE_LIMIT_MULTIPLIER ?? 1,
       disabled: vars.RATE_LIMIT_DISABLED ?? false,
     },
+    webhooks: {
+      allowedCidrs: parseCidrList(vars.WEBHOOK_ALLOWED_CIDRS),
+      retryScheduleSeconds: parseRetrySchedule(vars.WEBHOOK_RETRY_SCHEDULE),
+      worker: vars.WEBHOOK_WORKER ?? true,
+    },
   };
+}
+
+/** API_DECISIONS, Webhooks: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
+const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400];
+
+function parseRetrySchedule(value: string | undefined): number[] {
+  if (value === undefined) return DEFAULT_RETRY_SCHEDULE;
+  const seconds = value.split(',').map((entry) => entry.trim());
+  if (!seconds.every((entry) => /^\d{1,6}(\.\d{1,3})?$/.test(entry)) || seconds.length > 50) {
+    throw new ConfigError('Invalid configuration: WEBHOOK_RETRY_SCHEDULE must be up to 50 numbers of seconds separated by commas, e.g. 5,300,1800');
+  }
+  return seconds.map(Number);
+}
+
+function parseCidrList(value: string | undefined): string[] {
+  const entries = (value ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const bits = Number(prefix);
+    if (rest.length || family === 0 || !/^\d{1,3}$/.test(prefix ?? '') || bits > (family === 4 ? 32 : 128)) {
+      throw new ConfigError('Invalid configuration: WEBHOOK_ALLOWED_CIDRS must be CIDR ranges separated by commas, e.g. 127.0.0.1/32,10.0.0.0/8');
+    }
+  }
+  return entries;
 }
 
 /** Parsed as WHATWG URLs: a value that fails here would fail later in the client, with a stack trace. */
