@@ -24,7 +24,7 @@ CREATE TABLE "WebhookEvent" (
     "id" UUID NOT NULL,
     "tenantId" UUID NOT NULL,
     "type" TEXT NOT NULL,
-    "payload" JSON NOT NULL,
+    "data" JSON NOT NULL,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "WebhookEvent_pkey" PRIMARY KEY ("id")
