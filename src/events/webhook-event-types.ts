@@ -1,0 +1,15 @@
+/** The event types a webhook endpoint can subscribe to (API_DECISIONS, Webhooks). */
+export const WEBHOOK_EVENT_TYPES = [
+  'lead.created',
+  'lead.updated',
+  'conversation.started',
+  'conversation.ended',
+  'message.created',
+  'bot.updated',
+  'webhook.test',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Subscribes an endpoint to every event type, present and future. */
+export const ALL_WEBHOOK_EVENTS = '*';
