@@ -5,8 +5,10 @@ import { isUuid } from '../common/validation/uuid';
 import { PrismaService } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
+import { previousAttributesOf } from '../events/previous-attributes';
 import { PLANS } from '../tenancy/plans';
 import { TenantsRepository } from '../tenancy/tenants.repository';
+import { toBotResponse } from './bot.mapper';
 import { BotRow, BotSettings, BotsRepository } from './bots.repository';
 
 @Injectable()
@@ -58,6 +60,8 @@ export class BotsService {
       }
       const changes = changedSettings(before, after);
       if (Object.keys(changes).length) await this.events.record(tx, tenantId, actor, { action: 'bot.updated', targetType: 'bot', targetId: botId, data: { changes } });
+      const previousAttributes = previousAttributesOf(toBotResponse(before), toBotResponse(after));
+      if (previousAttributes) await this.events.publish(tx, tenantId, { type: 'bot.updated', object: toBotResponse(after), previousAttributes });
       return after;
     });
   }

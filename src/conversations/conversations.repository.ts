@@ -74,8 +74,8 @@ export class ConversationsRepository {
     return tx.conversation.create({ data: { tenantId, ...data }, select: { id: true } });
   }
 
-  addMessages(tenantId: string, conversationId: string, messages: NewMessage[], tx: PrismaTransaction): Promise<unknown> {
-    return tx.message.createMany({ data: messages.map((message) => ({ tenantId, conversationId, ...message })) });
+  addMessages(tenantId: string, conversationId: string, messages: NewMessage[], tx: PrismaTransaction): Promise<MessageRow[]> {
+    return tx.message.createManyAndReturn({ data: messages.map((message) => ({ tenantId, conversationId, ...message })), select: messageSelect });
   }
 
   linkLead(tenantId: string, conversationId: string, leadId: string, tx: PrismaTransaction): Promise<unknown> {

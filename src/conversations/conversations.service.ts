@@ -4,11 +4,12 @@ import { assertDateRange } from '../common/paging/date-range';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { isUuid } from '../common/validation/uuid';
 import { BotsRepository } from '../bots/bots.repository';
-import { PrismaService } from '../database/prisma.service';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
 import type { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
 import { LeadContact, LeadsService } from '../leads/leads.service';
+import { toConversationResponse, toMessageResponse } from './conversation.mapper';
 import { ConversationFilter, ConversationRow, ConversationsRepository, MessageRow } from './conversations.repository';
 
 export interface ConversationRecord {
@@ -79,16 +80,15 @@ export class ConversationsService {
         },
         tx,
       );
-      if (record.messages.length) {
-        // Messages without a time follow the conversation's start a millisecond apart, keeping their order.
-        const messages = record.messages.map((message, index) => ({ ...message, createdAt: message.createdAt ?? new Date(startedAt.getTime() + index) }));
-        await this.conversations.addMessages(tenantId, id, messages, tx);
-      }
+      // Messages without a time follow the conversation's start a millisecond apart, keeping their order.
+      const messages = record.messages.map((message, index) => ({ ...message, createdAt: message.createdAt ?? new Date(startedAt.getTime() + index) }));
+      const stored = messages.length ? await this.conversations.addMessages(tenantId, id, messages, tx) : [];
       if (record.lead) {
         const lead = await this.leads.captureWidgetLead(tenantId, botId, id, record.lead, lastMessageTime(record, startedAt), tx);
         await this.conversations.linkLead(tenantId, id, lead.id, tx);
       }
       const conversation = (await this.conversations.findById(tenantId, id, tx))!;
+      await this.publishRecorded(tenantId, conversation, stored, tx);
       await this.events.record(tx, tenantId, actor, {
         action: 'conversation.recorded',
         targetType: 'conversation',
@@ -97,6 +97,18 @@ export class ConversationsService {
       });
       return conversation;
     });
+  }
+
+  /**
+   * The events of a recorded conversation: started, each message in order, ended. All carry the
+   * conversation as stored (lead linked); its lead's lead.created is queued when the lead is stored.
+   */
+  private async publishRecorded(tenantId: string, conversation: ConversationRow, messages: MessageRow[], tx: PrismaTransaction): Promise<void> {
+    const object = toConversationResponse(conversation);
+    await this.events.publish(tx, tenantId, { type: 'conversation.started', object });
+    const ordered = [...messages].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+    for (const message of ordered) await this.events.publish(tx, tenantId, { type: 'message.created', object: toMessageResponse(message) });
+    if (conversation.status === 'ended') await this.events.publish(tx, tenantId, { type: 'conversation.ended', object });
   }
 }
 

@@ -73,12 +73,12 @@ const errorCode = (promise: Promise<unknown>) =>
   );
 
 describe('IdempotencyService', () => {
-  it('without a key runs the work outside a transaction and stores nothing', async () => {
-    const { records, transactions, service, work, prisma } = setUp();
+  it('without a key runs the work in a transaction of its own (the resource commits with its events) and stores nothing', async () => {
+    const { records, transactions, service, work } = setUp();
     expect(await service.run(TENANT, undefined, REQUEST, work)).toEqual({ ...ANSWER, replayed: false });
-    expect(work).toHaveBeenCalledWith(prisma);
+    expect(work).toHaveBeenCalledWith(TX);
     expect(records.calls).toEqual([]);
-    expect(transactions).toEqual([]);
+    expect(transactions).toEqual(['begin', 'commit']);
   });
 
   it('claims the key, runs the work and completes the record in one transaction, after cleaning up', async () => {

@@ -38,7 +38,8 @@ export class IdempotencyService {
     request: IdempotentRequest,
     work: (tx: PrismaTransaction) => Promise<RecordedResponse<T>>,
   ): Promise<IdempotentResponse<T>> {
-    if (key === undefined) return { ...(await work(this.prisma)), replayed: false };
+    // Without a key, work still runs in a transaction: a resource commits together with its events.
+    if (key === undefined) return { ...(await this.prisma.$transaction(work)), replayed: false };
     const requestHash = hashRequest(request);
     const now = new Date();
     const live = await this.records.findLive(tenantId, key, now);

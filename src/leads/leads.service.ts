@@ -8,6 +8,8 @@ import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { isUuid } from '../common/validation/uuid';
 import { BotsRepository } from '../bots/bots.repository';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import { EventRecorder } from '../events/event-recorder';
+import { previousAttributesOf } from '../events/previous-attributes';
 import type { LeadStatus } from '../generated/prisma/enums';
 import type { CreateLeadDto } from './dto/create-lead.dto';
 import { canMoveLead } from './lead-status';
@@ -33,6 +35,7 @@ export class LeadsService {
     private readonly leads: LeadsRepository,
     private readonly bots: BotsRepository,
     private readonly idempotency: IdempotencyService,
+    private readonly events: EventRecorder,
   ) {}
 
   async listLeads(tenantId: string, filter: LeadFilter, page: Page): Promise<{ leads: LeadRow[]; pagination: Pagination }> {
@@ -63,16 +66,22 @@ export class LeadsService {
    * A lead sent through the API: source `api`, status `new`, no conversation. A botId that is
    * not one of the tenant's bots is a validation error, never a hint that it exists elsewhere.
    */
-  async captureLead(tenantId: string, contact: LeadContact & { botId?: string | null }, tx: PrismaTransaction = this.prisma): Promise<LeadRow> {
+  async captureLead(tenantId: string, contact: LeadContact & { botId?: string | null }, tx?: PrismaTransaction): Promise<LeadRow> {
+    // The lead and its lead.created event commit together: in the caller's transaction, or in one of its own.
+    if (!tx) return this.prisma.$transaction((own) => this.captureLead(tenantId, contact, own));
     if (contact.botId && !(await this.bots.exists(tenantId, contact.botId, tx))) {
       throw ValidationError.field('botId', 'must be the id of one of your bots');
     }
-    return this.leads.create(tenantId, toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }), tx);
+    const lead = await this.leads.create(tenantId, toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }), tx);
+    await this.events.publish(tx, tenantId, { type: 'lead.created', object: toLeadResponse(lead) });
+    return lead;
   }
 
   /** A lead captured in a chat, stored with the conversation that produced it. */
-  captureWidgetLead(tenantId: string, botId: string, conversationId: string, contact: LeadContact, createdAt: Date, tx: PrismaTransaction): Promise<LeadRow> {
-    return this.leads.create(tenantId, { ...toNewLead(contact, { botId, conversationId, source: 'widget' }), createdAt }, tx);
+  async captureWidgetLead(tenantId: string, botId: string, conversationId: string, contact: LeadContact, createdAt: Date, tx: PrismaTransaction): Promise<LeadRow> {
+    const lead = await this.leads.create(tenantId, { ...toNewLead(contact, { botId, conversationId, source: 'widget' }), createdAt }, tx);
+    await this.events.publish(tx, tenantId, { type: 'lead.created', object: toLeadResponse(lead) });
+    return lead;
   }
 
   /**
@@ -88,7 +97,15 @@ export class LeadsService {
       const illegal = () =>
         new AppError(ErrorCode.INVALID_STATUS_TRANSITION, canRead ? `A lead cannot move from ${lead.status} to ${to}.` : `The lead's current status does not allow a move to ${to}.`);
       if (!canMoveLead(lead.status, to)) throw illegal();
-      if (await this.leads.updateStatus(tenantId, leadId, lead.status, to, tx)) return (await this.leads.findById(tenantId, leadId, tx))!;
+      if (await this.leads.updateStatus(tenantId, leadId, lead.status, to, tx)) {
+        const moved = (await this.leads.findById(tenantId, leadId, tx))!;
+        await this.events.publish(tx, tenantId, {
+          type: 'lead.updated',
+          object: toLeadResponse(moved),
+          previousAttributes: previousAttributesOf(toLeadResponse(lead), toLeadResponse(moved)),
+        });
+        return moved;
+      }
       // A concurrent request moved the lead after it was read: the same move is then a no-op
       // (what a sequential repeat would answer), any other outcome a conflict.
       const current = await this.leads.findById(tenantId, leadId, tx);
