@@ -5,7 +5,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { Logger } from '@nestjs/common';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { AppConfig } from '../config/env';
 
@@ -37,8 +37,27 @@ export async function openDatabaseConnection(config: AppConfig['database']): Pro
   return openEmbedded(await PGlite.create({ dataDir: config.dataDir, extensions: EMBEDDED_EXTENSIONS }));
 }
 
+/**
+ * A pg client that closes its connection when a query gets no answer within query_timeout (a
+ * frozen or unreachable server). pg answers the caller with an error but keeps the query active
+ * on the connection, so the next query on it (the ROLLBACK of the failed transaction) would wait
+ * a whole timeout more behind it; closed, the connection fails at once and the pool drops it.
+ */
+class ClosingOnTimeoutClient extends Client {
+  override query(...args: unknown[]): never {
+    const result = (Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if (error instanceof Error && error.message === 'Query read timeout') (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      });
+    }
+    return result as never;
+  }
+}
+
 function openPostgres(config: Extract<AppConfig['database'], { kind: 'postgres' }>): DatabaseConnection {
   const pool = new Pool({
+    Client: ClosingOnTimeoutClient,
     connectionString: config.url,
     max: config.poolSize,
     // A request waits at most 2 s for a pooled connection, then gets 503 (pool exhausted).

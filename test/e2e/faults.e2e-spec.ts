@@ -620,20 +620,27 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
     }
   });
 
-  it('answers a 10 MB chunked body (no length declared) with 413 once it is sent, within a few seconds', async () => {
+  it('answers a 10 MB chunked body (no length declared) with 413 as soon as it passes 64 KiB, and hangs up', async () => {
     const connection = await RawConnection.open(server.port);
     try {
       const startedAt = Date.now();
       connection.write(`POST /api/v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
-      const chunk = Buffer.alloc(1024 * 1024, 'a');
-      for (let i = 0; i < 10 && !connection.closed; i++) await connection.writeAndDrain(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
-      if (!connection.closed) connection.write('0\r\n\r\n');
+      // 16 KiB at a time, watching for the answer: the server closes the connection after it, and a
+      // client still writing into a closed connection is reset (and may lose what it had not read).
+      const chunk = Buffer.alloc(16 * 1024, 'a');
+      let sent = 0;
+      while (sent < 10 * 1024 * 1024 && !connection.closed && !connection.received.includes('\r\n\r\n{')) {
+        await connection.writeAndDrain(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+        sent += chunk.length;
+        await sleep(2);
+      }
       const answer = parseRaw(await connection.waitFor(/\r\n\r\n\{.*\}\}$/s, 5_000));
       const took = Date.now() - startedAt;
-      process.stdout.write(`\n[faults] chunked 10 MB body: 413 after ${took} ms\n`);
+      process.stdout.write(`\n[faults] chunked body: 413 after ${took} ms and ${sent} bytes sent\n`);
       expect(answer.status).toBe(413);
       expect(answer.json.error).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 64 KiB.', status: 413, requestId: answer.headers['x-request-id'] });
-      expect(took).toBeLessThan(5_000);
+      expect(sent).toBeLessThan(1024 * 1024);
+      await connection.waitForClose(2_000);
     } finally {
       connection.destroy();
     }
