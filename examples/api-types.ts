@@ -420,6 +420,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhook endpoints, oldest first
+         * @description Requires the scope `webhooks:manage`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description The answer carries the signing secret, once. At most 20 endpoints per tenant.
+         *
+         *     Requires the scope `webhooks:manage`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Requires the scope `webhooks:manage`.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint and its pending deliveries
+         * @description Requires the scope `webhooks:manage`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, enable or disable a webhook endpoint
+         * @description Requires the scope `webhooks:manage`.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description The answer carries the new secret, once; the previous one keeps signing too for 24 hours.
+         *
+         *     Requires the scope `webhooks:manage`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event to this endpoint
+         * @description Requires the scope `webhooks:manage`.
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deliveries of an endpoint, newest first
+         * @description Requires the scope `webhooks:manage`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attempt a delivery again now
+         * @description Requires the scope `webhooks:manage`.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -949,6 +1085,96 @@ export interface components {
             events: components["schemas"]["AuditEventResponse"][];
             pagination: components["schemas"]["Pagination"];
         };
+        CreateWebhookDto: {
+            /**
+             * Format: uri
+             * @description Absolute https URL without user or password. A literal private, loopback, link-local or reserved address is refused (unless in WEBHOOK_ALLOWED_CIDRS, where http is allowed too); the address a name resolves to is checked when delivering.
+             */
+            url: string;
+            /** @description Event types, or `["*"]` for all. Repeats are ignored. */
+            events: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            description?: string | null;
+        };
+        WebhookResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uri */
+            url: string;
+            events: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description Why it is disabled: `manual`, `gone` (the receiver answered 410) or `failing` (every delivery failed for 5 days); null while enabled.
+             * @enum {string|null}
+             */
+            disabledReason: "manual" | "gone" | "failing" | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookWithSecretResponse: {
+            webhook: components["schemas"]["WebhookResponse"];
+            /** @description The signing secret, shown only in this answer. */
+            secret: string;
+        };
+        WebhookListResponse: {
+            /** @description Oldest first. */
+            webhooks: components["schemas"]["WebhookResponse"][];
+        };
+        WebhookEnvelope: {
+            webhook: components["schemas"]["WebhookResponse"];
+        };
+        UpdateWebhookDto: {
+            /**
+             * Format: uri
+             * @description Absolute https URL without user or password. A literal private, loopback, link-local or reserved address is refused (unless in WEBHOOK_ALLOWED_CIDRS, where http is allowed too); the address a name resolves to is checked when delivering.
+             */
+            url?: string;
+            /** @description Event types, or `["*"]` for all. Repeats are ignored. */
+            events?: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            description?: string | null;
+            /** @description false disables the endpoint (disabledReason `manual`); true enables it again. */
+            enabled?: boolean;
+        };
+        EmptyBodyDto: Record<string, never>;
+        /**
+         * @description `failed` once its retries are exhausted.
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
+        DeliveryResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event id, sent as `webhook-id` on every attempt.
+             */
+            eventId: string;
+            eventType: string;
+            /** @description `failed` once its retries are exhausted. */
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            attempts: number;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once succeeded or failed.
+             */
+            nextAttemptAt: string | null;
+            lastResponseStatus: number | null;
+            lastError: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        DeliveryEnvelope: {
+            delivery: components["schemas"]["DeliveryResponse"];
+        };
+        DeliveryListResponse: {
+            /** @description Newest first. */
+            deliveries: components["schemas"]["DeliveryResponse"][];
+            pagination: components["schemas"]["Pagination"];
+        };
     };
     responses: {
         /** @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field. */
@@ -1062,6 +1288,36 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `PLAN_LIMIT_REACHED`: the plan's bot limit is reached.
+         */
+        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.PLAN_LIMIT_REACHED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE" | "PLAN_LIMIT_REACHED";
                         /** @enum {integer} */
                         status?: 403;
                     };
@@ -2343,6 +2599,358 @@ export interface operations {
             429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecretResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.PLAN_LIMIT_REACHED"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecretResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Results to skip. */
+                offset?: number;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryListResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+                /** @description Delivery id (UUID). */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
         };
     };
     getOpenApiDocument: {

@@ -24,6 +24,7 @@ import { LeadsModule } from './leads/leads.module';
 import { PLAN_REQUEST_LIMITS } from './tenancy/plans';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { VerifyModule } from './verify/verify.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 
 @Module({})
@@ -33,7 +34,7 @@ export class AppModule implements NestModule {
     return {
       module: AppModule,
       global: true,
-      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, DemoModule, OpenApiModule],
+      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, DemoModule, OpenApiModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },

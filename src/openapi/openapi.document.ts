@@ -37,6 +37,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('Bots')
     .addTag('Conversations', 'Conversations and their messages')
     .addTag('Leads')
+    .addTag('Webhooks', 'Endpoints that receive events, their secrets and deliveries')
     .addTag('Admin', 'The dashboard’s back end')
     .addTag('Operations', 'Health probes and this description')
     .build();

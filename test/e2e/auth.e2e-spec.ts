@@ -14,11 +14,13 @@ interface Fixture {
   botId: string;
   conversationId: string;
   leadId: string;
+  webhookId: string;
+  deliveryId: string;
 }
 
 interface Endpoint {
   name: string;
-  method: 'get' | 'post' | 'patch';
+  method: 'get' | 'post' | 'patch' | 'delete';
   path: (f: Fixture) => string;
   scope: Scope;
   body?: Record<string, unknown>;
@@ -40,6 +42,16 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'POST /api/v1/leads', method: 'post', path: () => '/api/v1/leads', scope: 'leads:write', body: { name: 'Scoped Lead', email: 'scoped@example.com' }, success: 201, expected: () => ({ lead: expect.objectContaining({ name: 'Scoped Lead', source: 'api', status: 'new' }) }) },
   // A key with leads:write alone gets no lead data back: 204 (API_DECISIONS, Lead updates).
   { name: 'PATCH /api/v1/leads/:id', method: 'patch', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:write', body: { status: 'contacted' }, success: 204, expected: () => ({}) },
+  { name: 'POST /api/v1/webhooks', method: 'post', path: () => '/api/v1/webhooks', scope: 'webhooks:manage', body: { url: 'https://hooks.example.com/in', events: ['*'] }, success: 201, expected: () => ({ webhook: expect.objectContaining({ url: 'https://hooks.example.com/in' }), secret: expect.any(String) }) },
+  { name: 'GET /api/v1/webhooks', method: 'get', path: () => '/api/v1/webhooks', scope: 'webhooks:manage', success: 200, expected: (f) => ({ webhooks: expect.arrayContaining([expect.objectContaining({ id: f.webhookId })]) }) },
+  { name: 'GET /api/v1/webhooks/:id', method: 'get', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', success: 200, expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId }) }) },
+  { name: 'PATCH /api/v1/webhooks/:id', method: 'patch', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', body: { description: 'CRM' }, success: 200, expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId, description: 'CRM' }) }) },
+  { name: 'POST /api/v1/webhooks/:id/rotate-secret', method: 'post', path: (f) => `/api/v1/webhooks/${f.webhookId}/rotate-secret`, scope: 'webhooks:manage', success: 200, expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId }), secret: expect.any(String) }) },
+  { name: 'POST /api/v1/webhooks/:id/test', method: 'post', path: (f) => `/api/v1/webhooks/${f.webhookId}/test`, scope: 'webhooks:manage', success: 202, expected: () => ({ delivery: expect.objectContaining({ eventType: 'webhook.test', status: 'pending' }) }) },
+  { name: 'GET /api/v1/webhooks/:id/deliveries', method: 'get', path: (f) => `/api/v1/webhooks/${f.webhookId}/deliveries`, scope: 'webhooks:manage', success: 200, expected: (f) => ({ deliveries: expect.arrayContaining([expect.objectContaining({ id: f.deliveryId })]), pagination }) },
+  { name: 'POST /api/v1/webhooks/:id/deliveries/:deliveryId/retry', method: 'post', path: (f) => `/api/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/retry`, scope: 'webhooks:manage', success: 202, expected: (f) => ({ delivery: expect.objectContaining({ id: f.deliveryId, status: 'pending' }) }) },
+  // Last: it removes the fixture's endpoint.
+  { name: 'DELETE /api/v1/webhooks/:id', method: 'delete', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', success: 204, expected: () => ({}) },
 ];
 
 const API_ROUTE_SCOPES: [string, Scope[]][] = [
@@ -53,6 +65,15 @@ const API_ROUTE_SCOPES: [string, Scope[]][] = [
   ['GET /api/v1/leads/:id', ['leads:read']],
   ['POST /api/v1/leads', ['leads:write']],
   ['PATCH /api/v1/leads/:id', ['leads:write']],
+  ['POST /api/v1/webhooks', ['webhooks:manage']],
+  ['GET /api/v1/webhooks', ['webhooks:manage']],
+  ['GET /api/v1/webhooks/:id', ['webhooks:manage']],
+  ['PATCH /api/v1/webhooks/:id', ['webhooks:manage']],
+  ['DELETE /api/v1/webhooks/:id', ['webhooks:manage']],
+  ['POST /api/v1/webhooks/:id/rotate-secret', ['webhooks:manage']],
+  ['POST /api/v1/webhooks/:id/test', ['webhooks:manage']],
+  ['GET /api/v1/webhooks/:id/deliveries', ['webhooks:manage']],
+  ['POST /api/v1/webhooks/:id/deliveries/:deliveryId/retry', ['webhooks:manage']],
 ];
 
 /** The admin API: every route takes the admin token. */
@@ -88,7 +109,10 @@ async function tenantWithData(t: TestApp): Promise<TestTenant & Fixture> {
   const tenant = await createTenant(t, { plan: 'pro' });
   const bot = await createBot(t, tenant.id);
   const conversation = await recordConversation(t, tenant.id, bot.id, { lead: { name: 'Chat Lead', email: 'chat@example.com' } });
-  return { ...tenant, botId: bot.id, conversationId: conversation.id, leadId: conversation.leadId! };
+  const webhook = await t.prisma.webhookEndpoint.create({ data: { tenantId: tenant.id, url: 'https://hooks.example.com/fixture', events: ['*'], secret: 'whsec_Zml4dHVyZQ==' }, select: { id: true } });
+  const event = await t.prisma.webhookEvent.create({ data: { tenantId: tenant.id, type: 'webhook.test', data: { object: {} } }, select: { id: true } });
+  const delivery = await t.prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: webhook.id, eventId: event.id, eventType: 'webhook.test', status: 'failed' }, select: { id: true } });
+  return { ...tenant, botId: bot.id, conversationId: conversation.id, leadId: conversation.leadId!, webhookId: webhook.id, deliveryId: delivery.id };
 }
 
 function changeLastCharacter(key: string): string {
@@ -317,7 +341,7 @@ describe('Authentication, plans and scopes', () => {
 
     beforeAll(async () => {
       tenant = await tenantWithData(t);
-      for (const scope of ['bots:read', 'conversations:read', 'leads:read', 'leads:write'] as const) {
+      for (const scope of ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage'] as const) {
         only.set(scope, (await createKey(t, tenant.id, { scopes: [scope] })).key);
         allBut.set(scope, (await createKey(t, tenant.id, { scopes: ALL_SCOPES.filter((s) => s !== scope) })).key);
       }

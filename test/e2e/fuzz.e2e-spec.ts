@@ -65,7 +65,7 @@ function positiveInt(value: string | undefined, fallback: number): number {
 // Contract tables
 // ---------------------------------------------------------------------------------------------
 
-const ALLOWED_STATUSES = new Set([200, 201, 204, 400, 401, 403, 404, 409, 413, 415, 429]);
+const ALLOWED_STATUSES = new Set([200, 201, 202, 204, 400, 401, 403, 404, 409, 413, 415, 429]);
 const CODES_BY_STATUS: Record<number, string[]> = {
   400: ['VALIDATION_ERROR'],
   401: ['INVALID_API_KEY', 'UNAUTHORIZED'],
@@ -81,7 +81,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const SCOPES = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write'];
 const PLANS = ['free', 'pro', 'business', 'enterprise'];
-const VOCABULARY = new Set<string>([...SCOPES, ...PLANS, 'new', 'contacted', 'qualified', 'unqualified', 'converted', 'active', 'ended', 'handed_off', 'widget', 'api', 'import', 'user', 'assistant', 'agent', 'secret', 'public']);
+const VOCABULARY = new Set<string>([...SCOPES, ...PLANS, 'new', 'contacted', 'qualified', 'unqualified', 'converted', 'active', 'ended', 'handed_off', 'widget', 'api', 'import', 'user', 'assistant', 'agent', 'secret', 'public', 'lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', 'pending', 'succeeded', 'failed']);
 
 interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -209,7 +209,10 @@ function objectBody(shape: BodyShape): fc.Arbitrary<string> {
       fc.tuple(...required.map(([name, arbitrary]) => fc.option(field(arbitrary).map((value) => [name, value] as const), { nil: undefined, freq: 12 }))),
       fc.subarray(optional).chain((chosen) => fc.tuple(...chosen.map(([name, arbitrary]) => field(arbitrary).map((value) => [name, value] as const)))),
       sometimes(fc.array(fc.tuple(fc.oneof(fc.constantFrom(...EXOTIC_FIELDS), weirdText), jsonValue), { minLength: 1, maxLength: 2 }), 12),
-      sometimes(fc.constantFrom(...required, ...optional).chain(([name, arbitrary]) => field(arbitrary).map((value) => [name, value] as const)), 8),
+      // A repeated field (none to repeat in an empty body).
+      required.length + optional.length
+        ? sometimes(fc.constantFrom(...required, ...optional).chain(([name, arbitrary]) => field(arbitrary).map((value) => [name, value] as const)), 8)
+        : fc.constant(undefined),
     )
     .map(([req, opt, extra, duplicate]) => {
       const entries: (readonly [string, string])[] = [...req.filter((entry) => entry !== undefined), ...opt, ...(extra ?? []), ...(duplicate ? [duplicate] : [])];
@@ -401,6 +404,18 @@ const conversationFields: BodyShape = {
   },
 };
 
+const WEBHOOK_EVENTS = ['lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', '*'];
+const webhookUrl = str(
+  fc.constantFrom(
+    'https://hooks.example.com/in', 'http://hooks.example.com/in', 'https://127.0.0.1/in', 'https://10.0.0.1/in', 'https://169.254.169.254/x', 'https://[::1]/in',
+    'https://user:pw@hooks.example.com/in', 'https://localhost/in', '/relative', 'javascript:alert(1)', `https://example.com/${'a'.repeat(2_100)}`, '',
+  ),
+);
+const webhookEvents = fc.array(str(fc.oneof(fc.constantFrom(...WEBHOOK_EVENTS), weirdText)), { maxLength: 12 }).map((items) => `[${items.join(',')}]`);
+const webhookFields: BodyShape = { required: { url: webhookUrl, events: webhookEvents }, optional: { description: fc.oneof(str(weirdText), fc.constant('null')) } };
+const emptyBody: BodyShape = { required: {}, optional: {}, valid: fc.constantFrom('{}') };
+const webhookPatchFields: BodyShape = { required: {}, optional: { ...webhookFields.required, ...webhookFields.optional, enabled: fc.constantFrom('true', 'false', '"false"', 'null') } };
+
 // Bodies the contract accepts (JSON.stringify: well-formed, no duplicate keys).
 const goodName = fc.oneof(
   fc.constantFrom('Ada Lovelace', 'Jane Doe', 'Zoë Brontë', '李小龙', 'שלום עליכם', '😀 Smile', ' Padded Name ', 'a'),
@@ -435,6 +450,12 @@ const goodBotPatch = fc
   .record({ name: goodName, primaryColor: fc.constantFrom('#2563eb', '#fff'), language: fc.constantFrom('en', 'de'), isActive: fc.boolean() }, { requiredKeys: [] })
   .map((bot) => JSON.stringify(bot));
 const goodDocument = fc.record({ title: goodName, content: fc.oneof(goodName, fc.constant('Pricing: see the website.')) }).map((doc) => JSON.stringify(doc));
+const goodWebhook = fc
+  .record({ url: fc.constantFrom('https://hooks.example.com/in', 'https://crm.example.org/webhooks?x=1'), events: fc.oneof(fc.constant(['*']), fc.subarray(WEBHOOK_EVENTS.slice(0, -1), { minLength: 1 })), description: fc.oneof(goodName, fc.constant(null)) }, { requiredKeys: ['url', 'events'] })
+  .map((webhook) => JSON.stringify(webhook));
+const goodWebhookPatch = fc
+  .record({ url: fc.constant('https://hooks.example.com/other'), events: fc.constant(['lead.created']), description: fc.oneof(goodName, fc.constant(null)), enabled: fc.boolean() }, { requiredKeys: [] })
+  .map((patch) => JSON.stringify(patch));
 const goodConversation = fc
   .record(
     {
@@ -455,6 +476,8 @@ botFields.valid = goodBot;
 botPatchFields.valid = goodBotPatch;
 documentFields.valid = goodDocument;
 conversationFields.valid = goodConversation;
+webhookFields.valid = goodWebhook;
+webhookPatchFields.valid = goodWebhookPatch;
 
 const OWN_IDS = ['own.bot', 'own.inactiveBot', 'own.conversation', 'own.lead', 'own.widgetLead', 'foreign.bot', 'foreign.conversation', 'foreign.lead'];
 const API_ROUTES: RouteDef[] = [
@@ -483,7 +506,19 @@ const ADMIN_ROUTES: RouteDef[] = [
   { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots/{botId}/conversations', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: conversationFields },
   { method: 'GET', template: '/admin/v1/tenants/{tenantId}/audit-log', admin: true, ids: [ADMIN_TENANTS], query: ['limit', 'offset'] },
 ];
-const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, ...ADMIN_ROUTES];
+const WEBHOOK_IDS = ['own.webhook', 'own.webhook2', 'foreign.webhook', 'own.lead'];
+const WEBHOOK_ROUTES: RouteDef[] = [
+  { method: 'POST', template: '/api/v1/webhooks', scope: 'webhooks:manage', query: [], body: webhookFields },
+  { method: 'GET', template: '/api/v1/webhooks', scope: 'webhooks:manage', query: [] },
+  { method: 'GET', template: '/api/v1/webhooks/{id}', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS] },
+  { method: 'PATCH', template: '/api/v1/webhooks/{id}', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS], body: webhookPatchFields },
+  { method: 'DELETE', template: '/api/v1/webhooks/{id}', scope: 'webhooks:manage', query: [], ids: [['own.webhook2', 'foreign.webhook', 'own.lead']] },
+  { method: 'POST', template: '/api/v1/webhooks/{id}/rotate-secret', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS], body: emptyBody },
+  { method: 'POST', template: '/api/v1/webhooks/{id}/test', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS], body: emptyBody },
+  { method: 'GET', template: '/api/v1/webhooks/{id}/deliveries', scope: 'webhooks:manage', query: ['limit', 'offset', 'status'], ids: [WEBHOOK_IDS] },
+  { method: 'POST', template: '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS, ['own.delivery', 'foreign.delivery', 'own.lead']], body: emptyBody },
+];
+const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, ...WEBHOOK_ROUTES, ...ADMIN_ROUTES];
 /** Served routes with no key, body or query to fuzz: the health probes and the API description (openapi.e2e-spec). */
 const NOT_FUZZED = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/{file}'];
 const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
@@ -682,6 +717,21 @@ describe('Fuzzing every endpoint over HTTP', () => {
       'sandboxFree.tenant': sandboxFree.id,
       'sandboxFree.bot': (await createBot(t, sandboxFree.id)).id,
     });
+    const webhookOf = async (tenantId: string) => {
+      const created = await t.http().post('/api/v1/webhooks').set('X-API-Key', tenantId === own.id ? own.key : foreign.key).send({ url: 'https://hooks.example.com/fixture', events: ['*'] });
+      expect(created.status).toBe(201);
+      const test = await t.http().post(`/api/v1/webhooks/${created.body.webhook.id}/test`).set('X-API-Key', tenantId === own.id ? own.key : foreign.key);
+      expect(test.status).toBe(202);
+      return { webhook: created.body.webhook.id as string, delivery: test.body.delivery.id as string };
+    };
+    const [ownWebhook, foreignWebhook] = [await webhookOf(own.id), await webhookOf(foreign.id)];
+    Object.assign(fixtures, {
+      'own.webhook': ownWebhook.webhook,
+      'own.delivery': ownWebhook.delivery,
+      'own.webhook2': (await webhookOf(own.id)).webhook,
+      'foreign.webhook': foreignWebhook.webhook,
+      'foreign.delivery': foreignWebhook.delivery,
+    });
     for (const [name, key] of Object.entries(keys)) fixtures[`key.${name}`] = key;
     for (const row of await snapshotRows()) initialLeads.set(row.id, row.leads);
   });
@@ -860,7 +910,10 @@ describe('Fuzzing every endpoint over HTTP', () => {
         (SELECT count(*)::int FROM "Conversation" x WHERE x."tenantId" = t.id) AS conversations,
         (SELECT count(*)::int FROM "Message" x WHERE x."tenantId" = t.id) AS messages,
         (SELECT count(*)::int FROM "AuditEvent" x WHERE x."tenantId" = t.id) AS "auditEvents",
-        (SELECT count(*)::int FROM "IdempotencyRecord" x WHERE x."tenantId" = t.id) AS "idempotencyRecords"
+        (SELECT count(*)::int FROM "IdempotencyRecord" x WHERE x."tenantId" = t.id) AS "idempotencyRecords",
+        (SELECT count(*)::int FROM "WebhookEndpoint" x WHERE x."tenantId" = t.id) AS "webhooks",
+        (SELECT max(x."updatedAt")::text FROM "WebhookEndpoint" x WHERE x."tenantId" = t.id) AS "webhooksUpdatedAt",
+        (SELECT count(*)::int FROM "WebhookDelivery" x WHERE x."tenantId" = t.id) AS "webhookDeliveries"
       FROM "Tenant" t WHERE t.id IN (${ids}) ORDER BY t.id`);
     return rows as TenantRow[];
   }
@@ -1208,6 +1261,17 @@ describe('Fuzzing every endpoint over HTTP', () => {
         { ...base, method: 'PATCH', route: 'PATCH /api/v1/leads/{id}', path: '/api/v1/leads/{{own.lead2}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"status":"converted"}' } },
         { ...base, method: 'PATCH', route: 'PATCH /api/v1/leads/{id}', path: '/api/v1/leads/{{own.lead2}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"status":["contacted"]}' } },
         { ...base, method: 'PATCH', route: 'PATCH /api/v1/leads/{id}', path: '/api/v1/leads/{{foreign.lead}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"status":"contacted"}' } },
+      ]),
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    'answers arbitrary webhook management requests within the contract',
+    () =>
+      fuzz(fc.constantFrom(...WEBHOOK_ROUTES).chain((route) => requestFor(route)), RUNS, [
+        { ...base, method: 'POST', route: 'POST /api/v1/webhooks', path: '/api/v1/webhooks', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"url":"https://hooks.example.com/in","events":["*","lead.created"]}' } },
+        { ...base, method: 'PATCH', route: 'PATCH /api/v1/webhooks/{id}', path: '/api/v1/webhooks/{{foreign.webhook}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"enabled":false}' } },
+        { ...base, method: 'POST', route: 'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', path: '/api/v1/webhooks/{{own.webhook}}/deliveries/{{foreign.delivery}}/retry', key: ownKey },
       ]),
     PROPERTY_TIMEOUT_MS,
   );

@@ -50,10 +50,24 @@ describe('null in any body field, and write-only keys', () => {
   });
   afterAll(() => t.close());
 
+  /** One webhook endpoint of the tenant, made on first use (the tenant may have 20). */
+  let webhook: string | undefined;
+  const webhookId = async (): Promise<string> =>
+    (webhook ??= (await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: 'https://hooks.example.com/in', events: ['*'] }).expect(201)).body.webhook.id);
+
   /** A valid body of each route that takes one, with every optional field sent. */
   const validBodies = (): Record<string, () => Promise<{ path: string; body: Record<string, unknown>; key?: string }>> => ({
     'POST /api/v1/leads': async () => ({ path: '/api/v1/leads', key: tenant.key, body: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', botId: ids.botId, tags: ['vip'] } }),
     'PATCH /api/v1/leads/{id}': async () => ({ path: `/api/v1/leads/${(await createLead(t, tenant.key)).id}`, key: tenant.key, body: { status: 'contacted' } }),
+    'POST /api/v1/webhooks': async () => ({ path: '/api/v1/webhooks', key: tenant.key, body: { url: 'https://hooks.example.com/in', events: ['*'], description: 'CRM' } }),
+    'PATCH /api/v1/webhooks/{id}': async () => ({ path: `/api/v1/webhooks/${await webhookId()}`, key: tenant.key, body: { url: 'https://hooks.example.com/v2', events: ['lead.created'], description: 'CRM', enabled: true } }),
+    'POST /api/v1/webhooks/{id}/rotate-secret': async () => ({ path: `/api/v1/webhooks/${await webhookId()}/rotate-secret`, key: tenant.key, body: {} }),
+    'POST /api/v1/webhooks/{id}/test': async () => ({ path: `/api/v1/webhooks/${await webhookId()}/test`, key: tenant.key, body: {} }),
+    'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry': async () => {
+      const id = await webhookId();
+      const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery.id;
+      return { path: `/api/v1/webhooks/${id}/deliveries/${delivery}/retry`, key: tenant.key, body: {} };
+    },
     'POST /admin/v1/tenants': async () => ({ path: '/admin/v1/tenants', body: { name: 'Nulls', slug: `n-${randomUUID().slice(0, 8)}`, plan: 'pro' } }),
     'PATCH /admin/v1/tenants/{tenantId}': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}`, body: { name: 'Renamed', plan: 'enterprise' } }),
     'POST /admin/v1/tenants/{tenantId}/api-keys': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/api-keys`, body: { name: 'k', scopes: ['bots:read'], type: 'secret', expiresAt: new Date(Date.now() + 86_400_000).toISOString() } }),

@@ -310,6 +310,32 @@ describe('OpenAPI document and contract', () => {
         expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'won' }), 'PATCH', '/api/v1/leads/{id}', 400);
       });
 
+      it('the webhook operations: their successes, 400, 404 and 403 PLAN_LIMIT_REACHED', async () => {
+        const http = () => t.http();
+        const created = expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 201);
+        const id = created.body.webhook.id as string;
+        expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'http://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 400);
+        expectContract(await http().get('/api/v1/webhooks').set('X-API-Key', key()), 'GET', '/api/v1/webhooks', 200);
+        expectContract(await http().get('/api/v1/webhooks?limit=1').set('X-API-Key', key()), 'GET', '/api/v1/webhooks', 400);
+        expectContract(await http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', key()), 'GET', '/api/v1/webhooks/{id}', 200);
+        expectContract(await http().get(`/api/v1/webhooks/${UUID_ZERO}`).set('X-API-Key', key()), 'GET', '/api/v1/webhooks/{id}', 404);
+        expectContract(await http().patch(`/api/v1/webhooks/${id}`).set('X-API-Key', key()).send({ enabled: false }), 'PATCH', '/api/v1/webhooks/{id}', 200);
+        expectContract(await http().patch(`/api/v1/webhooks/${id}`).set('X-API-Key', key()).send({ enabled: 'no' }), 'PATCH', '/api/v1/webhooks/{id}', 400);
+        expectContract(await http().post(`/api/v1/webhooks/${id}/rotate-secret`).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/rotate-secret', 200);
+        expectContract(await http().post(`/api/v1/webhooks/${UUID_ZERO}/rotate-secret`).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/rotate-secret', 404);
+        const test = expectContract(await http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/test', 202);
+        expectContract(await http().post(`/api/v1/webhooks/${UUID_ZERO}/test`).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/test', 404);
+        expectContract(await http().get(`/api/v1/webhooks/${id}/deliveries`).set('X-API-Key', key()), 'GET', '/api/v1/webhooks/{id}/deliveries', 200);
+        expectContract(await http().get(`/api/v1/webhooks/${id}/deliveries?status=x`).set('X-API-Key', key()), 'GET', '/api/v1/webhooks/{id}/deliveries', 400);
+        const retry = `/api/v1/webhooks/${id}/deliveries/${test.body.delivery.id}/retry`;
+        expectContract(await http().post(retry).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', 202);
+        expectContract(await http().post(`/api/v1/webhooks/${id}/deliveries/${UUID_ZERO}/retry`).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', 404);
+        expectContract(await http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', key()), 'DELETE', '/api/v1/webhooks/{id}', 204);
+        expectContract(await http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', key()), 'DELETE', '/api/v1/webhooks/{id}', 404);
+        for (let i = 0; i < 20; i++) await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] });
+        expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 403);
+      });
+
       it('429 with Retry-After and the rate-limit headers once the plan quota is used up', async () => {
         let response: Response | undefined;
         // Up to three tries: an hour boundary between two requests resets the window once.

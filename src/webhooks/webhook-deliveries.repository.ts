@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
+import type { WebhookDeliveryStatus } from '../generated/prisma/enums';
+import type { Page } from '../common/paging/pagination';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+
+export const deliverySelect = {
+  id: true,
+  eventId: true,
+  eventType: true,
+  status: true,
+  attempts: true,
+  lastAttemptAt: true,
+  nextAttemptAt: true,
+  lastResponseStatus: true,
+  lastError: true,
+  createdAt: true,
+} satisfies Prisma.WebhookDeliverySelect;
+
+export type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ select: typeof deliverySelect }>;
+
+@Injectable()
+export class WebhookDeliveriesRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  list(tenantId: string, endpointId: string, status: WebhookDeliveryStatus | undefined, page: Page): Promise<DeliveryRow[]> {
+    return this.prisma.webhookDelivery.findMany({
+      where: { tenantId, endpointId, ...(status ? { status } : {}) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      skip: page.offset,
+      take: page.limit,
+      select: deliverySelect,
+    });
+  }
+
+  count(tenantId: string, endpointId: string, status: WebhookDeliveryStatus | undefined): Promise<number> {
+    return this.prisma.webhookDelivery.count({ where: { tenantId, endpointId, ...(status ? { status } : {}) } });
+  }
+
+  findById(tenantId: string, deliveryId: string, tx: PrismaTransaction = this.prisma): Promise<DeliveryRow | null> {
+    return tx.webhookDelivery.findFirst({ where: { tenantId, id: deliveryId }, select: deliverySelect });
+  }
+
+  /** Makes a delivery due now, whatever its state (a manual retry); attempts keep counting. */
+  async retryNow(tenantId: string, endpointId: string, deliveryId: string, now: Date): Promise<DeliveryRow | null> {
+    const { count } = await this.prisma.webhookDelivery.updateMany({
+      where: { tenantId, endpointId, id: deliveryId },
+      data: { status: 'pending', nextAttemptAt: now, leaseUntil: null },
+    });
+    return count ? this.findById(tenantId, deliveryId) : null;
+  }
+}

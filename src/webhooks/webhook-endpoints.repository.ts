@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+
+export const webhookSelect = {
+  id: true,
+  url: true,
+  events: true,
+  description: true,
+  enabled: true,
+  disabledReason: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Prisma.WebhookEndpointSelect;
+
+export type WebhookRow = Prisma.WebhookEndpointGetPayload<{ select: typeof webhookSelect }>;
+
+export interface WebhookChanges {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  enabled?: boolean;
+  disabledReason?: string | null;
+  secret?: string;
+  previousSecret?: string | null;
+  previousSecretExpiresAt?: Date | null;
+}
+
+@Injectable()
+export class WebhookEndpointsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  list(tenantId: string): Promise<WebhookRow[]> {
+    return this.prisma.webhookEndpoint.findMany({ where: { tenantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: webhookSelect });
+  }
+
+  findById(tenantId: string, webhookId: string, tx: PrismaTransaction = this.prisma): Promise<WebhookRow | null> {
+    return tx.webhookEndpoint.findFirst({ where: { tenantId, id: webhookId }, select: webhookSelect });
+  }
+
+  count(tenantId: string, tx: PrismaTransaction): Promise<number> {
+    return tx.webhookEndpoint.count({ where: { tenantId } });
+  }
+
+  create(tenantId: string, data: { url: string; events: string[]; description: string | null; secret: string }, tx: PrismaTransaction): Promise<WebhookRow> {
+    return tx.webhookEndpoint.create({ data: { tenantId, ...data }, select: webhookSelect });
+  }
+
+  async update(tenantId: string, webhookId: string, data: WebhookChanges, tx: PrismaTransaction = this.prisma): Promise<WebhookRow | null> {
+    const { count } = await tx.webhookEndpoint.updateMany({ where: { tenantId, id: webhookId }, data });
+    return count ? this.findById(tenantId, webhookId, tx) : null;
+  }
+
+  /** The current secret, for a rotation: it becomes the previous one. */
+  async secretOf(tenantId: string, webhookId: string, tx: PrismaTransaction): Promise<string | null> {
+    const row = await tx.webhookEndpoint.findFirst({ where: { tenantId, id: webhookId }, select: { secret: true } });
+    return row?.secret ?? null;
+  }
+
+  async delete(tenantId: string, webhookId: string, tx: PrismaTransaction = this.prisma): Promise<boolean> {
+    const { count } = await tx.webhookEndpoint.deleteMany({ where: { tenantId, id: webhookId } });
+    return count > 0;
+  }
+}
