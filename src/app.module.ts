@@ -24,17 +24,19 @@ import { LeadsModule } from './leads/leads.module';
 import { PLAN_REQUEST_LIMITS } from './tenancy/plans';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { VerifyModule } from './verify/verify.module';
+import { WebhookDeliveryModule } from './webhooks/delivery/delivery.module';
+import type { DeliveryOptions } from './webhooks/delivery/delivery-options';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 
 @Module({})
 export class AppModule implements NestModule {
   /** The app on a validated configuration and an open database (main.ts and the e2e tests). */
-  static forRoot(config: AppConfig, connection: DatabaseConnection, options: { rateLimitPlans?: RateLimitPlans } = {}): DynamicModule {
+  static forRoot(config: AppConfig, connection: DatabaseConnection, options: { rateLimitPlans?: RateLimitPlans; webhookDelivery?: Partial<DeliveryOptions> } = {}): DynamicModule {
     return {
       module: AppModule,
       global: true,
-      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, DemoModule, OpenApiModule],
+      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, WebhookDeliveryModule.forRoot(options.webhookDelivery), DemoModule, OpenApiModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },

@@ -8,6 +8,7 @@ import type { RateLimitPlans } from '../../src/rate-limit/plan-limits';
 import { configureApp } from '../../src/configure-app';
 import type { DatabaseConnection } from '../../src/database/database-connection';
 import { PrismaService } from '../../src/database/prisma.service';
+import type { DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
 import { openTestDatabase } from './test-database';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
@@ -44,13 +45,13 @@ export interface TestApp {
  */
 export async function createTestApp(
   env: Record<string, string | undefined> = {},
-  options: { rateLimitPlans?: RateLimitPlans; connection?: DatabaseConnection } = {},
+  options: { rateLimitPlans?: RateLimitPlans; connection?: DatabaseConnection; webhookDelivery?: Partial<DeliveryOptions> } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ ...TEST_ENV, ...env });
   // A second instance can share the first one's database, as replicas behind a load balancer do.
   const connection = options.connection ?? (await openTestDatabase());
   const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(config, connection, { rateLimitPlans: options.rateLimitPlans ?? GENEROUS_RATE_LIMITS })],
+    imports: [AppModule.forRoot(config, connection, { rateLimitPlans: options.rateLimitPlans ?? GENEROUS_RATE_LIMITS, webhookDelivery: options.webhookDelivery })],
   }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error', 'warn'] });
   configureApp(app, config);

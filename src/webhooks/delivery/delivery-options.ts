@@ -1,0 +1,31 @@
+/** How the delivery worker runs; the defaults are the contract's, tests shorten them. */
+export interface DeliveryOptions {
+  /** Per attempt, connection to the end of the answer (API_DECISIONS: 15 s). */
+  timeoutMs: number;
+  /** How long a claim holds a delivery; past it, another instance may take it. */
+  leaseMs: number;
+  /** Idle wait between polls of the queue. */
+  pollMs: number;
+  /** Deliveries claimed and sent at once by one instance. */
+  batchSize: number;
+  /** An endpoint whose deliveries all failed for this long is disabled (`failing`). */
+  failingWindowMs: number;
+  /** How long shutdown waits for attempts in flight before releasing them. */
+  drainMs: number;
+  /**
+   * Only these tenants' deliveries (unset: all). For test suites that share one database with
+   * others: a worker there must not send the others' events.
+   */
+  tenantIds?: readonly string[];
+}
+
+export const DELIVERY_OPTIONS = Symbol('DELIVERY_OPTIONS');
+
+export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
+  timeoutMs: 15_000,
+  leaseMs: 60_000,
+  pollMs: 500,
+  batchSize: 10,
+  failingWindowMs: 5 * 86_400_000,
+  drainMs: 10_000,
+};

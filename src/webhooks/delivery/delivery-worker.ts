@@ -1,0 +1,111 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/env';
+import { PrismaService } from '../../database/prisma.service';
+import { SYSTEM_ACTOR } from '../../events/actor';
+import { EventRecorder } from '../../events/event-recorder';
+import { ClaimedDelivery, DeliveryQueueRepository } from './delivery-queue.repository';
+import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery-options';
+import { nextAttemptAt } from './retry-schedule';
+import { AttemptResult, WebhookSender } from './webhook-sender';
+import { signatureHeaders } from './webhook-signer';
+
+/**
+ * Delivers webhooks from every instance (WEBHOOK_WORKER=false turns it off on one): it claims due
+ * deliveries with a lease, sends each signed, records the attempt and schedules the next, and on
+ * shutdown finishes what it holds or gives it back.
+ */
+@Injectable()
+export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private readonly sender: WebhookSender;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private running = false;
+  private timer?: NodeJS.Timeout;
+  private loop?: Promise<void>;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DELIVERY_OPTIONS) private readonly options: DeliveryOptions,
+    private readonly queue: DeliveryQueueRepository,
+    private readonly prisma: PrismaService,
+    private readonly events: EventRecorder,
+  ) {
+    this.sender = new WebhookSender(config.webhooks.allowedCidrs, options.timeoutMs);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.config.webhooks.worker) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Before the database closes: stop claiming, let attempts in flight finish, or give them back. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.loop;
+    const held = [...this.inFlight.keys()];
+    const drained = await Promise.race([Promise.allSettled(this.inFlight.values()).then(() => true), sleep(this.options.drainMs).then(() => false)]);
+    if (!drained) await this.queue.release(held.filter((id) => this.inFlight.has(id))).catch(() => undefined);
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.loop = this.poll().then((found) => this.schedule(found ? 0 : this.options.pollMs));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** Claims what is due and starts sending it; true when there was something (poll again at once). */
+  private async poll(): Promise<boolean> {
+    const room = this.options.batchSize - this.inFlight.size;
+    if (room <= 0) return false;
+    let claimed: ClaimedDelivery[];
+    try {
+      claimed = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds);
+    } catch (error) {
+      this.logger.warn(`Cannot claim webhook deliveries: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      return false;
+    }
+    for (const delivery of claimed) {
+      const sending = this.deliver(delivery).catch((error: unknown) => {
+        this.logger.warn(`Webhook delivery ${delivery.id} not recorded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      });
+      this.inFlight.set(delivery.id, sending.finally(() => this.inFlight.delete(delivery.id)));
+    }
+    return claimed.length > 0;
+  }
+
+  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+    const now = new Date();
+    const { event, endpoint } = delivery;
+    // The same bytes on every attempt: built from the stored event, in a fixed order.
+    const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), data: event.data });
+    const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now ? [endpoint.previousSecret] : [])];
+    const result = await this.sender.send(endpoint.url, body, signatureHeaders(event.id, Math.floor(now.getTime() / 1000), body, secrets));
+    await this.record(delivery, result, new Date());
+  }
+
+  private async record(delivery: ClaimedDelivery, result: AttemptResult, now: Date): Promise<void> {
+    const succeeded = result.status !== undefined && result.status >= 200 && result.status < 300;
+    const gone = result.status === 410;
+    const attempts = delivery.attempts + 1;
+    const next = succeeded || gone ? null : nextAttemptAt(attempts, this.config.webhooks.retryScheduleSeconds, now, result.retryAfterSeconds);
+    const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
+    const error = result.error ?? (succeeded ? null : result.status !== undefined && result.status >= 300 && result.status < 400 ? `redirect (${result.status}) not followed` : result.status !== undefined ? `HTTP ${result.status}` : null);
+    await this.prisma.$transaction(async (tx) => {
+      await this.queue.recordAttempt(
+        delivery.id,
+        { status, attemptedAt: now, nextAttemptAt: next, responseStatus: result.status ?? null, responseBody: result.body ?? null, error, durationMs: result.durationMs },
+        tx,
+      );
+      const reason = gone ? 'gone' : status === 'failed' && (await this.queue.failingSince(delivery.tenantId, delivery.endpointId, this.options.failingWindowMs, now, tx)) ? 'failing' : undefined;
+      if (reason && (await this.queue.disableEndpoint(delivery.tenantId, delivery.endpointId, reason, tx))) {
+        await this.events.record(tx, delivery.tenantId, SYSTEM_ACTOR, { action: 'webhook.disabled', targetType: 'webhook', targetId: delivery.endpointId, data: { reason } });
+      }
+    });
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

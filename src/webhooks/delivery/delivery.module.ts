@@ -1,0 +1,16 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DeliveryQueueRepository } from './delivery-queue.repository';
+import { DEFAULT_DELIVERY_OPTIONS, DELIVERY_OPTIONS, type DeliveryOptions } from './delivery-options';
+import { DeliveryWorker } from './delivery-worker';
+
+/** Background delivery of webhooks: started with the app, stopped by its shutdown (WEBHOOK_WORKER). */
+@Module({})
+export class WebhookDeliveryModule {
+  static forRoot(options: Partial<DeliveryOptions> = {}): DynamicModule {
+    return {
+      module: WebhookDeliveryModule,
+      providers: [{ provide: DELIVERY_OPTIONS, useValue: { ...DEFAULT_DELIVERY_OPTIONS, ...options } }, DeliveryQueueRepository, DeliveryWorker],
+      exports: [DeliveryWorker],
+    };
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * When the next attempt is due after `attempts` failed ones, or null when the schedule is used up:
+ * the schedule's delay with ±10% jitter (so retries of many deliveries spread out), or the
+ * receiver's Retry-After when that is longer.
+ */
+export function nextAttemptAt(attempts: number, scheduleSeconds: readonly number[], now: Date, retryAfterSeconds?: number, random = Math.random): Date | null {
+  const delay = scheduleSeconds[attempts - 1];
+  if (delay === undefined) return null;
+  const jittered = delay * (0.9 + 0.2 * random());
+  return new Date(now.getTime() + Math.max(jittered, retryAfterSeconds ?? 0) * 1000);
+}

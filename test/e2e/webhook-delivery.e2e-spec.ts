@@ -1,0 +1,168 @@
+import { Webhook } from 'standardwebhooks';
+import { EventRecorder } from '../../src/events/event-recorder';
+import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
+import { createTestApp, TestApp } from '../support/create-test-app';
+import { createTenant, TestTenant } from '../support/factories';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+const FAST = { pollMs: 50, timeoutMs: 1_000, leaseMs: 3_000, drainMs: 2_000 };
+
+/** On PostgreSQL the suites share one database: this instance sends only its own tenant's events. */
+function deliverOnlyFor(t: TestApp, tenantId: string): void {
+  Object.assign(t.app.get<DeliveryOptions>(DELIVERY_OPTIONS), { tenantIds: [tenantId] });
+}
+
+/** Delivery to a real receiver on 127.0.0.1: signed, retried, recorded, and kept inside the rules. */
+describe('Webhook delivery', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2' }, { webhookDelivery: FAST });
+    tenant = await createTenant(t, { plan: 'enterprise' });
+    deliverOnlyFor(t, tenant.id);
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.stop();
+  });
+  beforeEach(() => {
+    receiver.received.length = 0;
+    receiver.respond = (_request, response) => response.writeHead(200).end('ok');
+  });
+
+  async function endpoint(path: string, body: Record<string, unknown> = {}): Promise<{ id: string; secret: string }> {
+    const created = await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: receiver.url(path), events: ['*'], ...body }).expect(201);
+    return { id: created.body.webhook.id, secret: created.body.secret };
+  }
+  const deliveriesOf = async (id: string) => (await t.http().get(`/api/v1/webhooks/${id}/deliveries`).set('X-API-Key', tenant.key).expect(200)).body.deliveries;
+
+  it('delivers an event signed per Standard Webhooks, with the resource as the API returns it', async () => {
+    const { id, secret } = await endpoint('/signed');
+    const lead = (await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'Signed Lead', email: 'signed@example.com' }).expect(201)).body.lead;
+    await receiver.until(() => receiver.received.some((request) => request.body.includes(lead.id)));
+    const request = receiver.received.find((r) => r.body.includes(lead.id))!;
+    const payload = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Record<string, unknown>;
+    expect(payload).toEqual({ id: request.headers['webhook-id'], type: 'lead.created', createdAt: expect.any(String), data: { object: lead } });
+    expect(request.headers['content-type']).toBe('application/json');
+    await receiver.until(async () => (await deliveriesOf(id)).some((d: { status: string }) => d.status === 'succeeded'));
+    const [delivery] = await deliveriesOf(id);
+    expect(delivery).toMatchObject({ eventId: request.headers['webhook-id'], eventType: 'lead.created', status: 'succeeded', attempts: 1, lastResponseStatus: 200, lastError: null, nextAttemptAt: null });
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('signs with both secrets during a rotation', async () => {
+    const { id, secret } = await endpoint('/rotated', { events: ['webhook.test'] });
+    const rotated = (await t.http().post(`/api/v1/webhooks/${id}/rotate-secret`).set('X-API-Key', tenant.key).expect(200)).body.secret;
+    await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+    await receiver.until(() => receiver.received.length > 0);
+    const [request] = receiver.received;
+    expect(request.headers['webhook-signature']!.toString().split(' ')).toHaveLength(2);
+    for (const key of [secret, rotated]) expect(new Webhook(key).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('retries 500s on the schedule with the same webhook-id, then fails, recording each attempt', async () => {
+    receiver.respond = (_request, response) => response.writeHead(500).end('x'.repeat(20_000));
+    const { id } = await endpoint('/broken', { events: ['webhook.test'] });
+    const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
+    await receiver.until(async () => (await deliveriesOf(id))[0].status === 'failed');
+    expect(receiver.received).toHaveLength(4);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([delivery.eventId]));
+    expect((await deliveriesOf(id))[0]).toMatchObject({ status: 'failed', attempts: 4, lastResponseStatus: 500, lastError: 'HTTP 500', nextAttemptAt: null });
+    const row = await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
+    expect(row.lastResponseBody).toHaveLength(16 * 1024);
+    // A manual retry sends it once more.
+    receiver.respond = (_request, response) => response.writeHead(204).end();
+    await t.http().post(`/api/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set('X-API-Key', tenant.key).expect(202);
+    await receiver.until(async () => (await deliveriesOf(id))[0].status === 'succeeded');
+    expect((await deliveriesOf(id))[0]).toMatchObject({ attempts: 5, lastResponseStatus: 204 });
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('delivers once the receiver is back after being down', async () => {
+    const down = await new WebhookReceiver().start();
+    const port = down.port;
+    await down.stop();
+    const created = await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: `http://127.0.0.1:${port}/later`, events: ['webhook.test'] }).expect(201);
+    const id = created.body.webhook.id;
+    await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+    await receiver.until(async () => (await deliveriesOf(id))[0].attempts >= 1);
+    expect((await deliveriesOf(id))[0]).toMatchObject({ status: 'pending', lastError: 'connection refused', lastResponseStatus: null });
+    const back = await new WebhookReceiver().start(port);
+    try {
+      await back.until(() => back.received.length === 1);
+      await back.until(async () => (await deliveriesOf(id))[0].status === 'succeeded');
+    } finally {
+      await back.stop();
+    }
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('disables the endpoint on 410 (gone), audited', async () => {
+    receiver.respond = (_request, response) => response.writeHead(410).end();
+    const { id } = await endpoint('/gone', { events: ['webhook.test'] });
+    await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+    await receiver.until(async () => (await t.http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key)).body.webhook.enabled === false);
+    expect((await t.http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key)).body.webhook).toMatchObject({ enabled: false, disabledReason: 'gone' });
+    expect((await deliveriesOf(id))[0]).toMatchObject({ status: 'failed', attempts: 1, lastResponseStatus: 410 });
+    const [audit] = (await t.admin().get(`/admin/v1/tenants/${tenant.id}/audit-log?limit=1`).expect(200)).body.events;
+    expect(audit).toMatchObject({ actor: 'system', action: 'webhook.disabled', targetType: 'webhook', targetId: id, data: { reason: 'gone' } });
+  });
+
+  it('records a timeout, does not follow redirects, and honours Retry-After', async () => {
+    receiver.respond = (request, response) => {
+      if (request.body.includes('"slow"')) return void setTimeout(() => response.writeHead(200).end(), 1_500);
+      if (request.body.includes('"moved"')) return void response.writeHead(302, { Location: 'http://127.0.0.1:1/elsewhere' }).end();
+      return void response.writeHead(503, { 'Retry-After': '30' }).end();
+    };
+    const recorder = t.app.get(EventRecorder);
+    const ids: Record<string, string> = {};
+    for (const name of ['slow', 'moved', 'busy']) {
+      const { id } = await endpoint(`/${name}`, { events: ['webhook.test'] });
+      ids[name] = id;
+      await t.prisma.$transaction((tx) => recorder.publish(tx, tenant.id, { type: 'webhook.test', object: { case: name } }, id));
+    }
+    await receiver.until(async () => (await Promise.all(Object.values(ids).map(deliveriesOf))).every((list) => list[0].attempts >= 1));
+    expect((await deliveriesOf(ids.slow))[0]).toMatchObject({ status: 'pending', lastError: 'timeout after 1 s' });
+    expect((await deliveriesOf(ids.moved))[0]).toMatchObject({ status: expect.stringMatching(/^(pending|failed)$/), lastResponseStatus: 302, lastError: 'redirect (302) not followed' });
+    const busy = (await deliveriesOf(ids.busy))[0];
+    expect(busy).toMatchObject({ status: 'pending', lastResponseStatus: 503 });
+    expect(Date.parse(busy.nextAttemptAt) - Date.parse(busy.lastAttemptAt)).toBeGreaterThanOrEqual(29_000);
+    for (const id of Object.values(ids)) await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('sends nothing for a change that rolled back', async () => {
+    const { id } = await endpoint('/rollback', { events: ['lead.created'] });
+    await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'No', email: 'no@example.com', botId: '0190b6a0-0000-7000-8000-00000000dead' }).expect(400);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received.filter((request) => request.path === '/rollback')).toHaveLength(0);
+    expect(await deliveriesOf(id)).toEqual([]);
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+});
+
+/** Run after the suite above has closed its instance, so that this instance alone delivers. */
+describe('Webhook delivery without WEBHOOK_ALLOWED_CIDRS', () => {
+  it('refuses at connect time a name that resolves to loopback, so DNS cannot lead inside', async () => {
+    const receiver = await new WebhookReceiver().start();
+    const t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_RETRY_SCHEDULE: '60' }, { webhookDelivery: FAST });
+    try {
+      const tenant = await createTenant(t, { plan: 'enterprise' });
+      deliverOnlyFor(t, tenant.id);
+      // Written directly: the API refuses `localhost` itself; a public name resolving to 127.0.0.1 is what this stands for.
+      const endpoint = await t.prisma.webhookEndpoint.create({ data: { tenantId: tenant.id, url: `http://localhost:${receiver.port}/inside`, events: ['*'], secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=' } });
+      const delivery = (await t.http().post(`/api/v1/webhooks/${endpoint.id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
+      await receiver.until(async () => (await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).attempts >= 1);
+      const attempted = await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
+      expect(attempted).toMatchObject({ status: 'pending', lastResponseStatus: null, lastError: expect.stringMatching(/^address not allowed/) });
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      await t.close();
+      await receiver.stop();
+    }
+  });
+});
+
