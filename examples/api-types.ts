@@ -1064,13 +1064,13 @@ export interface components {
         AuditEventResponse: {
             /** Format: uuid */
             id: string;
-            /** @description Who did it: `admin-api`, `api-key:<key id>`, or `system` (the demo data). */
+            /** @description Who did it: `admin-api`, `api-key:<key id>`, or `system` (the demo data, the webhook delivery worker). */
             actor: string;
             /** @description The `X-Request-Id` of the request that made the change; null for changes made outside a request. */
             requestId: string | null;
-            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created` or `conversation.recorded`. */
+            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated` or `webhook.disabled` (by the delivery worker: the receiver answered 410, or failed for 5 days). */
             action: string;
-            /** @description The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document` or `conversation`. */
+            /** @description The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation` or `webhook`. */
             targetType: string;
             targetId: string;
             /** @description Details of the event, e.g. `{ "from": "pro", "to": "business" }`. */
