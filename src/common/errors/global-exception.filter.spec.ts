@@ -200,6 +200,8 @@ describe('GlobalExceptionFilter', () => {
       ['P2039 57014 (statement_timeout)', databaseError('57014', 'canceling statement due to statement timeout')],
       ['P2039 08006 (connection failure)', databaseError('08006', 'connection failure')],
       ["pg's query_timeout", new Error('Query read timeout')],
+      ['a query on a client whose connection failed mid-transaction', new Error('Client has encountered a connection error and is not queryable')],
+      ['the same, reported by Prisma', new Prisma.PrismaClientKnownRequestError('Client has encountered a connection error and is not queryable', { code: 'P2010', clientVersion: CLIENT_VERSION })],
     ])('answers 503 SERVICE_UNAVAILABLE with Retry-After for %s', (_, exception) => {
       const response = handle(exception);
       expect(response.statusCode).toBe(503);

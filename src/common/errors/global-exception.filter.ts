@@ -47,6 +47,14 @@ const isUnavailableSqlState = (code: unknown): boolean => typeof code === 'strin
 const RETRY_AFTER_SECONDS = '5';
 
 /**
+ * pg's own messages: a lost connection, the pool's and the client's connect timeouts,
+ * query_timeout ("Query read timeout", when the server stops answering altogether), and the
+ * refusal of a client whose connection already failed: the next query of a transaction (or its
+ * ROLLBACK) after the server went away mid-transaction.
+ */
+const LOST_CONNECTION = /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable/i;
+
+/**
  * Writes the error envelope for everything thrown anywhere in the app, including unknown
  * routes and framework errors. The unexpected becomes a logged 500 with no internals exposed.
  */
@@ -112,14 +120,11 @@ export class GlobalExceptionFilter implements ExceptionFilter {
 function isDatabaseUnavailable(exception: unknown): boolean {
   if (exception instanceof Prisma.PrismaClientInitializationError) return true;
   if (exception instanceof Prisma.PrismaClientKnownRequestError) {
-    return UNAVAILABLE_PRISMA_CODES.has(exception.code) || isUnavailableSqlState(sqlStateOf(exception));
+    return UNAVAILABLE_PRISMA_CODES.has(exception.code) || isUnavailableSqlState(sqlStateOf(exception)) || LOST_CONNECTION.test(exception.message);
   }
   if (exception instanceof Error) {
     const code = (exception as { code?: unknown }).code;
-    // pg's own messages: a lost connection, the pool's and the client's connect timeouts, and
-    // query_timeout ("Query read timeout", when the server stops answering altogether).
-    return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(String(code)) || isUnavailableSqlState(code) ||
-      /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout/i.test(exception.message);
+    return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(String(code)) || isUnavailableSqlState(code) || LOST_CONNECTION.test(exception.message);
   }
   return false;
 }
