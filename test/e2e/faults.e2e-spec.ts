@@ -625,15 +625,7 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
     try {
       const startedAt = Date.now();
       connection.write(`POST /api/v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
-      // 16 KiB at a time, watching for the answer: the server closes the connection after it, and a
-      // client still writing into a closed connection is reset (and may lose what it had not read).
-      const chunk = Buffer.alloc(16 * 1024, 'a');
-      let sent = 0;
-      while (sent < 10 * 1024 * 1024 && !connection.closed && !connection.received.includes('\r\n\r\n{')) {
-        await connection.writeAndDrain(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
-        sent += chunk.length;
-        await sleep(2);
-      }
+      const sent = await connection.sendChunkedUntilAnswered(10 * 1024 * 1024);
       const answer = parseRaw(await connection.waitFor(/\r\n\r\n\{.*\}\}$/s, 5_000));
       const took = Date.now() - startedAt;
       process.stdout.write(`\n[faults] chunked body: 413 after ${took} ms and ${sent} bytes sent\n`);

@@ -1,7 +1,6 @@
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createTenant, TestTenant } from '../support/factories';
 import { listen, parseRaw, RawConnection } from '../support/raw-connection';
-import { sleep } from '../support/child-server';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -82,14 +81,8 @@ describe('HTTP edge cases: the parser, huge validation answers, chunked bodies',
     const connection = await RawConnection.open(port);
     try {
       connection.write(`POST /api/v1/leads HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${tenant.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
-      const chunk = Buffer.alloc(16 * 1024, 'a');
-      let sent = 0;
-      // Up to 20 MB, slowly: the answer must come long before, and the server must hang up.
-      while (sent < 20 * 1024 * 1024 && !connection.closed && !connection.received.includes('\r\n\r\n{')) {
-        await connection.writeAndDrain(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
-        sent += chunk.length;
-        await sleep(5);
-      }
+      // Up to 20 MB: the answer must come long before, and the server must hang up.
+      const sent = await connection.sendChunkedUntilAnswered(20 * 1024 * 1024);
       const answer = parseRaw(await connection.waitFor(/\r\n\r\n\{.*\}\}$/s, 3_000));
       expect(answer.status).toBe(413);
       expect(answer.json.error).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 64 KiB.', status: 413, requestId: answer.headers['x-request-id'] });

@@ -27,6 +27,22 @@ export class RawConnection {
     if (!this.closed && !this.socket.destroyed) this.socket.write(data);
   }
 
+  /**
+   * Sends a chunked body 16 KiB at a time, a little apart, until `maxBytes`, an answer or the
+   * connection's close: a client that keeps writing into a connection the server closed is reset,
+   * and may lose the answer it had not read. Returns the body bytes sent.
+   */
+  async sendChunkedUntilAnswered(maxBytes: number): Promise<number> {
+    const chunk = Buffer.alloc(16 * 1024, 'a');
+    let sent = 0;
+    while (sent < maxBytes && !this.closed && !this.received.includes('\r\n\r\n{')) {
+      await this.writeAndDrain(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+      sent += chunk.length;
+      await sleep(2);
+    }
+    return sent;
+  }
+
   writeAndDrain(data: Buffer): Promise<void> {
     return new Promise((resolve) => {
       if (this.closed || this.socket.destroyed || this.socket.write(data)) return resolve();
