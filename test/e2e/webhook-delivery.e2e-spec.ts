@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { EventRecorder } from '../../src/events/event-recorder';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
+import { DeliveryWorker } from '../../src/webhooks/delivery/delivery-worker';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createTenant, TestTenant } from '../support/factories';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -166,3 +167,57 @@ describe('Webhook delivery without WEBHOOK_ALLOWED_CIDRS', () => {
   });
 });
 
+
+describe('Webhook delivery: disabling a failing endpoint, and shutdown', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_SCHEDULE: '0.2' }, { webhookDelivery: { ...FAST, drainMs: 300 } });
+    tenant = await createTenant(t, { plan: 'enterprise' });
+    deliverOnlyFor(t, tenant.id);
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.stop();
+  });
+
+  it('disables an endpoint whose deliveries have all failed for 5 days (failing), audited', async () => {
+    receiver.respond = (_request, response) => response.writeHead(500).end();
+    const created = await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: receiver.url('/failing'), events: ['webhook.test'] }).expect(201);
+    const id = created.body.webhook.id;
+    // A delivery that failed six days ago, and no success since.
+    const old = await t.prisma.webhookEvent.create({ data: { tenantId: tenant.id, type: 'webhook.test', data: { object: {} } } });
+    await t.prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: id, eventId: old.id, eventType: 'webhook.test', status: 'failed', attempts: 10, nextAttemptAt: null, createdAt: new Date(Date.now() - 6 * 86_400_000) } });
+    await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+    await receiver.until(async () => (await t.http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key)).body.webhook.enabled === false);
+    expect((await t.http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key)).body.webhook).toMatchObject({ enabled: false, disabledReason: 'failing' });
+    const [audit] = (await t.admin().get(`/admin/v1/tenants/${tenant.id}/audit-log?limit=1`).expect(200)).body.events;
+    expect(audit).toMatchObject({ actor: 'system', action: 'webhook.disabled', targetId: id, data: { reason: 'failing' } });
+  });
+
+  it('keeps an endpoint that failed once but succeeded within 5 days', async () => {
+    receiver.respond = (_request, response) => response.writeHead(500).end();
+    const id = (await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: receiver.url('/flaky'), events: ['webhook.test'] }).expect(201)).body.webhook.id;
+    const old = await t.prisma.webhookEvent.create({ data: { tenantId: tenant.id, type: 'webhook.test', data: { object: {} } } });
+    await t.prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: id, eventId: old.id, eventType: 'webhook.test', status: 'failed', attempts: 10, nextAttemptAt: null, createdAt: new Date(Date.now() - 6 * 86_400_000) } });
+    await t.prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: id, eventId: old.id, eventType: 'webhook.test', status: 'succeeded', attempts: 1, nextAttemptAt: null, lastAttemptAt: new Date(Date.now() - 86_400_000) } });
+    const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
+    await receiver.until(async () => (await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).status === 'failed');
+    expect((await t.http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key)).body.webhook).toMatchObject({ enabled: true, disabledReason: null });
+  });
+
+  it('on shutdown stops claiming and gives back a delivery still in flight after the drain', async () => {
+    receiver.respond = () => undefined; // holds every request: the attempt stays in flight
+    const id = (await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: receiver.url('/held'), events: ['webhook.test'] }).expect(201)).body.webhook.id;
+    const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
+    await receiver.until(() => receiver.received.some((request) => request.path === '/held'));
+    expect((await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).leaseUntil).not.toBeNull();
+    // The hook the app's close (SIGTERM's graceful shutdown) runs before the database closes.
+    await t.app.get(DeliveryWorker).beforeApplicationShutdown();
+    const released = await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
+    expect(released).toMatchObject({ status: 'pending', attempts: 0, leaseUntil: null });
+  });
+});
