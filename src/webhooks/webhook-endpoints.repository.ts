@@ -21,9 +21,6 @@ export interface WebhookChanges {
   description?: string | null;
   enabled?: boolean;
   disabledReason?: string | null;
-  secret?: string;
-  previousSecret?: string | null;
-  previousSecretExpiresAt?: Date | null;
 }
 
 @Injectable()
@@ -48,6 +45,15 @@ export class WebhookEndpointsRepository {
 
   async update(tenantId: string, webhookId: string, data: WebhookChanges, tx: PrismaTransaction = this.prisma): Promise<WebhookRow | null> {
     const { count } = await tx.webhookEndpoint.updateMany({ where: { tenantId, id: webhookId }, data });
+    return count ? this.findById(tenantId, webhookId, tx) : null;
+  }
+
+  /**
+   * Replaces the secret if it is still `current`, which becomes the previous one. Null when the
+   * endpoint is gone or another rotation replaced `current` first.
+   */
+  async replaceSecret(tenantId: string, webhookId: string, current: string, secret: string, previousSecretExpiresAt: Date, tx: PrismaTransaction): Promise<WebhookRow | null> {
+    const { count } = await tx.webhookEndpoint.updateMany({ where: { tenantId, id: webhookId, secret: current }, data: { secret, previousSecret: current, previousSecretExpiresAt } });
     return count ? this.findById(tenantId, webhookId, tx) : null;
   }
 

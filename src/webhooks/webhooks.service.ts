@@ -98,22 +98,31 @@ export class WebhooksService {
   async rotateSecret(tenantId: string, webhookId: string, actor: Actor, now = new Date()): Promise<{ webhook: WebhookRow; secret: string }> {
     if (!isUuid(webhookId)) throw new NotFoundError('Webhook');
     const secret = generateWebhookSecret();
+    const expiresAt = new Date(now.getTime() + PREVIOUS_SECRET_LIFETIME_MS);
     const webhook = await this.prisma.$transaction(async (tx) => {
-      const previous = await this.webhooks.secretOf(tenantId, webhookId, tx);
-      if (!previous) throw new NotFoundError('Webhook');
-      const updated = (await this.webhooks.update(tenantId, webhookId, { secret, previousSecret: previous, previousSecretExpiresAt: new Date(now.getTime() + PREVIOUS_SECRET_LIFETIME_MS) }, tx))!;
-      await this.events.record(tx, tenantId, actor, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: webhookId });
-      return updated;
+      // Concurrent rotations: the secret is replaced only if it is still the one read (the later
+      // update waits for the earlier one's row lock, then finds the secret changed and reads it
+      // again), so each answered secret is the previous one of the next rotation and keeps signing.
+      for (;;) {
+        const current = await this.webhooks.secretOf(tenantId, webhookId, tx);
+        if (!current) throw new NotFoundError('Webhook');
+        const updated = await this.webhooks.replaceSecret(tenantId, webhookId, current, secret, expiresAt, tx);
+        if (!updated) continue;
+        await this.events.record(tx, tenantId, actor, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: webhookId });
+        return updated;
+      }
     });
     return { webhook, secret };
   }
 
   /** Queues a `webhook.test` event for this endpoint alone, enabled or not. */
   async sendTest(tenantId: string, webhookId: string): Promise<DeliveryRow> {
-    const webhook = await this.getWebhook(tenantId, webhookId);
+    if (!isUuid(webhookId)) throw new NotFoundError('Webhook');
     return this.prisma.$transaction(async (tx) => {
-      const queued = await this.events.publish(tx, tenantId, { type: 'webhook.test', object: { webhookId: webhook.id, message: 'A test event from the chatbot platform.' } }, webhook.id);
-      return (await this.deliveries.findById(tenantId, queued!.deliveryIds[0], tx))!;
+      const queued = await this.events.publish(tx, tenantId, { type: 'webhook.test', object: { id: webhookId, message: 'A test event from the chatbot platform.' } }, webhookId);
+      // Nothing queued: no endpoint of this tenant has this id (or it was just deleted).
+      if (!queued) throw new NotFoundError('Webhook');
+      return (await this.deliveries.findById(tenantId, queued.deliveryIds[0], tx))!;
     });
   }
 

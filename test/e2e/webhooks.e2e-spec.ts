@@ -52,7 +52,7 @@ describe('Webhooks: the management API', () => {
       ['https://[::1]/in', URL_REFUSED],
       ['http://127.0.0.2/in', URL_REFUSED],
       [`https://example.com/${'a'.repeat(2_050)}`, 'must be at most 2048 characters'],
-    ])('refuses the URL %.60s: %s', async (url, message) => {
+    ].map(([url, message]) => [url.length > 60 ? `${url.slice(0, 60)}...` : url, message, url]))('refuses the URL %s: %s', async (_label, message, url) => {
       expectError(await create(tenant.key, { url }), 400, 'VALIDATION_ERROR', [{ field: 'url', message }]);
     });
 
@@ -64,9 +64,26 @@ describe('Webhooks: the management API', () => {
     it.each([
       [[], 'must have at least 1 entry'],
       [['lead.deleted'], expect.stringMatching(/^each entry must be one of /)],
+      [['lead.created', 'LEAD.CREATED'], expect.stringMatching(/^each entry must be one of /)],
       [['*', 'lead.created'], 'must be ["*"] alone or a list of event types'],
+      [Array.from({ length: 11 }, () => 'lead.created'), 'must have at most 10 entries'],
+      ['lead.created', 'must be an array of event types'],
     ])('refuses events %j', async (events, message) => {
       expectError(await create(tenant.key, { events }), 400, 'VALIDATION_ERROR', [{ field: 'events', message }]);
+    });
+
+    it('takes a description of up to 500 characters or null, and every event type or ["*"]', async () => {
+      const all = ['lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test'];
+      expect((await create(tenant.key, { events: all, description: 'd'.repeat(500) }).expect(201)).body.webhook).toMatchObject({ events: all, description: 'd'.repeat(500) });
+      expect((await create(tenant.key, { events: ['*', '*'], description: null }).expect(201)).body.webhook).toMatchObject({ events: ['*'], description: null });
+      expectError(await create(tenant.key, { description: 'd'.repeat(501) }), 400, 'VALIDATION_ERROR', [{ field: 'description', message: 'must be at most 500 characters' }]);
+      expectError(await create(tenant.key, { url: null }), 400, 'VALIDATION_ERROR', [{ field: 'url', message: 'must be a string' }]);
+    });
+
+    it('never echoes the refused URL', async () => {
+      const response = await create(tenant.key, { url: 'https://VALUE-7f3a9:pw@10.0.0.1/VALUE-7f3a9' });
+      expect(response.status).toBe(400);
+      expect(response.text).not.toContain('VALUE-7f3a9');
     });
 
     it('allows at most 20 endpoints per tenant', async () => {
@@ -102,13 +119,24 @@ describe('Webhooks: the management API', () => {
     });
 
     it('rotates the secret, keeping the previous one for 24 hours', async () => {
+      const { updatedAt: _before, ...unchanged } = (await as(tenant.key).get(`/api/v1/webhooks/${id}`).expect(200)).body.webhook;
       const rotated = await as(tenant.key).post(`/api/v1/webhooks/${id}/rotate-secret`).expect(200);
-      expect(rotated.body).toEqual({ webhook: expect.objectContaining({ id }), secret: expect.stringMatching(SECRET) });
+      expect(rotated.body).toEqual({ webhook: { ...unchanged, updatedAt: expect.stringMatching(ISO_MS) }, secret: expect.stringMatching(SECRET) });
       expect(rotated.body.secret).not.toBe(secret);
+      expect((await as(tenant.key).get(`/api/v1/webhooks/${id}`).expect(200)).text).not.toContain(rotated.body.secret);
       const row = await t.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
       expect(row.previousSecret).toBe(secret);
       expect(row.previousSecretExpiresAt!.getTime() - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
       secret = rotated.body.secret;
+    });
+
+    it('answers each of two concurrent rotations with a secret that keeps signing', async () => {
+      const answers = await Promise.all([1, 2].map(() => as(tenant.key).post(`/api/v1/webhooks/${id}/rotate-secret`).expect(200)));
+      const [a, b] = answers.map((answer) => answer.body.secret as string);
+      expect(a).not.toBe(b);
+      const row = await t.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+      expect([row.secret, row.previousSecret].sort()).toEqual([a, b].sort());
+      secret = row.secret;
     });
 
     it('queues a webhook.test delivery, lists deliveries newest first with a status filter, and retries one', async () => {
@@ -121,7 +149,7 @@ describe('Webhooks: the management API', () => {
       });
       const second = (await as(tenant.key).post(`/api/v1/webhooks/${id}/test`).send({}).expect(202)).body.delivery;
       const event = await t.prisma.webhookEvent.findUniqueOrThrow({ where: { id: second.eventId } });
-      expect(event.data).toEqual({ object: { webhookId: id, message: 'A test event from the chatbot platform.' } });
+      expect(event).toMatchObject({ tenantId: tenant.id, type: 'webhook.test', data: { object: { id, message: 'A test event from the chatbot platform.' } } });
 
       const listed = await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?limit=1`).expect(200);
       expect(listed.body).toEqual({ deliveries: [second], pagination: { total: 2, limit: 1, offset: 0, hasMore: true } });
@@ -129,10 +157,24 @@ describe('Webhooks: the management API', () => {
       expect((await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=failed`).expect(200)).body.deliveries.map((d: { id: string }) => d.id)).toEqual([second.id]);
       expect((await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=pending`).expect(200)).body.deliveries.map((d: { id: string }) => d.id)).toEqual([first.body.delivery.id]);
 
+      await t.prisma.webhookDelivery.update({ where: { id: second.id }, data: { leaseUntil: new Date(Date.now() + 60_000), lastError: 'timeout' } });
+      const retriedAt = Date.now();
       const retried = await as(tenant.key).post(`/api/v1/webhooks/${id}/deliveries/${second.id}/retry`).expect(202);
-      expect(retried.body.delivery).toMatchObject({ id: second.id, status: 'pending', attempts: 10, nextAttemptAt: expect.stringMatching(ISO_MS) });
+      expect(retried.body).toEqual({ delivery: { ...second, status: 'pending', attempts: 10, lastError: 'timeout', nextAttemptAt: expect.stringMatching(ISO_MS) } });
+      expect(Math.abs(Date.parse(retried.body.delivery.nextAttemptAt) - retriedAt)).toBeLessThan(10_000);
+      expect((await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: second.id } })).leaseUntil).toBeNull();
+      expect((await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=pending&limit=1&offset=1`).expect(200)).body).toEqual({
+        deliveries: [expect.objectContaining({ id: first.body.delivery.id })],
+        pagination: { total: 2, limit: 1, offset: 1, hasMore: false },
+      });
       expectError(await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=done`), 400, 'VALIDATION_ERROR', [{ field: 'status', message: 'must be one of pending, succeeded, failed' }]);
       expectError(await as(tenant.key).post(`/api/v1/webhooks/${id}/test`).send({ extra: 1 }), 400, 'VALIDATION_ERROR', [{ field: 'extra', message: 'is not an allowed field' }]);
+    });
+
+    it('queues a test event for a disabled endpoint too', async () => {
+      await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ enabled: false }).expect(200);
+      expect((await as(tenant.key).post(`/api/v1/webhooks/${id}/test`).expect(202)).body.delivery).toMatchObject({ eventType: 'webhook.test', status: 'pending' });
+      await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ enabled: true }).expect(200);
     });
 
     it("is invisible to another tenant: 404 on get, update, delete, rotate, test, deliveries and retry", async () => {
@@ -166,6 +208,29 @@ describe('Webhooks: the management API', () => {
       expectError(await as(tenant.key).get(`/api/v1/webhooks/${id}`), 404, 'NOT_FOUND');
       expect(await t.prisma.webhookDelivery.count({ where: { endpointId: id } })).toBe(0);
       expectError(await as(tenant.key).delete(`/api/v1/webhooks/${id}`), 404, 'NOT_FOUND');
+    });
+  });
+
+  describe('without WEBHOOK_ALLOWED_CIDRS', () => {
+    let strict: TestApp;
+    let strictKey: string;
+    beforeAll(async () => {
+      // Its own connection: closing an app closes its connection.
+      strict = await createTestApp();
+      strictKey = (await createTenant(strict, { plan: 'enterprise' })).key;
+    });
+    afterAll(() => strict.close());
+
+    it.each([
+      ['http://127.0.0.1:4567/hook', URL_REFUSED],
+      ['https://127.0.0.1/hook', URL_REFUSED],
+      ['https://localhost/hook', URL_REFUSED],
+      ['https://api.localhost/hook', URL_REFUSED],
+      ['https://[::ffff:10.0.0.1]/hook', URL_REFUSED],
+      ['https://0x7f.1/hook', URL_REFUSED],
+    ])('refuses %s', async (url, message) => {
+      const response = await strict.http().post('/api/v1/webhooks').set('X-API-Key', strictKey).send({ url, events: ['*'] });
+      expectError(response, 400, 'VALIDATION_ERROR', [{ field: 'url', message }]);
     });
   });
 
