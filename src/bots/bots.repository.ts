@@ -42,6 +42,11 @@ export class BotsRepository {
     return tx.bot.count({ where: { tenantId, id: botId } }).then((count) => count > 0);
   }
 
+  /** Which of these ids are the tenant's bots. */
+  async existingIds(tenantId: string, botIds: string[], tx: PrismaTransaction = this.prisma): Promise<string[]> {
+    return (await tx.bot.findMany({ where: { tenantId, id: { in: botIds } }, select: { id: true } })).map((bot) => bot.id);
+  }
+
   count(tenantId: string, tx: PrismaTransaction = this.prisma): Promise<number> {
     return tx.bot.count({ where: { tenantId } });
   }

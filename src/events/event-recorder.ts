@@ -42,18 +42,51 @@ export class EventRecorder {
    * `endpointId`, for that endpoint alone, enabled or not (a test event). Returns the outbox row's
    * id, or undefined when no endpoint listens (then nothing is written).
    */
-  async publish(tx: PrismaTransaction, tenantId: string, event: PublishedEvent, endpointId?: string): Promise<{ eventId: string; deliveryIds: string[] } | undefined> {
-    const endpoints = await tx.webhookEndpoint.findMany({
-      where: endpointId ? { tenantId, id: endpointId } : { tenantId, enabled: true, OR: [{ events: { has: event.type } }, { events: { has: '*' } }] },
-      select: { id: true },
-    });
-    if (!endpoints.length) return undefined;
-    const data = { object: event.object, ...(event.previousAttributes ? { previousAttributes: event.previousAttributes } : {}) } as Prisma.InputJsonObject;
-    const { id: eventId } = await tx.webhookEvent.create({ data: { tenantId, type: event.type, data }, select: { id: true } });
-    const deliveries = await tx.webhookDelivery.createManyAndReturn({
-      data: endpoints.map((endpoint) => ({ tenantId, endpointId: endpoint.id, eventId, eventType: event.type })),
-      select: { id: true },
-    });
-    return { eventId, deliveryIds: deliveries.map((delivery) => delivery.id) };
+  async publish(tx: PrismaTransaction, tenantId: string, event: PublishedEvent, endpointId?: string): Promise<QueuedEvent | undefined> {
+    if (!endpointId) return (await this.publishAll(tx, tenantId, [event]))[0];
+    const endpoint = await tx.webhookEndpoint.findFirst({ where: { tenantId, id: endpointId }, select: { id: true } });
+    return endpoint ? (await this.queue(tx, tenantId, [{ event, endpointIds: [endpoint.id] }]))[0] : undefined;
   }
+
+  /**
+   * Queues many events in three statements whatever their number (an import of 1,000 leads):
+   * the listening endpoints are read once, the outbox rows and their deliveries written in bulk.
+   * Returns the queued events only (those some endpoint listens to), in order.
+   */
+  async publishAll(tx: PrismaTransaction, tenantId: string, events: readonly PublishedEvent[]): Promise<QueuedEvent[]> {
+    if (!events.length) return [];
+    const types = [...new Set(events.map((event) => event.type))];
+    const endpoints = await tx.webhookEndpoint.findMany({
+      where: { tenantId, enabled: true, OR: [{ events: { hasSome: types } }, { events: { has: '*' } }] },
+      select: { id: true, events: true },
+    });
+    if (!endpoints.length) return [];
+    const listened = events
+      .map((event) => ({ event, endpointIds: endpoints.filter((endpoint) => endpoint.events.includes('*') || endpoint.events.includes(event.type)).map((endpoint) => endpoint.id) }))
+      .filter(({ endpointIds }) => endpointIds.length);
+    return this.queue(tx, tenantId, listened);
+  }
+
+  private async queue(tx: PrismaTransaction, tenantId: string, listened: { event: PublishedEvent; endpointIds: string[] }[]): Promise<QueuedEvent[]> {
+    if (!listened.length) return [];
+    // INSERT ... VALUES ... RETURNING answers the rows in the order of the VALUES list.
+    const rows = await tx.webhookEvent.createManyAndReturn({ data: listened.map(({ event }) => ({ tenantId, type: event.type, data: payloadData(event) })), select: { id: true } });
+    const deliveries = await tx.webhookDelivery.createManyAndReturn({
+      data: listened.flatMap(({ event, endpointIds }, i) => endpointIds.map((endpointId) => ({ tenantId, endpointId, eventId: rows[i].id, eventType: event.type }))),
+      select: { id: true, eventId: true },
+    });
+    const byEvent = new Map<string, string[]>(rows.map((row) => [row.id, []]));
+    for (const delivery of deliveries) byEvent.get(delivery.eventId)!.push(delivery.id);
+    return rows.map((row) => ({ eventId: row.id, deliveryIds: byEvent.get(row.id)! }));
+  }
+}
+
+/** An event in the outbox and its deliveries. */
+export interface QueuedEvent {
+  eventId: string;
+  deliveryIds: string[];
+}
+
+function payloadData(event: PublishedEvent): Prisma.InputJsonObject {
+  return { object: event.object, ...(event.previousAttributes ? { previousAttributes: event.previousAttributes } : {}) } as Prisma.InputJsonObject;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Pagination } from '../common/paging/pagination';
 import { LeadSource, LeadStatus } from '../generated/prisma/enums';
 import type { LeadRow } from './leads.repository';
@@ -74,4 +74,13 @@ export function toLeadResponse(row: LeadRow): LeadResponse {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+export class ImportLeadsResponse {
+  /** How many leads were created. */
+  imported: number;
+
+  /** The created leads, in the order sent; only for a key that also has `leads:read`. */
+  @ApiPropertyOptional({ type: [LeadResponse] })
+  leads?: LeadResponse[];
 }

@@ -1,8 +1,11 @@
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
+import { BodyLimit } from '../common/http/json-body.guard';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
 import { sendRecorded } from '../idempotency/idempotent-response';
 import type { ApiPrincipal } from '../common/http/request-context';
@@ -10,10 +13,17 @@ import { ApiIdParam, ApiV1Endpoint, ApiV1NoContent, headerRef, JSON_BODY_ERRORS 
 import { NoQueryDto, toPage } from '../common/paging/pagination';
 import { Scope } from '../common/access/scopes';
 import { CreateLeadDto } from './dto/create-lead.dto';
+import { ExportLeadsQueryDto } from './dto/export-leads.query';
+import { ImportLeadsDto } from './dto/import-leads.dto';
 import { ListLeadsQueryDto } from './dto/list-leads.query';
 import { UpdateLeadDto } from './dto/update-lead.dto';
-import { LeadEnvelope, LeadListResponse, toLeadResponse } from './lead.mapper';
+import { leadCsvStringifier, toLeadCsvRecord } from './lead-csv';
+import { ImportLeadsResponse, LeadEnvelope, LeadListResponse, toLeadResponse } from './lead.mapper';
+import type { LeadRow } from './leads.repository';
 import { LeadsService } from './leads.service';
+
+/** Up to 1,000 leads of up to ~4 KB each. */
+const IMPORT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
 @Controller('api/v1/leads')
 @ApiTags('Leads')
@@ -25,6 +35,31 @@ export class LeadsController {
   async list(@Principal() { tenant }: ApiPrincipal, @Query() query: ListLeadsQueryDto): Promise<LeadListResponse> {
     const { leads, pagination } = await this.leads.listLeads(tenant.id, query, toPage(query));
     return { leads: leads.map(toLeadResponse), pagination };
+  }
+
+  @Get('export')
+  @ApiV1Endpoint({
+    operationId: 'exportLeads',
+    summary: 'Export leads as CSV',
+    description:
+      'The leads matching the filters of `GET /api/v1/leads` (no `limit` or `offset`), newest first, streamed as CSV (RFC 4180, CRLF line ends) with a header row ' +
+      'of the Lead fields; `tags` are joined by `;`, null is an empty cell. A cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `\'` ' +
+      '(spreadsheet formula injection). Any number of leads, in constant memory.',
+    scopes: [Scope.LeadsRead],
+    produces: 'text/csv',
+  })
+  async export(@Principal() { tenant }: ApiPrincipal, @Query() query: ExportLeadsQueryDto, @Res() response: Response): Promise<void> {
+    const leads = await this.leads.exportLeads(tenant.id, query);
+    response.status(200).setHeader('Content-Type', 'text/csv; charset=utf-8');
+    response.setHeader('Content-Disposition', 'attachment; filename="leads.csv"');
+    // A failure after the first bytes can only cut the file: pipeline then destroys the response,
+    // so the client sees a broken transfer rather than a short file that looks complete.
+    await pipeline(
+      Readable.from(leads),
+      new Transform({ objectMode: true, transform: (lead: LeadRow, _encoding, done) => done(null, toLeadCsvRecord(toLeadResponse(lead))) }),
+      leadCsvStringifier(),
+      response,
+    ).catch(() => undefined);
   }
 
   @Get(':id')
@@ -71,10 +106,14 @@ export class LeadsController {
   @Patch(':id')
   @ApiV1Endpoint({
     operationId: 'updateLead',
-    summary: 'Move a lead along the status machine',
-    description:
+    summary: 'Update a lead',
+    description: [
+      'Any of `status`, `name`, `email`, `phone`, `company`, `message` and `tags`, with the rules of creation: `null` (or an empty string) clears `phone`, ' +
+        '`company` and `message`; `tags` replaces the list. An empty body is 400. `status` moves along the status machine (409 `INVALID_STATUS_TRANSITION` otherwise, ' +
+        'and then nothing changes). `updatedAt` moves, and a `lead.updated` event with `previousAttributes` is sent, only when a value changed.',
       'Answers 200 with the lead when the key also has `leads:read`, otherwise 204 without a body: a write-only key never reads lead data ' +
-      '(nor the current status, from a 409).',
+        '(nor the current status, from a 409).',
+    ].join('\n\n'),
     scopes: [Scope.LeadsWrite],
     type: LeadEnvelope,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.INVALID_STATUS_TRANSITION, ...JSON_BODY_ERRORS],
@@ -89,9 +128,45 @@ export class LeadsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<LeadEnvelope | undefined> {
     const canRead = apiKey.scopes.includes(Scope.LeadsRead);
-    const lead = await this.leads.changeStatus(tenant.id, id, body.status, { canRead });
+    const lead = await this.leads.updateLead(tenant.id, id, body, { canRead });
     if (canRead) return { lead: toLeadResponse(lead) };
     response.status(204);
     return undefined;
   }
+
+  @Post('import')
+  @HttpCode(201)
+  @BodyLimit(IMPORT_BODY_LIMIT_BYTES)
+  @ApiV1Endpoint({
+    operationId: 'importLeads',
+    summary: 'Import up to 1,000 leads at once',
+    description: [
+      'Each entry as the body of `POST /api/v1/leads`; the leads get source `import`. All or nothing: any invalid entry is a 400 whose details name it ' +
+        '(`leads[17].email`), and nothing is stored. The body may be up to 4 MiB (other routes: 64 KiB).',
+      'The answer lists the leads, in the order sent, when the key also has `leads:read`; otherwise only their number. ' +
+        '`Idempotency-Key` works as on `POST /api/v1/leads`.',
+    ].join('\n\n'),
+    scopes: [Scope.LeadsWrite],
+    status: 201,
+    type: ImportLeadsResponse,
+    headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
+    errors: [...JSON_BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
+  })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: false,
+    description: 'A unique key per import, so that the request can be retried safely. Scoped to the tenant, kept 24 hours.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+  })
+  async import(
+    @Principal() { tenant, apiKey }: ApiPrincipal,
+    @Body() body: ImportLeadsDto,
+    @IdempotencyKey() idempotencyKey: string | undefined,
+    @Query() _query: NoQueryDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ImportLeadsResponse> {
+    const { imported, leads } = sendRecorded(response, await this.leads.importLeads(tenant.id, body.leads, idempotencyKey));
+    return apiKey.scopes.includes(Scope.LeadsRead) ? { imported, leads } : { imported };
+  }
+
 }

@@ -29,6 +29,15 @@ export interface LeadFilter {
   search?: string;
 }
 
+/** The fields a PATCH may change, already normalised (null clears, tags replace). */
+export type LeadChanges = Partial<Pick<LeadRow, 'name' | 'email' | 'phone' | 'company' | 'message' | 'status' | 'tags'>>;
+
+/** Where an export resumes: after the last lead written, in the list's order. */
+export interface LeadCursor {
+  createdAt: Date;
+  id: string;
+}
+
 export interface NewLead {
   name: string;
   email: string;
@@ -90,9 +99,31 @@ export class LeadsRepository {
     return tx.lead.create({ data: { tenantId, ...data }, select: leadSelect });
   }
 
-  async updateStatus(tenantId: string, leadId: string, from: LeadStatus, to: LeadStatus, tx: PrismaTransaction): Promise<boolean> {
-    const { count } = await tx.lead.updateMany({ where: { tenantId, id: leadId, status: from }, data: { status: to } });
-    return count === 1;
+  /** Many leads in one statement (an import); the triggers keep counters and searchText right. */
+  createMany(tenantId: string, leads: NewLead[], tx: PrismaTransaction): Promise<LeadRow[]> {
+    return tx.lead.createManyAndReturn({ data: leads.map((lead) => ({ tenantId, ...lead })), select: leadSelect });
+  }
+
+  /**
+   * Reads the lead and locks its row until the transaction ends, so that concurrent updates of
+   * one lead apply one after the other, each to what the previous one left.
+   */
+  async findForUpdate(tenantId: string, leadId: string, tx: PrismaTransaction): Promise<LeadRow | null> {
+    const locked = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "Lead" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${leadId}::uuid FOR UPDATE`;
+    return locked.length ? this.findById(tenantId, leadId, tx) : null;
+  }
+
+  update(tenantId: string, leadId: string, changes: LeadChanges, tx: PrismaTransaction): Promise<LeadRow> {
+    return tx.lead.update({ where: { id: leadId, tenantId }, data: changes, select: leadSelect });
+  }
+
+  /** The next `size` leads of the list's order after `cursor` (an export's batch). */
+  batchAfter(tenantId: string, filter: LeadFilter, cursor: LeadCursor | undefined, size: number): Promise<LeadRow[]> {
+    const where = this.where(tenantId, filter);
+    const after: Prisma.LeadWhereInput | undefined = cursor && {
+      OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }],
+    };
+    return this.prisma.lead.findMany({ where: after ? { AND: [where, after] } : where, orderBy: newestFirst, take: size, select: leadSelect });
   }
 
   private where(tenantId: string, filter: LeadFilter): Prisma.LeadWhereInput {

@@ -10,11 +10,11 @@ import { BotsRepository } from '../bots/bots.repository';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { EventRecorder } from '../events/event-recorder';
 import { previousAttributesOf } from '../events/previous-attributes';
-import type { LeadStatus } from '../generated/prisma/enums';
 import type { CreateLeadDto } from './dto/create-lead.dto';
+import type { UpdateLeadDto } from './dto/update-lead.dto';
 import { canMoveLead } from './lead-status';
-import { LeadEnvelope, toLeadResponse } from './lead.mapper';
-import { LeadFilter, LeadRow, LeadsRepository, NewLead } from './leads.repository';
+import { LeadEnvelope, LeadResponse, toLeadResponse } from './lead.mapper';
+import { LeadChanges, LeadFilter, LeadRow, LeadsRepository, NewLead } from './leads.repository';
 
 /** A lead's contact fields; an optional field left out, empty or null is none. */
 export interface LeadContact {
@@ -85,34 +85,103 @@ export class LeadsService {
   }
 
   /**
-   * Moves a lead along the status machine; an illegal move is 409 INVALID_STATUS_TRANSITION. A
-   * caller that may not read leads learns nothing of the lead from the refusal, not even its status.
+   * PATCH /api/v1/leads/:id: any of the lead's fields, the status along the status machine (an
+   * illegal move is 409 INVALID_STATUS_TRANSITION). A caller that may not read leads learns
+   * nothing of the lead from the refusal, not even its status. Nothing changed: nothing written,
+   * `updatedAt` kept, no event.
    */
-  async changeStatus(tenantId: string, leadId: string, to: LeadStatus, { canRead }: { canRead: boolean }): Promise<LeadRow> {
+  async updateLead(tenantId: string, leadId: string, input: UpdateLeadDto, { canRead }: { canRead: boolean }): Promise<LeadRow> {
+    if (Object.values(input).every((value) => value === undefined)) throw ValidationError.field('body', 'must have at least one field to change');
     if (!isUuid(leadId)) throw new NotFoundError('Lead');
     return this.prisma.$transaction(async (tx) => {
-      const lead = await this.leads.findById(tenantId, leadId, tx);
+      const lead = await this.leads.findForUpdate(tenantId, leadId, tx);
       if (!lead) throw new NotFoundError('Lead');
-      if (lead.status === to) return lead;
-      const illegal = () =>
-        new AppError(ErrorCode.INVALID_STATUS_TRANSITION, canRead ? `A lead cannot move from ${lead.status} to ${to}.` : `The lead's current status does not allow a move to ${to}.`);
-      if (!canMoveLead(lead.status, to)) throw illegal();
-      if (await this.leads.updateStatus(tenantId, leadId, lead.status, to, tx)) {
-        const moved = (await this.leads.findById(tenantId, leadId, tx))!;
-        await this.events.publish(tx, tenantId, {
-          type: 'lead.updated',
-          object: toLeadResponse(moved),
-          previousAttributes: previousAttributesOf(toLeadResponse(lead), toLeadResponse(moved)),
-        });
-        return moved;
+      const changes = changedFields(lead, input);
+      if (changes.status && !canMoveLead(lead.status, changes.status)) {
+        throw new AppError(
+          ErrorCode.INVALID_STATUS_TRANSITION,
+          canRead ? `A lead cannot move from ${lead.status} to ${changes.status}.` : `The lead's current status does not allow a move to ${changes.status}.`,
+        );
       }
-      // A concurrent request moved the lead after it was read: the same move is then a no-op
-      // (what a sequential repeat would answer), any other outcome a conflict.
-      const current = await this.leads.findById(tenantId, leadId, tx);
-      if (current?.status === to) return current;
-      throw illegal();
+      if (!Object.keys(changes).length) return lead;
+      const updated = await this.leads.update(tenantId, leadId, changes, tx);
+      const [before, after] = [toLeadResponse(lead), toLeadResponse(updated)];
+      await this.events.publish(tx, tenantId, { type: 'lead.updated', object: after, previousAttributes: previousAttributesOf(before, after) });
+      return updated;
     });
   }
+
+  /**
+   * POST /api/v1/leads/import: up to 1,000 leads, all or nothing, in one transaction with one
+   * multi-row insert (a lead at a time took N round trips), with their lead.created events.
+   */
+  importLeads(tenantId: string, leads: CreateLeadDto[], idempotencyKey: string | undefined): Promise<IdempotentResponse<ImportedLeads>> {
+    const request = { method: 'POST', path: '/api/v1/leads/import', body: { leads } };
+    return this.idempotency.run(tenantId, idempotencyKey, request, async (tx) => {
+      await this.assertOwnBots(tenantId, leads, tx);
+      const rows = await this.leads.createMany(tenantId, leads.map((lead) => toNewLead(lead, { botId: lead.botId ?? null, conversationId: null, source: 'import' })), tx);
+      const created = rows.map(toLeadResponse);
+      await this.events.publishAll(tx, tenantId, created.map((object) => ({ type: 'lead.created', object })));
+      return { status: 201, location: null, body: { imported: created.length, leads: created } };
+    });
+  }
+
+  /**
+   * The leads matching the list's filters, newest first, in batches read one after the other (a
+   * keyset on the list's order: each batch is one indexed read, memory stays one batch). The first
+   * batch is read before this returns, so that a failure is still an error answer, not a cut file.
+   */
+  async exportLeads(tenantId: string, filter: LeadFilter): Promise<AsyncIterable<LeadRow>> {
+    assertDateRange(filter);
+    const first = await this.leads.batchAfter(tenantId, filter, undefined, EXPORT_BATCH_SIZE);
+    const leads = this.leads;
+    return (async function* () {
+      let batch = first;
+      while (batch.length) {
+        yield* batch;
+        if (batch.length < EXPORT_BATCH_SIZE) return;
+        const last = batch[batch.length - 1];
+        batch = await leads.batchAfter(tenantId, filter, { createdAt: last.createdAt, id: last.id }, EXPORT_BATCH_SIZE);
+      }
+    })();
+  }
+
+  /** Every botId of an import must be one of the tenant's bots; each other one is named. */
+  private async assertOwnBots(tenantId: string, leads: CreateLeadDto[], tx: PrismaTransaction): Promise<void> {
+    const botIds = [...new Set(leads.map((lead) => lead.botId).filter((botId): botId is string => !!botId))];
+    if (!botIds.length) return;
+    const own = new Set(await this.bots.existingIds(tenantId, botIds, tx));
+    const details = leads.flatMap((lead, i) => (lead.botId && !own.has(lead.botId) ? [{ field: `leads[${i}].botId`, message: 'must be the id of one of your bots' }] : []));
+    if (details.length) throw new ValidationError(details);
+  }
+}
+
+/** The answer to an import; `leads` is left out for a key without leads:read. */
+export interface ImportedLeads {
+  imported: number;
+  leads?: LeadResponse[];
+}
+
+/** Leads per read of an export: big enough to amortise the round trip, small in memory. */
+const EXPORT_BATCH_SIZE = 1_000;
+
+/** The fields of `input` whose normalised value differs from the lead's. */
+function changedFields(lead: LeadRow, input: UpdateLeadDto): LeadChanges {
+  const wanted: LeadChanges = {
+    name: input.name,
+    email: input.email,
+    status: input.status,
+    ...(input.phone !== undefined ? { phone: orNull(input.phone) } : {}),
+    ...(input.company !== undefined ? { company: orNull(input.company) } : {}),
+    ...(input.message !== undefined ? { message: orNull(input.message) } : {}),
+    ...(input.tags !== undefined ? { tags: input.tags ?? [] } : {}),
+  };
+  const changes: LeadChanges = {};
+  for (const [field, value] of Object.entries(wanted) as [keyof LeadChanges, unknown][]) {
+    if (value === undefined || JSON.stringify(value) === JSON.stringify(lead[field])) continue;
+    Object.assign(changes, { [field]: value });
+  }
+  return changes;
 }
 
 function toNewLead(contact: LeadContact, origin: Pick<NewLead, 'botId' | 'conversationId' | 'source'>): NewLead {

@@ -140,6 +140,8 @@ export interface EndpointDocs {
   status?: number;
   /** The success body; none for 204. */
   type?: Type;
+  /** A success body that is not JSON: its media type (the body is then a string, e.g. a CSV file). */
+  produces?: string;
   /** Headers of the success answer beyond X-Request-Id (and the rate-limit headers on /api/v1). */
   headers?: HeadersObject;
   /** The endpoint's own error codes, beyond the ones its kind of route always has. */
@@ -152,6 +154,7 @@ function successResponse(docs: EndpointDocs, headers: HeadersObject, description
     description,
     headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...headers, ...docs.headers },
     ...(docs.type ? { type: docs.type } : {}),
+    ...(docs.produces ? { content: { [docs.produces]: { schema: { type: 'string' } } } } : {}),
   });
 }
 

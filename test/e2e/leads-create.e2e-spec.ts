@@ -467,7 +467,6 @@ describe('Leads: create, get and change status', () => {
       ['an empty string', { status: '' }],
       ['a number', { status: 1 }],
       ['null', { status: null }],
-      ['missing', {}],
     ])('rejects a status that is %s with 400 on status', async (_label, body) => {
       const lead = await createLead(t, tenant.key);
       const response = await patch(lead.id).send(body);
@@ -476,11 +475,17 @@ describe('Leads: create, get and change status', () => {
       expect((await getLead(lead.id).expect(200)).body.lead.status).toBe('new');
     });
 
-    it('rejects fields other than status', async () => {
+    it('rejects an empty body with 400 on body', async () => {
+      const lead = await createLead(t, tenant.key);
+      const response = await patch(lead.id).send({});
+      expect(response.body).toEqual(envelope(response, 'VALIDATION_ERROR', 400, ['body']));
+    });
+
+    it("rejects fields that are not the lead's own to change", async () => {
       const lead = await createLead(t, tenant.key, { name: 'Keep Me' });
-      const response = await patch(lead.id).send({ status: 'contacted', name: 'Changed' });
+      const response = await patch(lead.id).send({ status: 'contacted', name: 'Changed', botId: bot.id, source: 'import' });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual(envelope(response, 'VALIDATION_ERROR', 400, ['name']));
+      expect(response.body).toEqual(envelope(response, 'VALIDATION_ERROR', 400, ['botId', 'source']));
       expect((await getLead(lead.id).expect(200)).body.lead).toEqual(expect.objectContaining({ name: 'Keep Me', status: 'new' }));
     });
 

@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { json, type Response } from 'express';
+import { Reflector } from '@nestjs/core';
+import { json, type RequestHandler, type Response } from 'express';
 import typeIs from 'type-is';
 import { AppError, ValidationError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-codes';
@@ -7,8 +8,20 @@ import type { AppRequest } from './request-context';
 
 export const BODY_LIMIT = '64kb';
 const BODY_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * A larger body limit for one route (in bytes): a bulk import carries up to 1,000 leads. Every
+ * other route keeps the contract's 64 KiB.
+ */
+export const BodyLimit = Reflector.createDecorator<number>();
+
 // Not strict: a JSON primitive parses, and is then refused as "not an object" with a clear detail.
-const parseJson = json({ limit: BODY_LIMIT, strict: false, type: () => true });
+const parsers = new Map<number, RequestHandler>();
+function jsonParser(limitBytes: number): RequestHandler {
+  let parser = parsers.get(limitBytes);
+  if (!parser) parsers.set(limitBytes, (parser = json({ limit: limitBytes, strict: false, type: () => true })));
+  return parser;
+}
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
@@ -21,14 +34,19 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
  */
 @Injectable()
 export class JsonBodyGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<AppRequest>();
-    if (METHODS_WITH_BODY.has(request.method)) await this.readBody(request, http.getResponse<Response>());
+    if (METHODS_WITH_BODY.has(request.method)) {
+      const limitBytes = this.reflector.get(BodyLimit, context.getHandler()) ?? BODY_LIMIT_BYTES;
+      await this.readBody(request, http.getResponse<Response>(), limitBytes);
+    }
     return true;
   }
 
-  private async readBody(request: AppRequest, response: Response): Promise<void> {
+  private async readBody(request: AppRequest, response: Response, limitBytes: number): Promise<void> {
     // No body at all (or Content-Length: 0) is an empty object, so the DTO names the missing fields.
     if (!typeIs.hasBody(request) || request.headers['content-length'] === '0') {
       request.body = {};
@@ -42,9 +60,9 @@ export class JsonBodyGuard implements CanActivate {
     // 10 MB slowly learnt that it was too large only at the end of its upload, or never (Node's
     // 5-minute requestTimeout), holding the connection all along (test/e2e/faults.e2e-spec.ts).
     // The connection is closed after the answer rather than drained.
-    if (Number(request.headers['content-length']) > BODY_LIMIT_BYTES) throw tooLarge(response);
+    if (Number(request.headers['content-length']) > limitBytes) throw tooLarge(response, limitBytes);
     await new Promise<void>((resolve, reject) => {
-      parseJson(request, response, (error?: unknown) => (error ? reject(error) : resolve()));
+      jsonParser(limitBytes)(request, response, (error?: unknown) => (error ? reject(error) : resolve()));
       // body-parser notices a body without a declared length (chunked) passing the limit, but then
       // reads the rest of it before answering (20 MB of it, if sent). Counting here refuses it as
       // soon as it passes the limit; the connection is closed after the answer. Attached after
@@ -52,9 +70,9 @@ export class JsonBodyGuard implements CanActivate {
       let received = 0;
       const countBytes = (chunk: Buffer) => {
         received += chunk.length;
-        if (received <= BODY_LIMIT_BYTES) return;
+        if (received <= limitBytes) return;
         request.off('data', countBytes);
-        reject(tooLarge(response));
+        reject(tooLarge(response, limitBytes));
       };
       request.on('data', countBytes);
       request.once('end', () => request.off('data', countBytes));
@@ -66,7 +84,8 @@ export class JsonBodyGuard implements CanActivate {
   }
 }
 
-function tooLarge(response: Response): AppError {
+function tooLarge(response: Response, limitBytes: number): AppError {
   response.setHeader('Connection', 'close');
-  return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'The request body is larger than 64 KiB.');
+  const limit = limitBytes % (1024 * 1024) === 0 ? `${limitBytes / (1024 * 1024)} MiB` : `${limitBytes / 1024} KiB`;
+  return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `The request body is larger than ${limit}.`);
 }
