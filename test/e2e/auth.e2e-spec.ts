@@ -42,6 +42,9 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'POST /api/v1/leads', method: 'post', path: () => '/api/v1/leads', scope: 'leads:write', body: { name: 'Scoped Lead', email: 'scoped@example.com' }, success: 201, expected: () => ({ lead: expect.objectContaining({ name: 'Scoped Lead', source: 'api', status: 'new' }) }) },
   // A key with leads:write alone gets no lead data back: 204 (API_DECISIONS, Lead updates).
   { name: 'PATCH /api/v1/leads/:id', method: 'patch', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:write', body: { status: 'contacted' }, success: 204, expected: () => ({}) },
+  { name: 'POST /api/v1/leads/import', method: 'post', path: () => '/api/v1/leads/import', scope: 'leads:write', body: { leads: [{ name: 'Imported', email: 'imported@example.com' }] }, success: 201, expected: () => ({ imported: 1 }) },
+  // A CSV body: supertest leaves `body` empty for text/csv.
+  { name: 'GET /api/v1/leads/export', method: 'get', path: () => '/api/v1/leads/export', scope: 'leads:read', success: 200, expected: () => ({}) },
   { name: 'POST /api/v1/webhooks', method: 'post', path: () => '/api/v1/webhooks', scope: 'webhooks:manage', body: { url: 'https://hooks.example.com/in', events: ['*'] }, success: 201, expected: () => ({ webhook: expect.objectContaining({ url: 'https://hooks.example.com/in' }), secret: expect.any(String) }) },
   { name: 'GET /api/v1/webhooks', method: 'get', path: () => '/api/v1/webhooks', scope: 'webhooks:manage', success: 200, expected: (f) => ({ webhooks: expect.arrayContaining([expect.objectContaining({ id: f.webhookId })]) }) },
   { name: 'GET /api/v1/webhooks/:id', method: 'get', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', success: 200, expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId }) }) },
@@ -65,6 +68,8 @@ const API_ROUTE_SCOPES: [string, Scope[]][] = [
   ['GET /api/v1/leads/:id', ['leads:read']],
   ['POST /api/v1/leads', ['leads:write']],
   ['PATCH /api/v1/leads/:id', ['leads:write']],
+  ['POST /api/v1/leads/import', ['leads:write']],
+  ['GET /api/v1/leads/export', ['leads:read']],
   ['POST /api/v1/webhooks', ['webhooks:manage']],
   ['GET /api/v1/webhooks', ['webhooks:manage']],
   ['GET /api/v1/webhooks/:id', ['webhooks:manage']],

@@ -95,6 +95,10 @@ interface RouteDef {
   /** Fixture names for each `{param}` of the template. */
   ids?: string[][];
   body?: BodyShape;
+  /** The route's body limit when it is not the contract's 64 KiB (the lead import). */
+  bodyLimit?: number;
+  /** The success body's media type when it is not JSON (the lead export). */
+  produces?: string;
 }
 
 interface BodyShape {
@@ -369,7 +373,15 @@ const leadFields: BodyShape = {
     tags: fc.array(str(fc.oneof(weirdText, fc.constantFrom('webinar', 'a'.repeat(51), ' '))), { maxLength: 22 }).map((tags) => `[${tags.join(',')}]`),
   },
 };
-const statusBody: BodyShape = { required: { status: str(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...STATUSES) }, { weight: 1, arbitrary: fc.constantFrom('NEW', 'won', 'toString', ' new', '') })) }, optional: {} };
+const statusField = str(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...STATUSES) }, { weight: 1, arbitrary: fc.constantFrom('NEW', 'won', 'toString', ' new', '') }));
+const { botId: _botId, ...leadOwnFields } = leadFields.optional;
+/** PATCH /api/v1/leads/:id: every field optional; the status more often than the rest. */
+const leadPatchFields: BodyShape = {
+  required: {},
+  optional: { status: statusField, ...leadFields.required, ...leadOwnFields, phone: fc.oneof(leadFields.optional.phone, fc.constant('null')) },
+};
+const leadEntry = objectBody(leadFields);
+const importFields: BodyShape = { required: { leads: fc.array(fc.oneof({ weight: 5, arbitrary: leadEntry }, { weight: 1, arbitrary: fc.constantFrom('1', 'null', '[]', '"lead"') }), { maxLength: 4 }).map((items) => `[${items.join(',')}]`) }, optional: {} };
 const tenantFields: BodyShape = {
   required: { name: str(weirdText), slug: str(fc.oneof(fc.stringMatching(/^[a-z0-9]{1,10}(-[a-z0-9]{1,6}){0,2}$/), fc.constantFrom('{{sandbox.slug}}', 'UPPER', 'a--b', '-a', 'a'.repeat(64)))), plan: str(fc.oneof(fc.constantFrom(...PLANS), weirdText)) },
   optional: {},
@@ -436,7 +448,11 @@ const goodLead = fc
     { requiredKeys: ['name', 'email'] },
   )
   .map((lead) => JSON.stringify(lead));
-const goodStatus = fc.constantFrom(...STATUSES).map((status) => JSON.stringify({ status }));
+const goodLeadPatch = fc
+  .record({ status: fc.constantFrom(...STATUSES), name: goodName, company: fc.oneof(goodName, fc.constant(null)), tags: fc.array(fc.constantFrom('vip', 'webinar'), { maxLength: 3 }) }, { requiredKeys: [] })
+  .filter((patch) => Object.keys(patch).length > 0)
+  .map((patch) => JSON.stringify(patch));
+const goodImport = fc.array(goodLead, { minLength: 1, maxLength: 3 }).map((leads) => `{"leads":[${leads.join(',')}]}`);
 const goodTenant = fc.record({ name: goodName, slug: fc.stringMatching(/^fz-[a-z0-9]{10}$/), plan: fc.constantFrom(...PLANS) }).map((tenant) => JSON.stringify(tenant));
 const goodTenantPatch = fc.record({ name: goodName, plan: fc.constantFrom('pro', 'business', 'enterprise', 'enterprise', 'free') }, { requiredKeys: [] }).map((patch) => JSON.stringify(patch));
 const goodKey = fc
@@ -468,7 +484,8 @@ const goodConversation = fc
   )
   .map((conversation) => JSON.stringify(conversation));
 leadFields.valid = goodLead;
-statusBody.valid = goodStatus;
+leadPatchFields.valid = goodLeadPatch;
+importFields.valid = goodImport;
 tenantFields.valid = goodTenant;
 tenantPatchFields.valid = goodTenantPatch;
 keyFields.valid = goodKey;
@@ -491,7 +508,9 @@ const API_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/leads/{id}', scope: 'leads:read', query: [], ids: [['own.lead', 'own.widgetLead', 'foreign.lead', 'own.bot']] },
 ];
 const CREATE_LEAD: RouteDef = { method: 'POST', template: '/api/v1/leads', scope: 'leads:write', query: [], body: leadFields };
-const UPDATE_LEAD: RouteDef = { method: 'PATCH', template: '/api/v1/leads/{id}', scope: 'leads:write', query: [], ids: [['own.lead', 'own.lead2', 'own.lead3', 'own.widgetLead', 'foreign.lead']], body: statusBody };
+const UPDATE_LEAD: RouteDef = { method: 'PATCH', template: '/api/v1/leads/{id}', scope: 'leads:write', query: [], ids: [['own.lead', 'own.lead2', 'own.lead3', 'own.widgetLead', 'foreign.lead']], body: leadPatchFields };
+const IMPORT_LEADS: RouteDef = { method: 'POST', template: '/api/v1/leads/import', scope: 'leads:write', query: [], body: importFields, bodyLimit: 4 * 1024 * 1024 };
+const EXPORT_LEADS: RouteDef = { method: 'GET', template: '/api/v1/leads/export', scope: 'leads:read', query: ['botId', 'from', 'to', 'search'], produces: 'text/csv' };
 const ADMIN_TENANTS = ['sandbox.tenant', 'sandbox.tenant', 'sandbox.tenant', 'sandboxFree.tenant'];
 const ADMIN_ROUTES: RouteDef[] = [
   { method: 'POST', template: '/admin/v1/tenants', admin: true, body: tenantFields },
@@ -518,7 +537,7 @@ const WEBHOOK_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/webhooks/{id}/deliveries', scope: 'webhooks:manage', query: ['limit', 'offset', 'status'], ids: [WEBHOOK_IDS] },
   { method: 'POST', template: '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS, ['own.delivery', 'foreign.delivery', 'own.lead']], body: emptyBody },
 ];
-const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, ...WEBHOOK_ROUTES, ...ADMIN_ROUTES];
+const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, IMPORT_LEADS, EXPORT_LEADS, ...WEBHOOK_ROUTES, ...ADMIN_ROUTES];
 /** Served routes with no key, body or query to fuzz: the health probes and the API description (openapi.e2e-spec). */
 const NOT_FUZZED = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/{file}'];
 const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
@@ -1023,6 +1042,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
     let json: unknown;
     if (answer.status === 204 || notModified || wire.method === 'HEAD') {
       if (answer.text !== '') fail(`a ${answer.status} answer to ${wire.method} has a body`);
+    } else if (answer.status < 300 && route?.produces && wire.method === route.method) {
+      if (String(answer.headers['content-type']).split(';')[0] !== route.produces) fail(`content type ${answer.headers['content-type']} is not ${route.produces}`);
     } else {
       if (!/^application\/json(;|$)/i.test(String(answer.headers['content-type'] ?? ''))) fail(`content type ${answer.headers['content-type']} is not JSON`);
       try {
@@ -1082,12 +1103,13 @@ describe('Fuzzing every endpoint over HTTP', () => {
       // 413 exactly when the (decoded) body is over 64 KiB, unless the type was refused first.
       const encodingUnderstood = !request.encoding || request.encoding.name === 'identity' || request.encoding.valid;
       if (hasBody && jsonType && encodingUnderstood && sentBytes > 0) {
-        const over = wire.bytes > BODY_LIMIT;
+        const limit = route.bodyLimit ?? BODY_LIMIT;
+        const over = wire.bytes > limit;
         if (over && answer.status !== 413 && answer.status !== 415) fail(`a body of ${wire.bytes} bytes was answered ${answer.status}, not 413`);
-        if (!over && answer.status === 413) fail(`a body of ${wire.bytes} bytes (at most 64 KiB) was answered 413`);
+        if (!over && answer.status === 413) fail(`a body of ${wire.bytes} bytes (at most ${limit}) was answered 413`);
       }
       // Unknown body fields (API routes: their bodies are flat).
-      if (!route.admin && hasBody && jsonType && encodingUnderstood && wire.bytes <= BODY_LIMIT && body && typeof body === 'object' && !Array.isArray(body)) {
+      if (!route.admin && hasBody && jsonType && encodingUnderstood && wire.bytes <= (route.bodyLimit ?? BODY_LIMIT) && body && typeof body === 'object' && !Array.isArray(body)) {
         const allowed = [...Object.keys(route.body?.required ?? {}), ...Object.keys(route.body?.optional ?? {})];
         const unknown = Object.keys(body).filter((name) => !allowed.includes(name));
         if (unknown.length && ![400, 415].includes(answer.status) && answer.status < 500) {
@@ -1116,6 +1138,7 @@ describe('Fuzzing every endpoint over HTTP', () => {
     }
     // Leads created (by any property: the any-path one reaches the same routes).
     const created = (json as { lead?: { id?: unknown; source?: unknown; status?: unknown; conversationId?: unknown } } | undefined)?.lead;
+    const imported = (json as { imported?: unknown } | undefined)?.imported;
     const keyTenant = request.key?.kind === 'fixture' ? tenantOfKey[request.key.name] : undefined;
     const idempotencyKey = wire.headers['Idempotency-Key'];
     const recorded = keyTenant && typeof idempotencyKey === 'string' ? idempotentAnswers.get(`${keyTenant} ${idempotencyKey}`) : undefined;
@@ -1131,6 +1154,12 @@ describe('Fuzzing every endpoint over HTTP', () => {
       if (replayed && (!recorded || recorded.text !== answer.text || recorded.location !== answer.headers.location)) fail(`Idempotent-Replayed answer differs from the first answer to this key: ${recorded?.text.slice(0, 300)}`);
       if (!replayed && recorded) fail(`a second lead was created with the Idempotency-Key ${JSON.stringify(idempotencyKey)}`);
       if (!replayed && keyTenant && typeof idempotencyKey === 'string') idempotentAnswers.set(`${keyTenant} ${idempotencyKey}`, { text: answer.text, location: answer.headers.location });
+    } else if (answer.status === 201 && route === IMPORT_LEADS && typeof imported === 'number') {
+      if (!keyTenant) fail('leads were imported with a key that is not valid');
+      else if (!replayed) createdLeads.set(keyTenant, (createdLeads.get(keyTenant) ?? 0) + imported);
+      if (replayed && (!recorded || recorded.text !== answer.text)) fail(`Idempotent-Replayed import answer differs from the first answer to this key: ${recorded?.text.slice(0, 300)}`);
+      if (!replayed && recorded) fail(`a second import was made with the Idempotency-Key ${JSON.stringify(idempotencyKey)}`);
+      if (!replayed && keyTenant && typeof idempotencyKey === 'string') idempotentAnswers.set(`${keyTenant} ${idempotencyKey}`, { text: answer.text, location: undefined });
     } else if (replayed) fail(`a ${answer.status} answer says Idempotent-Replayed`);
     const errorCode = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
     if (errorCode === 'IDEMPOTENCY_KEY_REUSED' && !recorded) fail('IDEMPOTENCY_KEY_REUSED for a key that has no stored answer');
@@ -1144,8 +1173,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
     if (route === UPDATE_LEAD && statusBefore && wire.method === 'PATCH') {
       const statusAfter = await leadStatus(leadId);
       const requested = body && typeof body === 'object' && !Array.isArray(body) ? body.status : undefined;
-      if (answer.status === 200) {
-        if (statusAfter !== requested) fail(`a 200 PATCH left the lead ${statusAfter}, requested ${String(requested)}`);
+      if (answer.status === 200 || answer.status === 204) {
+        if (statusAfter !== (requested ?? statusBefore)) fail(`a ${answer.status} PATCH left the lead ${statusAfter}, requested ${String(requested)}`);
         if (statusAfter !== statusBefore && !MOVES[statusBefore].includes(statusAfter!)) fail(`the lead moved ${statusBefore} -> ${statusAfter}, which the machine forbids`);
       } else {
         if (statusAfter !== statusBefore) fail(`an error answer moved the lead ${statusBefore} -> ${statusAfter}`);
