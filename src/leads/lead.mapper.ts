@@ -77,10 +77,9 @@ export function toLeadResponse(row: LeadRow): LeadResponse {
 }
 
 export class ImportLeadsResponse {
-  /** How many leads were created. */
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 1000, description: 'How many leads were created.' })
   imported: number;
 
-  /** The created leads, in the order sent; only for a key that also has `leads:read`. */
-  @ApiPropertyOptional({ type: [LeadResponse] })
+  @ApiPropertyOptional({ type: [LeadResponse], description: 'The created leads, in the order sent; only for a key that also has `leads:read`.' })
   leads?: LeadResponse[];
 }

@@ -58,7 +58,12 @@ describe('null in any body field, and write-only keys', () => {
   /** A valid body of each route that takes one, with every optional field sent. */
   const validBodies = (): Record<string, () => Promise<{ path: string; body: Record<string, unknown>; key?: string }>> => ({
     'POST /api/v1/leads': async () => ({ path: '/api/v1/leads', key: tenant.key, body: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', botId: ids.botId, tags: ['vip'] } }),
-    'PATCH /api/v1/leads/{id}': async () => ({ path: `/api/v1/leads/${(await createLead(t, tenant.key)).id}`, key: tenant.key, body: { status: 'contacted' } }),
+    'PATCH /api/v1/leads/{id}': async () => ({
+      path: `/api/v1/leads/${(await createLead(t, tenant.key)).id}`,
+      key: tenant.key,
+      body: { status: 'contacted', name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', tags: ['vip'] },
+    }),
+    'POST /api/v1/leads/import': async () => ({ path: '/api/v1/leads/import', key: tenant.key, body: { leads: [{ name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', botId: ids.botId, tags: ['vip'] }] } }),
     'POST /api/v1/webhooks': async () => ({ path: '/api/v1/webhooks', key: tenant.key, body: { url: 'https://hooks.example.com/in', events: ['*'], description: 'CRM' } }),
     'PATCH /api/v1/webhooks/{id}': async () => ({ path: `/api/v1/webhooks/${await webhookId()}`, key: tenant.key, body: { url: 'https://hooks.example.com/v2', events: ['lead.created'], description: 'CRM', enabled: true } }),
     'POST /api/v1/webhooks/{id}/rotate-secret': async () => ({ path: `/api/v1/webhooks/${await webhookId()}/rotate-secret`, key: tenant.key, body: {} }),

@@ -310,6 +310,19 @@ describe('OpenAPI document and contract', () => {
         expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'won' }), 'PATCH', '/api/v1/leads/{id}', 400);
       });
 
+      it('POST /api/v1/leads/import: 201, 400, 413', async () => {
+        const lead = { name: 'Imported', email: 'imported@example.com', botId, tags: ['csv'] };
+        expectContract(await t.http().post('/api/v1/leads/import').set('X-API-Key', key()).send({ leads: [lead, { ...lead, email: 'second@example.com' }] }), 'POST', '/api/v1/leads/import', 201);
+        expectContract(await t.http().post('/api/v1/leads/import').set('X-API-Key', key()).send({ leads: [{ ...lead, email: 'x' }] }), 'POST', '/api/v1/leads/import', 400);
+        expectContract(await t.http().post('/api/v1/leads/import').set('X-API-Key', key()).send({ leads: [{ ...lead, message: 'x'.repeat(4_200_000) }] }), 'POST', '/api/v1/leads/import', 413);
+      });
+
+      it('GET /api/v1/leads/export: 200 (CSV), 400', async () => {
+        const exported = expectContract(await t.http().get('/api/v1/leads/export?search=imported').set('X-API-Key', key()), 'GET', '/api/v1/leads/export', 200);
+        expect(exported.text.split('\r\n')[0]).toMatch(/^id,name,email,/);
+        expectContract(await t.http().get('/api/v1/leads/export?limit=5').set('X-API-Key', key()), 'GET', '/api/v1/leads/export', 400);
+      });
+
       it('the webhook operations: their successes, 400, 404 and 403 PLAN_LIMIT_REACHED', async () => {
         const http = () => t.http();
         const created = expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 201);
@@ -334,6 +347,13 @@ describe('OpenAPI document and contract', () => {
         expectContract(await http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', key()), 'DELETE', '/api/v1/webhooks/{id}', 404);
         for (let i = 0; i < 20; i++) await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] });
         expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 403);
+      });
+
+      it('the analytics operations: 200, 400', async () => {
+        expectContract(await t.http().get(`/api/v1/analytics/overview?botId=${botId}`).set('X-API-Key', key()), 'GET', '/api/v1/analytics/overview', 200);
+        expectContract(await t.http().get('/api/v1/analytics/overview?from=2026-02-01&to=2026-01-01').set('X-API-Key', key()), 'GET', '/api/v1/analytics/overview', 400);
+        expectContract(await t.http().get('/api/v1/analytics/timeseries?metric=messages&interval=week').set('X-API-Key', key()), 'GET', '/api/v1/analytics/timeseries', 200);
+        expectContract(await t.http().get('/api/v1/analytics/timeseries?metric=sessions').set('X-API-Key', key()), 'GET', '/api/v1/analytics/timeseries', 400);
       });
 
       it('429 with Retry-After and the rate-limit headers once the plan quota is used up', async () => {
