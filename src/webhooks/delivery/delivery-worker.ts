@@ -20,6 +20,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly sender: WebhookSender;
   private readonly inFlight = new Map<string, Promise<void>>();
   private running = false;
+  /** Every slot was taken at the last poll: the next one starts when an attempt ends. */
+  private waitingForRoom = false;
   private timer?: NodeJS.Timeout;
   private loop?: Promise<void>;
 
@@ -52,29 +54,43 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private schedule(delayMs: number): void {
     if (!this.running) return;
     this.timer = setTimeout(() => {
-      this.loop = this.poll().then((found) => this.schedule(found ? 0 : this.options.pollMs));
+      this.loop = this.poll().then((outcome) => {
+        if (outcome === 'full') this.waitingForRoom = true;
+        else this.schedule(outcome === 'claimed' ? 0 : this.options.pollMs);
+      });
     }, delayMs);
     this.timer.unref();
   }
 
-  /** Claims what is due and starts sending it; true when there was something (poll again at once). */
-  private async poll(): Promise<boolean> {
+  /**
+   * Claims what is due and starts sending it: `claimed` (poll again at once), `idle` (nothing due:
+   * poll after pollMs) or `full` (every slot busy: poll when an attempt ends, not pollMs later,
+   * which capped an instance at batchSize deliveries per pollMs: 20 a second).
+   */
+  private async poll(): Promise<'claimed' | 'idle' | 'full'> {
     const room = this.options.batchSize - this.inFlight.size;
-    if (room <= 0) return false;
+    if (room <= 0) return 'full';
     let claimed: ClaimedDelivery[];
     try {
       claimed = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds);
     } catch (error) {
       this.logger.warn(`Cannot claim webhook deliveries: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-      return false;
+      return 'idle';
     }
     for (const delivery of claimed) {
       const sending = this.deliver(delivery).catch((error: unknown) => {
         this.logger.warn(`Webhook delivery ${delivery.id} not recorded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
       });
-      this.inFlight.set(delivery.id, sending.finally(() => this.inFlight.delete(delivery.id)));
+      this.inFlight.set(delivery.id, sending.finally(() => this.attemptEnded(delivery.id)));
     }
-    return claimed.length > 0;
+    return claimed.length ? 'claimed' : 'idle';
+  }
+
+  private attemptEnded(deliveryId: string): void {
+    this.inFlight.delete(deliveryId);
+    if (!this.waitingForRoom) return;
+    this.waitingForRoom = false;
+    this.schedule(0);
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
