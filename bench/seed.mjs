@@ -44,8 +44,28 @@ export async function createBenchDatabase(adminUrl, name) {
   return url.toString();
 }
 
-/** Tenants (the first one is the big one), bots, keys, conversations and messages. */
-export function seedBase(url) {
+/** A secret key of tenant `idx` (bench_tenant) with `scopes`; returns the key. */
+async function insertKey(db, idx, scopes, name = 'bench') {
+  const key = generateApiKey('secret');
+  const digest = createHmac('sha256', BENCH_PEPPER).update(key).digest('hex');
+  await db.query(
+    `INSERT INTO "ApiKey" (id, "tenantId", name, type, scopes, digest, prefix, last4, "createdAt")
+     SELECT gen_random_uuid(), id, $4, 'secret', $5::text[], $1, 'svc_sk_', $2, now() FROM bench_tenant WHERE idx = $3`,
+    [digest, key.slice(-4), idx, name, scopes],
+  );
+  return key;
+}
+
+/** One more key for tenant `idx`, with `scopes` (e.g. the webhooks section's leads:write + webhooks:manage). */
+export function createBenchKey(url, idx, scopes, name) {
+  return withDatabase(url, (db) => insertKey(db, idx, scopes, name));
+}
+
+/**
+ * Tenants (the first one is the big one), bots, keys, conversations and messages; with
+ * `conversations: false`, no conversations or messages (what the webhooks section alone needs).
+ */
+export function seedBase(url, { conversations = true } = {}) {
   return withDatabase(url, async (db) => {
     await db.query(`SET session_replication_role = replica`);
     await db.query(`
@@ -62,16 +82,8 @@ export function seedBase(url) {
     await db.query(`CREATE INDEX ON bench_bot (tenant_idx, idx)`);
 
     const keys = [];
-    for (let idx = 0; idx < TENANTS; idx++) {
-      const key = generateApiKey('secret');
-      keys.push(key);
-      const digest = createHmac('sha256', BENCH_PEPPER).update(key).digest('hex');
-      await db.query(
-        `INSERT INTO "ApiKey" (id, "tenantId", name, type, scopes, digest, prefix, last4, "createdAt")
-         SELECT gen_random_uuid(), id, 'bench', 'secret', ARRAY['bots:read','conversations:read','leads:read','leads:write'], $1, 'svc_sk_', $2, now() FROM bench_tenant WHERE idx = $3`,
-        [digest, key.slice(-4), idx],
-      );
-    }
+    for (let idx = 0; idx < TENANTS; idx++) keys.push(await insertKey(db, idx, ['bots:read', 'conversations:read', 'leads:read', 'leads:write']));
+    if (!conversations) return keys;
 
     await db.query(`
       INSERT INTO "Conversation" (id, "tenantId", "botId", status, channel, "visitorId", "messageCount", "lastMessageAt", "endedAt", "createdAt", "updatedAt")

@@ -17,6 +17,8 @@ export function serviceEnv(databaseUrl, port, nodeOptions) {
     NODE_ENV: 'production', DATABASE_URL: databaseUrl, API_KEY_PEPPER: BENCH_PEPPER, TRUST_PROXY: 'loopback', LOG_LEVEL: 'info',
     // The benchmark drives one tenant far past its plan: the limiter runs but never refuses.
     RATE_LIMIT_MULTIPLIER: '100000', SHUTDOWN_DRAIN_MS: '0',
+    // The webhooks section's receiver listens on loopback, which the service otherwise refuses.
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     PORT: String(port), NODE_OPTIONS: nodeOptions,
   };
 }

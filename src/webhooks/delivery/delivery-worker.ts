@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/env';
 import { PrismaService } from '../../database/prisma.service';
 import { SYSTEM_ACTOR } from '../../events/actor';
 import { EventRecorder } from '../../events/event-recorder';
-import { ClaimedDelivery, DeliveryQueueRepository } from './delivery-queue.repository';
+import { AttemptRecord, ClaimedDelivery, DeliveryQueueRepository } from './delivery-queue.repository';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery-options';
 import { nextAttemptAt } from './retry-schedule';
 import { AttemptResult, WebhookSender } from './webhook-sender';
@@ -110,12 +110,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const next = succeeded || gone ? null : nextAttemptAt(attempts, this.config.webhooks.retryScheduleSeconds, now, result.retryAfterSeconds);
     const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
     const error = result.error ?? (succeeded ? null : result.status !== undefined && result.status >= 300 && result.status < 400 ? `redirect (${result.status}) not followed` : result.status !== undefined ? `HTTP ${result.status}` : null);
+    const attempt: AttemptRecord = { status, attemptedAt: now, nextAttemptAt: next, responseStatus: result.status ?? null, responseBody: result.body ?? null, error, durationMs: result.durationMs };
+    // A success is one statement; a failure may also disable the endpoint, in one transaction.
+    if (succeeded) return this.queue.recordAttempt(delivery.id, attempt);
     await this.prisma.$transaction(async (tx) => {
-      await this.queue.recordAttempt(
-        delivery.id,
-        { status, attemptedAt: now, nextAttemptAt: next, responseStatus: result.status ?? null, responseBody: result.body ?? null, error, durationMs: result.durationMs },
-        tx,
-      );
+      await this.queue.recordAttempt(delivery.id, attempt, tx);
       const reason = gone ? 'gone' : status === 'failed' && (await this.queue.failingSince(delivery.tenantId, delivery.endpointId, this.options.failingWindowMs, now, tx)) ? 'failing' : undefined;
       if (reason && (await this.queue.disableEndpoint(delivery.tenantId, delivery.endpointId, reason, tx))) {
         await this.events.record(tx, delivery.tenantId, SYSTEM_ACTOR, { action: 'webhook.disabled', targetType: 'webhook', targetId: delivery.endpointId, data: { reason } });
