@@ -2,8 +2,8 @@
 // built service against the bare baseline (bench/baseline-server.mjs) on the same machine, in
 // turns, with autocannon at fixed connections and durations. Writes bench/results.md and .json.
 //   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench [-- --quick]
-// `--only=webhooks` runs the webhooks section alone (bench/webhooks.mjs) on a smaller seed and
-// writes bench/results-webhooks.md and .json, leaving results.md as it is.
+// `--only=webhooks` (bench/webhooks.mjs) or `--only=leads` (bench/leads-bulk.mjs) runs that section
+// alone on a smaller seed and writes bench/results-<section>.md and .json, leaving results.md as it is.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -12,12 +12,13 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createBenchDatabase, createBenchKey, growLeads, refreshCounters, refreshLeadCounters, seedBase, withDatabase } from './seed.mjs';
 import { assertAllAnswered, imageNodeOptions, loadOptions, peakRssMb, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
+import { leadsBulkMarkdown, measureLeadsBulk } from './leads-bulk.mjs';
 import { measureWebhooks, webhooksMarkdown } from './webhooks.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (only !== undefined && only !== 'webhooks') throw new Error(`--only=${only}: only --only=webhooks is known`);
+if (only !== undefined && only !== 'webhooks' && only !== 'leads') throw new Error(`--only=${only}: only --only=webhooks and --only=leads are known`);
 const CONNECTIONS = 50;
 const DURATION = quick ? 4 : 10;
 const WARMUP = quick ? 1 : 3;
@@ -44,7 +45,7 @@ async function main() {
   const started = Date.now();
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
   log(`commit ${commit}, ${os.cpus().length} cores, ${quick ? 'quick' : 'full'} run${only ? `, ${only} only` : ''}`);
-  if (only === 'webhooks') return onlyWebhooks(started, commit);
+  if (only) return onlySection(only, started, commit);
 
   const url = await createBenchDatabase(adminUrl, 'chatbots_bench');
   execFileSync(process.execPath, ['dist/cli/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'inherit' });
@@ -52,6 +53,7 @@ async function main() {
   const keys = await seedBase(url);
   log(`seeded tenants, bots, 50,000 conversations, 1,000,000 messages in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   const webhooksKey = await createWebhooksKey(url);
+  const bulkKey = await createBulkKey(url);
 
   const { tenantIds, bigBot, conversation } = await withDatabase(url, async (db) => {
     const ids = (await db.query(`SELECT idx, id FROM bench_tenant ORDER BY idx`)).rows.map((r) => r.id);
@@ -157,9 +159,10 @@ async function main() {
   const rss = { service: peakRssMb(servers.service.proc.pid), baseline: peakRssMb(servers.baseline.proc.pid) };
   // Last, after the peak RSS: its endpoints are deleted when it ends, but nothing runs after it anyway.
   const webhooks = await measureWebhooks({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: webhooksKey, measure, quick, log, connections: CONNECTIONS });
+  const leadsBulk = await measureLeadsBulk({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: bulkKey, tenantId: tenantIds[BULK_TENANT], pid: servers.service.proc.pid, log });
   for (const server of Object.values(servers)) await stopServer(server.proc);
 
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, webhooks, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, webhooks, leadsBulk, minutes: +((Date.now() - started) / 60000).toFixed(1) };
   writeFileSync(path.join(root, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(path.join(root, 'bench/results.md'), toMarkdown(report));
   log(`done in ${report.minutes} min: bench/results.md`);
@@ -170,28 +173,40 @@ function createWebhooksKey(url) {
   return createBenchKey(url, 1, ['leads:read', 'leads:write', 'webhooks:manage'], 'bench webhooks');
 }
 
-/** --only=webhooks: tenants, bots and keys (no conversations, messages or seeded leads), the service alone, the webhooks section. */
-async function onlyWebhooks(started, commit) {
+/** The bulk section's tenant: neither the big one nor the create-lead scenario's. */
+const BULK_TENANT = 2;
+
+function createBulkKey(url) {
+  return createBenchKey(url, BULK_TENANT, ['leads:read', 'leads:write'], 'bench bulk leads');
+}
+
+/** --only=<section>: tenants, bots and keys (no conversations, messages or seeded leads), the service alone, that section. */
+async function onlySection(section, started, commit) {
   const url = await createBenchDatabase(adminUrl, 'chatbots_bench');
   execFileSync(process.execPath, ['dist/cli/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'inherit' });
   await seedBase(url, { conversations: false });
-  const key = await createWebhooksKey(url);
+  const key = section === 'webhooks' ? await createWebhooksKey(url) : await createBulkKey(url);
+  const tenantId = await withDatabase(url, async (db) => (await db.query(`SELECT id FROM bench_tenant WHERE idx = $1`, [BULK_TENANT])).rows[0].id);
   log('seeded tenants, bots and keys');
   const port = 3401;
   const service = startServer('service', process.execPath, ['dist/main.js'], { cwd: root, env: serviceEnv(url, port, SERVICE_NODE_OPTIONS), log });
   await waitForHttp(`http://127.0.0.1:${port}/api/v1/verify`);
-  const webhooks = await measureWebhooks({ baseUrl: `http://127.0.0.1:${port}`, dbUrl: url, key, measure, quick, log, connections: CONNECTIONS });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const figures =
+    section === 'webhooks'
+      ? await measureWebhooks({ baseUrl, dbUrl: url, key, measure, quick, log, connections: CONNECTIONS })
+      : await measureLeadsBulk({ baseUrl, dbUrl: url, key, tenantId, pid: service.pid, log });
   await stopServer(service);
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), webhooks, minutes: +((Date.now() - started) / 60000).toFixed(1) };
-  writeFileSync(path.join(root, 'bench/results-webhooks.json'), JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(path.join(root, 'bench/results-webhooks.md'), [
-    `# Benchmark results: webhooks only`,
+  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), [section]: figures, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  writeFileSync(path.join(root, `bench/results-${section}.json`), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(path.join(root, `bench/results-${section}.md`), [
+    `# Benchmark results: ${section} only`,
     ``,
-    `Commit ${commit}, ${report.date}; ${report.cores} cores (${report.cpu}), Node ${report.node}; ${CONNECTIONS} connections, ${DURATION} s per create-lead measurement after a warm-up; the leads table starts empty (the full run has 1,000,000 leads). Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres node bench/run.mjs --only=webhooks${quick ? ' --quick' : ''}\`.`,
+    `Commit ${commit}, ${report.date}; ${report.cores} cores (${report.cpu}), Node ${report.node}; the leads table starts empty (the full run has 1,000,000 leads). Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres node bench/run.mjs --only=${section}${quick ? ' --quick' : ''}\`.`,
     ``,
-    webhooksMarkdown(webhooks),
+    section === 'webhooks' ? webhooksMarkdown(figures) : leadsBulkMarkdown(figures),
   ].join('\n'));
-  log(`done in ${report.minutes} min: bench/results-webhooks.md`);
+  log(`done in ${report.minutes} min: bench/results-${section}.md`);
 }
 
 /** Disables or re-enables the Lead_count trigger; re-enabled, the counters are set from the rows again. */
@@ -271,6 +286,7 @@ function toMarkdown(r) {
     ...r.limiter.map((x) => `| ${x.scenario} | ${x.withLimiter.rps} | ${x.withLimiter.p50} | ${x.without.rps} | ${x.without.p50} | ${x.costPct}% |`),
     ``,
     webhooksMarkdown(r.webhooks),
+    leadsBulkMarkdown(r.leadsBulk),
   ].join('\n');
 }
 
