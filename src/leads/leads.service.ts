@@ -5,6 +5,7 @@ import { IdempotencyService } from '../idempotency/idempotency.service';
 import type { IdempotentResponse } from '../idempotency/idempotent-response';
 import { assertDateRange } from '../common/paging/date-range';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
+import { changedFields } from '../common/validation/changed-fields';
 import { isUuid } from '../common/validation/uuid';
 import { BotsRepository } from '../bots/bots.repository';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
@@ -96,7 +97,7 @@ export class LeadsService {
     return this.prisma.$transaction(async (tx) => {
       const lead = await this.leads.findForUpdate(tenantId, leadId, tx);
       if (!lead) throw new NotFoundError('Lead');
-      const changes = changedFields(lead, input);
+      const changes = changedLeadFields(lead, input);
       if (changes.status && !canMoveLead(lead.status, changes.status)) {
         throw new AppError(
           ErrorCode.INVALID_STATUS_TRANSITION,
@@ -166,22 +167,16 @@ export interface ImportedLeads {
 const EXPORT_BATCH_SIZE = 1_000;
 
 /** The fields of `input` whose normalised value differs from the lead's. */
-function changedFields(lead: LeadRow, input: UpdateLeadDto): LeadChanges {
-  const wanted: LeadChanges = {
+function changedLeadFields(lead: LeadRow, input: UpdateLeadDto): LeadChanges {
+  return changedFields<LeadChanges>(lead, {
     name: input.name,
     email: input.email,
     status: input.status,
-    ...(input.phone !== undefined ? { phone: orNull(input.phone) } : {}),
-    ...(input.company !== undefined ? { company: orNull(input.company) } : {}),
-    ...(input.message !== undefined ? { message: orNull(input.message) } : {}),
-    ...(input.tags !== undefined ? { tags: input.tags ?? [] } : {}),
-  };
-  const changes: LeadChanges = {};
-  for (const [field, value] of Object.entries(wanted) as [keyof LeadChanges, unknown][]) {
-    if (value === undefined || JSON.stringify(value) === JSON.stringify(lead[field])) continue;
-    Object.assign(changes, { [field]: value });
-  }
-  return changes;
+    phone: input.phone === undefined ? undefined : orNull(input.phone),
+    company: input.company === undefined ? undefined : orNull(input.company),
+    message: input.message === undefined ? undefined : orNull(input.message),
+    tags: input.tags === undefined ? undefined : (input.tags ?? []),
+  });
 }
 
 function toNewLead(contact: LeadContact, origin: Pick<NewLead, 'botId' | 'conversationId' | 'source'>): NewLead {

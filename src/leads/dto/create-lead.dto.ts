@@ -1,22 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, IsUUID, MaxLength, Validate, ValidationArguments, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, IsUUID, MaxLength, Validate } from 'class-validator';
+import { CodePointLength } from '../../common/validation/code-point-length';
 import { Trim, TrimEach } from '../../common/validation/transforms';
-
-/** Length in Unicode code points, not UTF-16 units, so an emoji counts as one character. */
-@ValidatorConstraint({ name: 'codePointLength' })
-export class CodePointLength implements ValidatorConstraintInterface {
-  validate(value: unknown, args?: ValidationArguments): boolean {
-    const [min, max] = args?.constraints as [number, number];
-    if (typeof value !== 'string') return false;
-    const length = [...value].length;
-    return length >= min && length <= max;
-  }
-
-  defaultMessage(args?: ValidationArguments): string {
-    const [min, max] = args?.constraints as [number, number];
-    return min > 0 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters`;
-  }
-}
 
 /** The contact fields of a lead, as the API and the chat widget send them. */
 export class LeadContactDto {

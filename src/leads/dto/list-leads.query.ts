@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, Validate } from 'class-validator';
 import { DateRangePageQueryDto } from '../../common/paging/date-range';
-import { CodePointLength } from './create-lead.dto';
+import { CodePointLength } from '../../common/validation/code-point-length';
 
 export class ListLeadsQueryDto extends DateRangePageQueryDto {
   /** Only the leads of this bot (a bot of another tenant gives an empty page). */

@@ -1,0 +1,26 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Validate } from 'class-validator';
+import { CodePointLength } from '../../common/validation/code-point-length';
+import { OptionalNotNull } from '../../common/validation/optional-not-null';
+import { Trim, TrimEach } from '../../common/validation/transforms';
+
+/** PATCH /api/v1/bots/:id/settings: any field. A bot's state (isActive) is not among them. */
+export class UpdateBotSettingsDto {
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500, description: 'The first message of every widget conversation. Trimmed; null or empty: none.' })
+  @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [0, 500])
+  welcomeMessage?: string | null;
+
+  @ApiPropertyOptional({ type: [String], maxItems: 5, items: { type: 'string', minLength: 1, maxLength: 200 }, description: 'Questions the widget offers as buttons. Each is trimmed; replaces the list.' })
+  @OptionalNotNull() @IsArray({ message: 'must be an array of strings' }) @ArrayMaxSize(5, { message: 'must have at most 5 entries' })
+  @TrimEach() @IsString({ each: true, message: 'each entry must be a string' })
+  @Validate(CodePointLength, [1, 200], { each: true, message: 'each entry must be 1 to 200 characters' })
+  suggestedQuestions?: string[];
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: 'The reply when nothing in the knowledge base fits the question. Trimmed.' })
+  @OptionalNotNull() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [1, 500])
+  fallbackMessage?: string;
+
+  @ApiPropertyOptional({ description: 'Replies list the knowledge documents they come from.' })
+  @OptionalNotNull() @IsBoolean({ message: 'must be true or false' })
+  showSources?: boolean;
+}

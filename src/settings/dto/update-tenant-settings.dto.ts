@@ -1,0 +1,60 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Max, Min, Validate, ValidateNested } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation/optional-not-null';
+import { IsOriginList, IsTimeZoneName, normaliseOrigin, normaliseTimeZone } from './settings-validators';
+
+export const MAX_ALLOWED_ORIGINS = 50;
+
+export class VisitorMessageLimitDto {
+  /** Messages one visitor may send per window. */
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000 })
+  @OptionalNotNull() @IsInt({ message: 'must be an integer' }) @Min(1, { message: 'must be at least 1' }) @Max(1000, { message: 'must be at most 1000' })
+  messages?: number;
+
+  /** The window's length in seconds. */
+  @ApiPropertyOptional({ minimum: 1, maximum: 86400 })
+  @OptionalNotNull() @IsInt({ message: 'must be an integer' }) @Min(1, { message: 'must be at least 1' }) @Max(86_400, { message: 'must be at most 86400' })
+  windowSeconds?: number;
+}
+
+export class LeadCaptureDto {
+  /** The widget offers the lead form. */
+  @OptionalNotNull() @IsBoolean({ message: 'must be true or false' })
+  enabled?: boolean;
+
+  /** The lead form requires a phone number. */
+  @OptionalNotNull() @IsBoolean({ message: 'must be true or false' })
+  requirePhone?: boolean;
+
+  /** The lead form requires a company. */
+  @OptionalNotNull() @IsBoolean({ message: 'must be true or false' })
+  requireCompany?: boolean;
+}
+
+/** PATCH /api/v1/settings: any field, nested objects partial too; null is refused everywhere. */
+export class UpdateTenantSettingsDto {
+  @ApiPropertyOptional({ example: 'Europe/Berlin', description: 'An IANA time zone name; analytics periods are days, weeks and months in it.' })
+  @OptionalNotNull() @Transform(({ value }: { value: unknown }) => normaliseTimeZone(value) ?? value)
+  @IsString({ message: 'must be a string' }) @Validate(IsTimeZoneName)
+  timezone?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_ALLOWED_ORIGINS,
+    example: ['https://www.example.com'],
+    description: 'Origins the widget may run on (`https://host[:port]`; `http://` for localhost only), normalised to lower case, duplicates dropped. Empty: any origin.',
+  })
+  @OptionalNotNull() @IsArray({ message: 'must be an array of origins' }) @ArrayMaxSize(MAX_ALLOWED_ORIGINS, { message: `must have at most ${MAX_ALLOWED_ORIGINS} entries` })
+  @Transform(({ value }: { value: unknown }) => (Array.isArray(value) ? value.map((origin) => normaliseOrigin(origin) ?? origin) : value))
+  @Validate(IsOriginList)
+  allowedOrigins?: string[];
+
+  @ApiPropertyOptional({ type: VisitorMessageLimitDto })
+  @OptionalNotNull() @ValidateNested({ message: 'must be an object' }) @Type(() => VisitorMessageLimitDto)
+  visitorMessageLimit?: VisitorMessageLimitDto;
+
+  @ApiPropertyOptional({ type: LeadCaptureDto })
+  @OptionalNotNull() @ValidateNested({ message: 'must be an object' }) @Type(() => LeadCaptureDto)
+  leadCapture?: LeadCaptureDto;
+}

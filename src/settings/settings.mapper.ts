@@ -1,0 +1,72 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { BotSettingsRow, TenantSettingsRow } from './settings.repository';
+
+export class VisitorMessageLimit {
+  @ApiProperty({ minimum: 1, maximum: 1000, description: 'Messages one visitor may send per window.' })
+  messages: number;
+
+  @ApiProperty({ minimum: 1, maximum: 86400, description: 'The window, in seconds.' })
+  windowSeconds: number;
+}
+
+export class LeadCapture {
+  @ApiProperty({ description: 'The widget offers the lead form.' })
+  enabled: boolean;
+
+  @ApiProperty({ description: 'The lead form requires a phone number.' })
+  requirePhone: boolean;
+
+  @ApiProperty({ description: 'The lead form requires a company.' })
+  requireCompany: boolean;
+}
+
+export class TenantSettings {
+  @ApiProperty({ example: 'UTC', description: 'IANA time zone name; analytics periods are days, weeks and months in it.' })
+  timezone: string;
+
+  @ApiProperty({ type: [String], example: ['https://www.example.com'], description: 'Origins the widget may run on; empty: any origin.' })
+  allowedOrigins: string[];
+
+  @ApiProperty({ type: VisitorMessageLimit })
+  visitorMessageLimit: VisitorMessageLimit;
+
+  @ApiProperty({ type: LeadCapture })
+  leadCapture: LeadCapture;
+}
+
+export class TenantSettingsEnvelope {
+  @ApiProperty({ type: TenantSettings })
+  settings: TenantSettings;
+}
+
+export class BotSettings {
+  @ApiProperty({ type: String, nullable: true, description: 'The first message of every widget conversation; null: none.' })
+  welcomeMessage: string | null;
+
+  @ApiProperty({ type: [String], description: 'Questions the widget offers as buttons.' })
+  suggestedQuestions: string[];
+
+  @ApiProperty({ description: 'The reply when nothing in the knowledge base fits the question.' })
+  fallbackMessage: string;
+
+  @ApiProperty({ description: 'Replies list the knowledge documents they come from.' })
+  showSources: boolean;
+}
+
+export class BotSettingsEnvelope {
+  @ApiProperty({ type: BotSettings })
+  settings: BotSettings;
+}
+
+export function toTenantSettings(row: TenantSettingsRow): TenantSettings {
+  return {
+    timezone: row.timezone,
+    allowedOrigins: [...row.allowedOrigins],
+    visitorMessageLimit: { messages: row.visitorMessageLimit, windowSeconds: row.visitorMessageWindowSeconds },
+    leadCapture: { enabled: row.leadCaptureEnabled, requirePhone: row.leadCaptureRequirePhone, requireCompany: row.leadCaptureRequireCompany },
+  };
+}
+
+export function toBotSettings(row: BotSettingsRow): BotSettings {
+  return { welcomeMessage: row.welcomeMessage, suggestedQuestions: [...row.suggestedQuestions], fallbackMessage: row.fallbackMessage, showSources: row.showSources };
+}

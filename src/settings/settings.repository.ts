@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import type { Prisma } from '../generated/prisma/client';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+
+const tenantSettingsSelect = {
+  timezone: true,
+  allowedOrigins: true,
+  visitorMessageLimit: true,
+  visitorMessageWindowSeconds: true,
+  leadCaptureEnabled: true,
+  leadCaptureRequirePhone: true,
+  leadCaptureRequireCompany: true,
+} satisfies Prisma.TenantSelect;
+
+const botSettingsSelect = { welcomeMessage: true, suggestedQuestions: true, fallbackMessage: true, showSources: true } satisfies Prisma.BotSelect;
+
+export type TenantSettingsRow = Prisma.TenantGetPayload<{ select: typeof tenantSettingsSelect }>;
+export type BotSettingsRow = Prisma.BotGetPayload<{ select: typeof botSettingsSelect }>;
+
+/** The settings columns of tenants and bots; the rest of those rows belongs to their features. */
+@Injectable()
+export class SettingsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  tenantSettings(tenantId: string, tx: PrismaTransaction = this.prisma): Promise<TenantSettingsRow | null> {
+    return tx.tenant.findUnique({ where: { id: tenantId }, select: tenantSettingsSelect });
+  }
+
+  updateTenantSettings(tenantId: string, changes: Partial<TenantSettingsRow>, tx: PrismaTransaction): Promise<TenantSettingsRow> {
+    return tx.tenant.update({ where: { id: tenantId }, data: changes, select: tenantSettingsSelect });
+  }
+
+  botSettings(tenantId: string, botId: string, tx: PrismaTransaction = this.prisma): Promise<BotSettingsRow | null> {
+    return tx.bot.findFirst({ where: { tenantId, id: botId }, select: botSettingsSelect });
+  }
+
+  updateBotSettings(tenantId: string, botId: string, changes: Partial<BotSettingsRow>, tx: PrismaTransaction): Promise<BotSettingsRow> {
+    return tx.bot.update({ where: { id: botId, tenantId }, data: changes, select: botSettingsSelect });
+  }
+}

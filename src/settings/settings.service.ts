@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { NotFoundError, ValidationError } from '../common/errors/app-error';
+import { changedFields } from '../common/validation/changed-fields';
+import { isUuid } from '../common/validation/uuid';
+import { PrismaService } from '../database/prisma.service';
+import type { Actor } from '../events/actor';
+import { EventRecorder } from '../events/event-recorder';
+import type { UpdateBotSettingsDto } from './dto/update-bot-settings.dto';
+import type { UpdateTenantSettingsDto } from './dto/update-tenant-settings.dto';
+import { BotSettingsRow, SettingsRepository, TenantSettingsRow } from './settings.repository';
+
+const sentSomething = (body: object) => Object.values(body).some((value) => value !== undefined);
+
+/**
+ * The tenant's settings (time zone, widget origins, visitor limit, lead form) and each bot's
+ * (welcome, suggestions, fallback, sources). A change is written, and audited with the key as the
+ * actor, only when a value differs: a PATCH with the current values leaves everything as it is.
+ */
+@Injectable()
+export class SettingsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly settings: SettingsRepository,
+    private readonly events: EventRecorder,
+  ) {}
+
+  async getTenantSettings(tenantId: string): Promise<TenantSettingsRow> {
+    return (await this.settings.tenantSettings(tenantId))!;
+  }
+
+  async updateTenantSettings(tenantId: string, body: UpdateTenantSettingsDto, actor: Actor): Promise<TenantSettingsRow> {
+    if (!sentSomething(body)) throw ValidationError.field('body', 'must have at least one field to change');
+    return this.prisma.$transaction(async (tx) => {
+      const current = (await this.settings.tenantSettings(tenantId, tx))!;
+      const changes = changedFields<TenantSettingsRow>(current, {
+        timezone: body.timezone,
+        allowedOrigins: body.allowedOrigins && [...new Set(body.allowedOrigins)],
+        visitorMessageLimit: body.visitorMessageLimit?.messages,
+        visitorMessageWindowSeconds: body.visitorMessageLimit?.windowSeconds,
+        leadCaptureEnabled: body.leadCapture?.enabled,
+        leadCaptureRequirePhone: body.leadCapture?.requirePhone,
+        leadCaptureRequireCompany: body.leadCapture?.requireCompany,
+      });
+      if (!Object.keys(changes).length) return current;
+      const updated = await this.settings.updateTenantSettings(tenantId, changes, tx);
+      await this.events.record(tx, tenantId, actor, { action: 'settings.updated', targetType: 'tenant', targetId: tenantId, data: { changes } });
+      return updated;
+    });
+  }
+
+  async getBotSettings(tenantId: string, botId: string): Promise<BotSettingsRow> {
+    const settings = isUuid(botId) ? await this.settings.botSettings(tenantId, botId) : null;
+    if (!settings) throw new NotFoundError('Bot');
+    return settings;
+  }
+
+  async updateBotSettings(tenantId: string, botId: string, body: UpdateBotSettingsDto, actor: Actor): Promise<BotSettingsRow> {
+    if (!sentSomething(body)) throw ValidationError.field('body', 'must have at least one field to change');
+    if (!isUuid(botId)) throw new NotFoundError('Bot');
+    return this.prisma.$transaction(async (tx) => {
+      const current = await this.settings.botSettings(tenantId, botId, tx);
+      if (!current) throw new NotFoundError('Bot');
+      const changes = changedFields<BotSettingsRow>(current, {
+        welcomeMessage: body.welcomeMessage === undefined ? undefined : body.welcomeMessage || null,
+        suggestedQuestions: body.suggestedQuestions,
+        fallbackMessage: body.fallbackMessage,
+        showSources: body.showSources,
+      });
+      if (!Object.keys(changes).length) return current;
+      const updated = await this.settings.updateBotSettings(tenantId, botId, changes, tx);
+      await this.events.record(tx, tenantId, actor, { action: 'bot.settings_updated', targetType: 'bot', targetId: botId, data: { changes } });
+      return updated;
+    });
+  }
+}
