@@ -37,7 +37,7 @@ export class IsTimeZoneName implements ValidatorConstraintInterface {
  * Wildcards are not origins: every host is listed.
  */
 export function normaliseOrigin(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.includes('*') || /\s/.test(value)) return undefined;
+  if (typeof value !== 'string' || value.length > 2048 || value.includes('*') || /\s/.test(value)) return undefined;
   let url: URL;
   try {
     url = new URL(value);

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Max, Min, Validate, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Max, MaxLength, Min, Validate, ValidateNested } from 'class-validator';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { IsOriginList, IsTimeZoneName, normaliseOrigin, normaliseTimeZone } from './settings-validators';
 
@@ -34,14 +34,15 @@ export class LeadCaptureDto {
 
 /** PATCH /api/v1/settings: any field, nested objects partial too; null is refused everywhere. */
 export class UpdateTenantSettingsDto {
-  @ApiPropertyOptional({ example: 'Europe/Berlin', description: 'An IANA time zone name; analytics periods are days, weeks and months in it.' })
+  @ApiPropertyOptional({ maxLength: 64, example: 'Europe/Berlin', description: 'An IANA time zone name; analytics periods are days, weeks and months in it.' })
   @OptionalNotNull() @Transform(({ value }: { value: unknown }) => normaliseTimeZone(value) ?? value)
-  @IsString({ message: 'must be a string' }) @Validate(IsTimeZoneName)
+  @IsString({ message: 'must be a string' }) @MaxLength(64, { message: 'must be at most 64 characters' }) @Validate(IsTimeZoneName)
   timezone?: string;
 
   @ApiPropertyOptional({
     type: [String],
     maxItems: MAX_ALLOWED_ORIGINS,
+    items: { type: 'string', maxLength: 2048 },
     example: ['https://www.example.com'],
     description: 'Origins the widget may run on (`https://host[:port]`; `http://` for localhost only), normalised to lower case, duplicates dropped. Empty: any origin.',
   })
