@@ -19,7 +19,7 @@ function parseBound(value: unknown, endOfDay: boolean): unknown {
 }
 
 /** A date or a date-time with a time zone, as parseBound reads them, for the OpenAPI document. */
-const BOUND_SCHEMA: Pick<ApiPropertyOptions, 'anyOf'> = { anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] };
+export const BOUND_SCHEMA: Pick<ApiPropertyOptions, 'anyOf'> = { anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] };
 
 const BOUND_DOCS = 'An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive.';
 
