@@ -46,8 +46,13 @@ function leadFilter(tenantId, q) {
 
 const routes = {
   async verify(tenantId) {
-    const { rows } = await pool.query(`SELECT id, name, slug, plan FROM "Tenant" WHERE id = $1`, [tenantId]);
-    return [200, { valid: true, tenant: { id: rows[0].id, name: rows[0].name, slug: rows[0].slug }, plan: { name: rows[0].plan, botsLimit: 100, messagesLimit: 250000 } }];
+    // The month's usage, as src/usage/message-quota.repository.ts reads it.
+    const [{ rows }, usage] = await Promise.all([
+      pool.query(`SELECT id, name, slug, plan FROM "Tenant" WHERE id = $1`, [tenantId]),
+      pool.query(`SELECT count FROM "MessageUsage" WHERE "tenantId" = $1 AND month = date_trunc('month', now() AT TIME ZONE 'UTC')::date`, [tenantId]),
+    ]);
+    const usedThisMonth = usage.rows[0]?.count ?? 0;
+    return [200, { valid: true, tenant: { id: rows[0].id, name: rows[0].name, slug: rows[0].slug }, plan: { name: rows[0].plan, botsLimit: 100, messagesLimit: 250000 }, usage: { messagesThisMonth: usedThisMonth } }];
   },
   async bots(tenantId) {
     const { rows } = await pool.query(`SELECT * FROM "Bot" WHERE "tenantId" = $1 ORDER BY "createdAt", id`, [tenantId]);

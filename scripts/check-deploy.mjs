@@ -523,7 +523,7 @@ async function simulateImage(compose, docker, work) {
 
   // The api service's environment, with the values Compose would put in.
   const api = compose.services.api;
-  const vars = { API_KEY_PEPPER: randomBytes(24).toString('hex'), ADMIN_API_TOKEN: randomBytes(24).toString('hex') };
+  const vars = { API_KEY_PEPPER: randomBytes(24).toString('hex'), ADMIN_API_TOKEN: randomBytes(24).toString('hex'), WIDGET_TOKEN_SECRET: randomBytes(24).toString('hex') };
   const serviceEnv = Object.fromEntries(Object.entries(api.environment).map(([name, value]) => [name, interpolate(value, vars)]));
   const redisUrl = process.env.CHECK_DEPLOY_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const withRedis = await redisAnswers(redisUrl);

@@ -1,6 +1,7 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
+import { AnalyticsModule } from './analytics/analytics.module';
 import { BotsModule } from './bots/bots.module';
 import { callerChecksProvider } from './caller-checks';
 import { AccessRuleGuard } from './common/access/access-rule.guard';
@@ -22,8 +23,10 @@ import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { LeadsModule } from './leads/leads.module';
 import { PLAN_REQUEST_LIMITS } from './tenancy/plans';
+import { SettingsModule } from './settings/settings.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { VerifyModule } from './verify/verify.module';
+import { WidgetModule } from './widget/widget.module';
 import { WebhookDeliveryModule } from './webhooks/delivery/delivery.module';
 import type { DeliveryOptions } from './webhooks/delivery/delivery-options';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -36,7 +39,7 @@ export class AppModule implements NestModule {
     return {
       module: AppModule,
       global: true,
-      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, WebhookDeliveryModule.forRoot(options.webhookDelivery), DemoModule, OpenApiModule],
+      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, AnalyticsModule, SettingsModule, WidgetModule, WebhookDeliveryModule.forRoot(options.webhookDelivery), DemoModule, OpenApiModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },

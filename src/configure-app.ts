@@ -8,6 +8,7 @@ import { trustedProxies } from './config/trusted-proxies';
 import { publishOpenApiDocument } from './openapi/openapi.document';
 import type { AppConfig } from './config/env';
 import { AppLogger } from './logging/app-logger';
+import { WIDGET_PATH_PREFIX, widgetCors } from './widget/widget-cors';
 
 /** Everything the app needs beyond its modules; main.ts and the e2e tests both call it. */
 export function configureApp(app: INestApplication, config: AppConfig): void {
@@ -34,6 +35,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
     delete request.headers['if-modified-since'];
     next();
   });
+  express.use(WIDGET_PATH_PREFIX, widgetCors);
   publishOpenApiDocument(app);
 }
 

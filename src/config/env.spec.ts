@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ConfigError, configWarnings, loadConfig } from './env';
 
 const PEPPER = 'production-pepper-0123456789abcdef';
+const WIDGET_SECRET = 'production-widget-token-secret-0123456789';
 
 function failureOf(env: Record<string, string>): ConfigError {
   try {
@@ -91,7 +92,7 @@ describe('loadConfig', () => {
     });
 
     it('uses the configured pepper and never demo data, even when DEMO_DATA=true', () => {
-      const config = loadConfig({ NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, DEMO_DATA: 'true' });
+      const config = loadConfig({ NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, WIDGET_TOKEN_SECRET: WIDGET_SECRET, DEMO_DATA: 'true' });
       expect(config).toMatchObject({ production: true, apiKeyPepper: PEPPER, demoData: false });
     });
 
@@ -125,6 +126,7 @@ describe('loadConfig', () => {
     ['DATABASE_STATEMENT_TIMEOUT_MS', { DATABASE_STATEMENT_TIMEOUT_MS: '10' }],
     ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '0' }],
     ['API_KEY_PEPPER', { NODE_ENV: 'production' }],
+    ['WIDGET_TOKEN_SECRET', { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER }],
   ])('stops with one line naming %s for %j', (variable, env) => {
     const error = failureOf(env);
     expect(error.message).toContain(variable);
@@ -152,7 +154,7 @@ describe('loadConfig', () => {
 });
 
 /** The production settings every production case below starts from. */
-const PRODUCTION = { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER };
+const PRODUCTION = { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, WIDGET_TOKEN_SECRET: WIDGET_SECRET };
 const STRONG_TOKEN = 'Zq3vN8xK2mP7wR4tY9bC6dF1gH5jL0sA';
 
 describe('loadConfig: a bad value of every configuration variable', () => {
@@ -189,6 +191,7 @@ describe('loadConfig: a bad value of every configuration variable', () => {
     ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: 'localhost/8' }],
     ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5,five' }],
     ['WEBHOOK_WORKER', { WEBHOOK_WORKER: 'off' }],
+    ['WIDGET_TOKEN_SECRET', { WIDGET_TOKEN_SECRET: 'too-short' }],
   ];
 
   it.each(badValues)('stops with one line naming %s for %j', (variable, env) => {

@@ -8,6 +8,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const DEVELOPMENT_PEPPER = 'development-only-pepper-do-not-use-in-production';
+const DEVELOPMENT_WIDGET_TOKEN_SECRET = 'development-only-widget-token-secret-do-not-use-in-production';
 const PRODUCTION_TOKEN_LENGTH = 32;
 const PRODUCTION_TOKEN_DISTINCT = 8;
 
@@ -84,6 +85,9 @@ class EnvironmentVariables {
   @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
   RATE_LIMIT_DISABLED?: boolean;
 
+  @IsOptional() @IsString() @MinLength(32, { message: '$property must be at least 32 characters' })
+  WIDGET_TOKEN_SECRET?: string;
+
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000)
   SHUTDOWN_DRAIN_MS?: number;
 
@@ -128,6 +132,10 @@ export interface AppConfig {
     retryScheduleSeconds: readonly number[];
     /** Whether this instance delivers webhooks. */
     worker: boolean;
+  };
+  widget: {
+    /** Signs visitor tokens (HMAC-SHA256); every instance needs the same one. */
+    tokenSecret: string;
   };
 }
 
@@ -180,6 +188,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'Invalid configuration: TRUST_PROXY must not trust every address when NODE_ENV=production; list the proxies as CIDR ranges or loopback/linklocal/uniquelocal',
     );
   }
+  if (production && !vars.WIDGET_TOKEN_SECRET) {
+    throw new ConfigError('Invalid configuration: WIDGET_TOKEN_SECRET is required when NODE_ENV=production');
+  }
 
   return {
     port: vars.PORT ?? 3000,
@@ -212,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retryScheduleSeconds: parseRetrySchedule(vars.WEBHOOK_RETRY_SCHEDULE),
       worker: vars.WEBHOOK_WORKER ?? true,
     },
+    widget: { tokenSecret: vars.WIDGET_TOKEN_SECRET ?? DEVELOPMENT_WIDGET_TOKEN_SECRET },
   };
 }
 

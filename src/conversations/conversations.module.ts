@@ -10,6 +10,6 @@ import { ConversationsService } from './conversations.service';
   imports: [TenancyModule, BotsModule, LeadsModule],
   controllers: [ConversationsController],
   providers: [ConversationsRepository, ConversationsService],
-  exports: [ConversationsService],
+  exports: [ConversationsService, ConversationsRepository],
 })
 export class ConversationsModule {}

@@ -43,6 +43,8 @@ export interface NewMessage {
   role: MessageRole;
   content: string;
   createdAt: Date;
+  /** An assistant reply that found nothing in the knowledge base (analytics' unansweredRate). */
+  unanswered?: boolean;
 }
 
 const newestFirst = [{ createdAt: 'desc' }, { id: 'desc' }] satisfies Prisma.ConversationOrderByWithRelationInput[];
@@ -80,6 +82,12 @@ export class ConversationsRepository {
 
   linkLead(tenantId: string, conversationId: string, leadId: string, tx: PrismaTransaction): Promise<unknown> {
     return tx.conversation.updateMany({ where: { tenantId, id: conversationId }, data: { leadId } });
+  }
+
+  /** Links the lead unless the conversation has one already; false then. */
+  async linkLeadIfNone(tenantId: string, conversationId: string, leadId: string, tx: PrismaTransaction): Promise<boolean> {
+    const { count } = await tx.conversation.updateMany({ where: { tenantId, id: conversationId, leadId: null }, data: { leadId } });
+    return count === 1;
   }
 
   listMessages(tenantId: string, conversationId: string, page: Page): Promise<MessageRow[]> {

@@ -1,8 +1,8 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiOperation, ApiParam, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
 import type { ApiResponseOptions, HeaderObject, HeadersObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import type { Scope } from '../common/access/scopes';
-import { RequireScopes } from '../common/access/access.decorators';
+import { RequireScopes, WidgetOnly } from '../common/access/access.decorators';
 import { ErrorEnvelope, FieldErrorResponse } from '../common/errors/error-envelope';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
 
@@ -189,6 +189,40 @@ export function ApiV1Endpoint(docs: EndpointDocs & { scopes: Scope[] }): MethodD
     successResponse(docs, rateLimitHeaders(docs.scopes.length > 0), 'Success.'),
     ApiExtraModels(ErrorEnvelope),
     ...errorDecorators(errors, docs.scopes.length ? 'v1' : 'v1AnyKey'),
+  );
+}
+
+/**
+ * An /api/v1/widget endpoint: a public key (secret keys are 403), the visitor's token on every
+ * call after the session, and the errors every widget route can give.
+ */
+export function ApiWidgetEndpoint(docs: EndpointDocs & { visitorToken: boolean }): MethodDecorator {
+  const errors: ErrorCode[] = [
+    ErrorCode.VALIDATION_ERROR,
+    ErrorCode.INVALID_API_KEY,
+    ...(docs.visitorToken ? [ErrorCode.INVALID_VISITOR_TOKEN] : []),
+    ErrorCode.HTTPS_REQUIRED,
+    ErrorCode.PLAN_UPGRADE_REQUIRED,
+    ErrorCode.INSUFFICIENT_SCOPE,
+    ErrorCode.ORIGIN_NOT_ALLOWED,
+    ErrorCode.BOT_INACTIVE,
+    ...(docs.errors ?? []),
+    ErrorCode.RATE_LIMIT_EXCEEDED,
+    ErrorCode.INTERNAL_ERROR,
+    ErrorCode.SERVICE_UNAVAILABLE,
+  ];
+  const note =
+    'Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). ' +
+    (docs.visitorToken ? 'The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. ' : '') +
+    "Limited to 60 requests a minute per client address; never counted against the tenant's API quota.";
+  return applyDecorators(
+    WidgetOnly(),
+    operation(docs, note),
+    ApiSecurity(API_KEY_SCHEME, []),
+    ...(docs.visitorToken ? [ApiHeader({ name: 'X-Visitor-Token', required: true, description: 'The visitor token of the session.', schema: { type: 'string', maxLength: 1024 } })] : []),
+    successResponse(docs, {}, 'Success.'),
+    ApiExtraModels(ErrorEnvelope),
+    ...errorDecorators(errors, 'v1AnyKey'),
   );
 }
 

@@ -4,6 +4,7 @@ import { AdminTokenGuard } from './admin-token.guard';
 import { ApiKeyCache } from './api-keys/api-key-cache';
 import { ApiKeyGuard } from './api-keys/api-key.guard';
 import { ScopesGuard } from './api-keys/scopes.guard';
+import { WidgetKeyGuard } from './api-keys/widget-key.guard';
 import { ApiKeyHasher } from './api-keys/api-key-hasher';
 import { ApiKeysRepository } from './api-keys/api-keys.repository';
 import { ApiKeysService } from './api-keys/api-keys.service';
@@ -13,7 +14,7 @@ import { TenantsService } from './tenants.service';
 
 @Module({
   imports: [InvalidationModule],
-  providers: [TenantsRepository, TenantsService, ApiKeysRepository, ApiKeysService, ApiKeyHasher, ApiKeyCache, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard],
-  exports: [TenantsService, TenantsRepository, ApiKeysService, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard],
+  providers: [TenantsRepository, TenantsService, ApiKeysRepository, ApiKeysService, ApiKeyHasher, ApiKeyCache, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard, WidgetKeyGuard],
+  exports: [TenantsService, TenantsRepository, ApiKeysService, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard, WidgetKeyGuard],
 })
 export class TenancyModule {}

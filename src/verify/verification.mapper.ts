@@ -24,6 +24,11 @@ export class VerifiedPlan {
   messagesLimit: number;
 }
 
+export class VerifiedUsage {
+  @ApiProperty({ type: 'integer', minimum: 0, description: "The bot's replies this calendar month (UTC), counted against `plan.messagesLimit`." })
+  messagesThisMonth: number;
+}
+
 /** The answer of GET /api/v1/verify (SPEC 2.3). */
 export class VerificationResponse {
   @ApiProperty({ type: Boolean, enum: [true], description: 'Always true: an invalid key gets 401 instead.' })
@@ -34,13 +39,17 @@ export class VerificationResponse {
 
   @ApiProperty({ type: VerifiedPlan })
   plan: VerifiedPlan;
+
+  @ApiProperty({ type: VerifiedUsage })
+  usage: VerifiedUsage;
 }
 
-export function toVerificationResponse(principal: ApiPrincipal): VerificationResponse {
+export function toVerificationResponse(principal: ApiPrincipal, messagesThisMonth: number): VerificationResponse {
   const plan = PLANS[principal.tenant.plan];
   return {
     valid: true,
     tenant: { id: principal.tenant.id, name: principal.tenant.name, slug: principal.tenant.slug },
     plan: { name: plan.name, botsLimit: plan.botsLimit, messagesLimit: plan.messagesLimit },
+    usage: { messagesThisMonth },
   };
 }

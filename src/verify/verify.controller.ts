@@ -4,14 +4,17 @@ import { Principal } from '../common/access/access.decorators';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { ApiV1Endpoint } from '../openapi/openapi.decorators';
 import { NoQueryDto } from '../common/paging/pagination';
+import { MessageQuotaRepository } from '../usage/message-quota.repository';
 import { toVerificationResponse, VerificationResponse } from './verification.mapper';
 
 @Controller('api/v1/verify')
 @ApiTags('Account')
 export class VerifyController {
+  constructor(private readonly usage: MessageQuotaRepository) {}
+
   @Get()
   @ApiV1Endpoint({ operationId: 'verifyKey', summary: 'Validate the API key and return its tenant and plan', scopes: [], type: VerificationResponse })
-  verify(@Principal() principal: ApiPrincipal, @Query() _query: NoQueryDto): VerificationResponse {
-    return toVerificationResponse(principal);
+  async verify(@Principal() principal: ApiPrincipal, @Query() _query: NoQueryDto): Promise<VerificationResponse> {
+    return toVerificationResponse(principal, await this.usage.usedThisMonth(principal.tenant.id, new Date()));
   }
 }

@@ -45,6 +45,12 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'POST /api/v1/leads/import', method: 'post', path: () => '/api/v1/leads/import', scope: 'leads:write', body: { leads: [{ name: 'Imported', email: 'imported@example.com' }] }, success: 201, expected: () => ({ imported: 1 }) },
   // A CSV body: supertest leaves `body` empty for text/csv.
   { name: 'GET /api/v1/leads/export', method: 'get', path: () => '/api/v1/leads/export', scope: 'leads:read', success: 200, expected: () => ({}) },
+  { name: 'GET /api/v1/analytics/overview', method: 'get', path: () => '/api/v1/analytics/overview', scope: 'analytics:read', success: 200, expected: () => ({ conversations: 1, messages: { user: 1, assistant: 1, agent: 0 }, previous: expect.objectContaining({ conversations: 0 }) }) },
+  { name: 'GET /api/v1/analytics/timeseries', method: 'get', path: () => '/api/v1/analytics/timeseries?metric=conversations', scope: 'analytics:read', success: 200, expected: () => ({ metric: 'conversations', interval: 'day', points: expect.arrayContaining([expect.objectContaining({ count: 1 })]) }) },
+  { name: 'GET /api/v1/settings', method: 'get', path: () => '/api/v1/settings', scope: 'settings:read', success: 200, expected: () => ({ settings: expect.objectContaining({ timezone: expect.any(String) }) }) },
+  { name: 'PATCH /api/v1/settings', method: 'patch', path: () => '/api/v1/settings', scope: 'settings:write', body: { timezone: 'Europe/Berlin' }, success: 200, expected: () => ({ settings: expect.objectContaining({ timezone: 'Europe/Berlin' }) }) },
+  { name: 'GET /api/v1/bots/:id/settings', method: 'get', path: (f) => `/api/v1/bots/${f.botId}/settings`, scope: 'settings:read', success: 200, expected: () => ({ settings: expect.objectContaining({ showSources: expect.any(Boolean) }) }) },
+  { name: 'PATCH /api/v1/bots/:id/settings', method: 'patch', path: (f) => `/api/v1/bots/${f.botId}/settings`, scope: 'settings:write', body: { showSources: false }, success: 200, expected: () => ({ settings: expect.objectContaining({ showSources: false }) }) },
   { name: 'POST /api/v1/webhooks', method: 'post', path: () => '/api/v1/webhooks', scope: 'webhooks:manage', body: { url: 'https://hooks.example.com/in', events: ['*'] }, success: 201, expected: () => ({ webhook: expect.objectContaining({ url: 'https://hooks.example.com/in' }), secret: expect.any(String) }) },
   { name: 'GET /api/v1/webhooks', method: 'get', path: () => '/api/v1/webhooks', scope: 'webhooks:manage', success: 200, expected: (f) => ({ webhooks: expect.arrayContaining([expect.objectContaining({ id: f.webhookId })]) }) },
   { name: 'GET /api/v1/webhooks/:id', method: 'get', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', success: 200, expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId }) }) },
@@ -70,6 +76,12 @@ const API_ROUTE_SCOPES: [string, Scope[]][] = [
   ['PATCH /api/v1/leads/:id', ['leads:write']],
   ['POST /api/v1/leads/import', ['leads:write']],
   ['GET /api/v1/leads/export', ['leads:read']],
+  ['GET /api/v1/analytics/overview', ['analytics:read']],
+  ['GET /api/v1/analytics/timeseries', ['analytics:read']],
+  ['GET /api/v1/settings', ['settings:read']],
+  ['PATCH /api/v1/settings', ['settings:write']],
+  ['GET /api/v1/bots/:id/settings', ['settings:read']],
+  ['PATCH /api/v1/bots/:id/settings', ['settings:write']],
   ['POST /api/v1/webhooks', ['webhooks:manage']],
   ['GET /api/v1/webhooks', ['webhooks:manage']],
   ['GET /api/v1/webhooks/:id', ['webhooks:manage']],
@@ -100,7 +112,17 @@ const ADMIN_ROUTES = [
 const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/:file'];
 
 /** Every route the app serves; a new endpoint fails the walk below until it is added here with its rule. */
-const ALL_ROUTES = [...API_ROUTE_SCOPES.map(([route]) => route), ...ADMIN_ROUTES, ...PUBLIC_ROUTES];
+/** The widget's routes: public keys only (test/e2e/widget.e2e-spec.ts tests them). */
+const WIDGET_ROUTES = [
+  'GET /api/v1/widget/bots/:botId',
+  'POST /api/v1/widget/sessions',
+  'POST /api/v1/widget/conversations',
+  'GET /api/v1/widget/conversations/:id/messages',
+  'POST /api/v1/widget/conversations/:id/messages',
+  'POST /api/v1/widget/conversations/:id/lead',
+  'POST /api/v1/widget/conversations/:id/end',
+];
+const ALL_ROUTES = [...API_ROUTE_SCOPES.map(([route]) => route), ...ADMIN_ROUTES, ...PUBLIC_ROUTES, ...WIDGET_ROUTES];
 
 const NON_VERIFY = ENDPOINTS.map((endpoint) => [endpoint.name, endpoint] as const);
 
@@ -154,7 +176,7 @@ describe('Authentication, plans and scopes', () => {
       const response = await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
-        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: plan, botsLimit, messagesLimit } },
+        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: plan, botsLimit, messagesLimit }, usage: { messagesThisMonth: 0 } },
       });
     });
 
@@ -272,7 +294,7 @@ describe('Authentication, plans and scopes', () => {
       const response = await t.http().get('/api/v1/verify').set('X-API-Key', publicKey);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
-        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: 'pro', botsLimit: 5, messagesLimit: 10000 } },
+        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: 'pro', botsLimit: 5, messagesLimit: 10000 }, usage: { messagesThisMonth: 0 } },
       });
     });
 
@@ -346,7 +368,7 @@ describe('Authentication, plans and scopes', () => {
 
     beforeAll(async () => {
       tenant = await tenantWithData(t);
-      for (const scope of ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage'] as const) {
+      for (const scope of ALL_SCOPES) {
         only.set(scope, (await createKey(t, tenant.id, { scopes: [scope] })).key);
         allBut.set(scope, (await createKey(t, tenant.id, { scopes: ALL_SCOPES.filter((s) => s !== scope) })).key);
       }
@@ -366,10 +388,10 @@ describe('Authentication, plans and scopes', () => {
       expect({ status: response.status, body: response.body }).toEqual({ status: endpoint.success, body: expect.objectContaining(endpoint.expected(tenant)) });
     });
 
-    it('lets a key with an unrelated scope call /verify but nothing else', async () => {
+    it('lets a key with one scope call /verify and the routes of that scope, nothing else', async () => {
       const key = (await createKey(t, tenant.id, { scopes: ['settings:read'] })).key;
       expect((await t.http().get('/api/v1/verify').set('X-API-Key', key)).status).toBe(200);
-      for (const endpoint of ENDPOINTS) expectError(await send(t, endpoint, tenant, key), 403, 'INSUFFICIENT_SCOPE');
+      for (const endpoint of ENDPOINTS.filter((e) => e.scope !== 'settings:read')) expectError(await send(t, endpoint, tenant, key), 403, 'INSUFFICIENT_SCOPE');
     });
   });
 
@@ -450,6 +472,7 @@ describe('Authentication, plans and scopes', () => {
       expect(admin.map(([route]) => route).sort()).toEqual([...ADMIN_ROUTES].sort());
       expect(admin.filter(([, rule]) => rule?.kind !== 'admin')).toEqual([]);
       expect(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, { kind: 'public' }])));
+      expect(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, { kind: 'widget' }])));
     });
 
     it('tests the scopes of exactly the API routes that need one', () => {

@@ -68,20 +68,20 @@ function positiveInt(value: string | undefined, fallback: number): number {
 const ALLOWED_STATUSES = new Set([200, 201, 202, 204, 400, 401, 403, 404, 409, 413, 415, 429]);
 const CODES_BY_STATUS: Record<number, string[]> = {
   400: ['VALIDATION_ERROR'],
-  401: ['INVALID_API_KEY', 'UNAUTHORIZED'],
-  403: ['HTTPS_REQUIRED', 'PLAN_UPGRADE_REQUIRED', 'INSUFFICIENT_SCOPE', 'PLAN_LIMIT_REACHED'],
+  401: ['INVALID_API_KEY', 'UNAUTHORIZED', 'INVALID_VISITOR_TOKEN'],
+  403: ['HTTPS_REQUIRED', 'PLAN_UPGRADE_REQUIRED', 'INSUFFICIENT_SCOPE', 'PLAN_LIMIT_REACHED', 'ORIGIN_NOT_ALLOWED'],
   404: ['NOT_FOUND'],
-  409: ['INVALID_STATUS_TRANSITION', 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'],
+  409: ['INVALID_STATUS_TRANSITION', 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE', 'BOT_INACTIVE', 'CONVERSATION_ENDED', 'LEAD_CAPTURE_DISABLED', 'LEAD_ALREADY_CAPTURED'],
   413: ['PAYLOAD_TOO_LARGE'],
   415: ['UNSUPPORTED_MEDIA_TYPE'],
-  429: ['RATE_LIMIT_EXCEEDED'],
+  429: ['RATE_LIMIT_EXCEEDED', 'MESSAGE_LIMIT_REACHED'],
   500: ['INTERNAL_ERROR'],
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const SCOPES = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write'];
 const PLANS = ['free', 'pro', 'business', 'enterprise'];
-const VOCABULARY = new Set<string>([...SCOPES, ...PLANS, 'new', 'contacted', 'qualified', 'unqualified', 'converted', 'active', 'ended', 'handed_off', 'widget', 'api', 'import', 'user', 'assistant', 'agent', 'secret', 'public', 'lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', 'pending', 'succeeded', 'failed']);
+const VOCABULARY = new Set<string>([...SCOPES, ...PLANS, 'new', 'contacted', 'qualified', 'unqualified', 'converted', 'active', 'ended', 'handed_off', 'widget', 'api', 'import', 'user', 'assistant', 'agent', 'secret', 'public', 'lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', 'pending', 'succeeded', 'failed', 'conversations']);
 
 interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -95,6 +95,8 @@ interface RouteDef {
   /** Fixture names for each `{param}` of the template. */
   ids?: string[][];
   body?: BodyShape;
+  /** A widget route: public keys only, no plan check (secret keys are 403 INSUFFICIENT_SCOPE). */
+  widget?: boolean;
   /** The route's body limit when it is not the contract's 64 KiB (the lead import). */
   bodyLimit?: number;
   /** The success body's media type when it is not JSON (the lead export). */
@@ -148,6 +150,7 @@ const queryValue = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...QUERY_NUMBERS) },
   { weight: 2, arbitrary: fc.constantFrom(...QUERY_DATES) },
   { weight: 1, arbitrary: fc.constantFrom('active', 'ended', 'handed_off', 'ACTIVE', 'new') },
+  { weight: 1, arbitrary: fc.constantFrom('conversations', 'messages', 'leads', 'visitors', 'day', 'week', 'month') },
   { weight: 2, arbitrary: fc.oneof(fc.constantFrom('{{own.bot}}', '{{foreign.bot}}', '{{own.lead}}', '{{own.bot:upper}}', '{{key.own}}'), fc.uuid()) },
   { weight: 3, arbitrary: weirdText.map(enc) },
   { weight: 2, arbitrary: fc.constantFrom(...QUERY_RAW) },
@@ -416,6 +419,25 @@ const conversationFields: BodyShape = {
   },
 };
 
+const tenantSettingsFields: BodyShape = {
+  required: {},
+  optional: {
+    timezone: str(fc.oneof(fc.constantFrom('UTC', 'Europe/Berlin', 'europe/berlin', 'Asia/Kolkata', '+02:00', 'Mars/Base', ''), weirdText)),
+    allowedOrigins: fc.array(str(fc.oneof(fc.constantFrom('https://www.example.com', 'http://localhost:3000', 'http://example.com', 'https://*.example.com', 'https://example.com/path'), weirdText)), { maxLength: 52 }).map((items) => `[${items.join(',')}]`),
+    visitorMessageLimit: objectBody({ required: {}, optional: { messages: fc.constantFrom('1', '20', '1000', '1001', '0', '1.5', '"20"'), windowSeconds: fc.constantFrom('1', '60', '86400', '86401', '-1') } }),
+    leadCapture: objectBody({ required: {}, optional: { enabled: fc.constantFrom('true', 'false', '"true"'), requirePhone: fc.constantFrom('true', 'false', '1'), requireCompany: fc.constantFrom('true', 'false', 'null') } }),
+  },
+};
+const botSettingsFields: BodyShape = {
+  required: {},
+  optional: {
+    welcomeMessage: fc.oneof(str(fc.oneof(weirdText, fc.constant('w'.repeat(501)))), fc.constant('null')),
+    suggestedQuestions: fc.array(str(fc.oneof(weirdText, fc.constant('q'.repeat(201)))), { maxLength: 6 }).map((items) => `[${items.join(',')}]`),
+    fallbackMessage: str(fc.oneof(weirdText, fc.constant(''))),
+    showSources: fc.constantFrom('true', 'false', '"false"', 'null'),
+  },
+};
+
 const WEBHOOK_EVENTS = ['lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', '*'];
 const webhookUrl = str(
   fc.constantFrom(
@@ -452,6 +474,14 @@ const goodLeadPatch = fc
   .record({ status: fc.constantFrom(...STATUSES), name: goodName, company: fc.oneof(goodName, fc.constant(null)), tags: fc.array(fc.constantFrom('vip', 'webinar'), { maxLength: 3 }) }, { requiredKeys: [] })
   .filter((patch) => Object.keys(patch).length > 0)
   .map((patch) => JSON.stringify(patch));
+const goodTenantSettings = fc
+  .record({ timezone: fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York'), allowedOrigins: fc.subarray(['https://www.example.com', 'https://shop.example.com:8443']), leadCapture: fc.record({ enabled: fc.boolean() }) }, { requiredKeys: [] })
+  .filter((settings) => Object.keys(settings).length > 0)
+  .map((settings) => JSON.stringify(settings));
+const goodBotSettings = fc
+  .record({ welcomeMessage: fc.oneof(goodName, fc.constant(null)), suggestedQuestions: fc.array(goodName, { maxLength: 5 }), fallbackMessage: goodName, showSources: fc.boolean() }, { requiredKeys: [] })
+  .filter((settings) => Object.keys(settings).length > 0 && [...(settings.fallbackMessage ?? 'x').trim()].length <= 500)
+  .map((settings) => JSON.stringify(settings));
 const goodImport = fc.array(goodLead, { minLength: 1, maxLength: 3 }).map((leads) => `{"leads":[${leads.join(',')}]}`);
 const goodTenant = fc.record({ name: goodName, slug: fc.stringMatching(/^fz-[a-z0-9]{10}$/), plan: fc.constantFrom(...PLANS) }).map((tenant) => JSON.stringify(tenant));
 const goodTenantPatch = fc.record({ name: goodName, plan: fc.constantFrom('pro', 'business', 'enterprise', 'enterprise', 'free') }, { requiredKeys: [] }).map((patch) => JSON.stringify(patch));
@@ -483,6 +513,8 @@ const goodConversation = fc
     { requiredKeys: ['messages'] },
   )
   .map((conversation) => JSON.stringify(conversation));
+tenantSettingsFields.valid = goodTenantSettings;
+botSettingsFields.valid = goodBotSettings;
 leadFields.valid = goodLead;
 leadPatchFields.valid = goodLeadPatch;
 importFields.valid = goodImport;
@@ -506,6 +538,8 @@ const API_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/conversations/{id}/messages', scope: 'conversations:read', query: ['limit', 'offset'], ids: [['own.conversation', 'foreign.conversation', 'own.lead']] },
   { method: 'GET', template: '/api/v1/leads', scope: 'leads:read', query: ['limit', 'offset', 'botId', 'from', 'to', 'search'] },
   { method: 'GET', template: '/api/v1/leads/{id}', scope: 'leads:read', query: [], ids: [['own.lead', 'own.widgetLead', 'foreign.lead', 'own.bot']] },
+  { method: 'GET', template: '/api/v1/analytics/overview', scope: 'analytics:read', query: ['botId', 'from', 'to'] },
+  { method: 'GET', template: '/api/v1/analytics/timeseries', scope: 'analytics:read', query: ['metric', 'interval', 'botId', 'from', 'to'] },
 ];
 const CREATE_LEAD: RouteDef = { method: 'POST', template: '/api/v1/leads', scope: 'leads:write', query: [], body: leadFields };
 const UPDATE_LEAD: RouteDef = { method: 'PATCH', template: '/api/v1/leads/{id}', scope: 'leads:write', query: [], ids: [['own.lead', 'own.lead2', 'own.lead3', 'own.widgetLead', 'foreign.lead']], body: leadPatchFields };
@@ -525,6 +559,25 @@ const ADMIN_ROUTES: RouteDef[] = [
   { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots/{botId}/conversations', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: conversationFields },
   { method: 'GET', template: '/admin/v1/tenants/{tenantId}/audit-log', admin: true, ids: [ADMIN_TENANTS], query: ['limit', 'offset'] },
 ];
+const SETTINGS_ROUTES: RouteDef[] = [
+  { method: 'GET', template: '/api/v1/settings', scope: 'settings:read', query: [] },
+  { method: 'PATCH', template: '/api/v1/settings', scope: 'settings:write', query: [], body: tenantSettingsFields },
+  { method: 'GET', template: '/api/v1/bots/{id}/settings', scope: 'settings:read', query: [], ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
+  { method: 'PATCH', template: '/api/v1/bots/{id}/settings', scope: 'settings:write', query: [], ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']], body: botSettingsFields },
+];
+const WIDGET_IDS = ['own.conversation', 'foreign.conversation', 'own.lead'];
+const widgetSessionFields: BodyShape = { required: { botId: str(fc.constantFrom('{{own.bot}}', '{{own.inactiveBot}}', '{{foreign.bot}}', 'bot')) }, optional: { visitorId: str(fc.oneof(weirdText, fc.constantFrom('visitor-0001', 'short'))) } };
+const widgetMessageFields: BodyShape = { required: { content: str(fc.oneof(weirdText, longText)) }, optional: {} };
+const widgetLeadFields: BodyShape = { required: leadFields.required, optional: { phone: leadFields.optional.phone, company: leadFields.optional.company, message: leadFields.optional.message } };
+const WIDGET_ROUTES: RouteDef[] = [
+  { method: 'GET', template: '/api/v1/widget/bots/{botId}', widget: true, query: [], ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
+  { method: 'POST', template: '/api/v1/widget/sessions', widget: true, query: [], body: widgetSessionFields },
+  { method: 'POST', template: '/api/v1/widget/conversations', widget: true, query: [], body: emptyBody },
+  { method: 'GET', template: '/api/v1/widget/conversations/{id}/messages', widget: true, query: ['after'], ids: [WIDGET_IDS] },
+  { method: 'POST', template: '/api/v1/widget/conversations/{id}/messages', widget: true, query: [], ids: [WIDGET_IDS], body: widgetMessageFields },
+  { method: 'POST', template: '/api/v1/widget/conversations/{id}/lead', widget: true, query: [], ids: [WIDGET_IDS], body: widgetLeadFields },
+  { method: 'POST', template: '/api/v1/widget/conversations/{id}/end', widget: true, query: [], ids: [WIDGET_IDS], body: emptyBody },
+];
 const WEBHOOK_IDS = ['own.webhook', 'own.webhook2', 'foreign.webhook', 'own.lead'];
 const WEBHOOK_ROUTES: RouteDef[] = [
   { method: 'POST', template: '/api/v1/webhooks', scope: 'webhooks:manage', query: [], body: webhookFields },
@@ -537,7 +590,7 @@ const WEBHOOK_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/webhooks/{id}/deliveries', scope: 'webhooks:manage', query: ['limit', 'offset', 'status'], ids: [WEBHOOK_IDS] },
   { method: 'POST', template: '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS, ['own.delivery', 'foreign.delivery', 'own.lead']], body: emptyBody },
 ];
-const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, IMPORT_LEADS, EXPORT_LEADS, ...WEBHOOK_ROUTES, ...ADMIN_ROUTES];
+const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, IMPORT_LEADS, EXPORT_LEADS, ...SETTINGS_ROUTES, ...WIDGET_ROUTES, ...WEBHOOK_ROUTES, ...ADMIN_ROUTES];
 /** Served routes with no key, body or query to fuzz: the health probes and the API description (openapi.e2e-spec). */
 const NOT_FUZZED = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/{file}'];
 const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
@@ -963,6 +1016,7 @@ describe('Fuzzing every endpoint over HTTP', () => {
     }
     const key = request.key!;
     if (key.kind !== 'fixture' || key.name === 'deleted' || key.variant === 'lower' || key.variant === 'twice') return { status: 401, code: 'INVALID_API_KEY' };
+    if (route.widget) return key.name === 'ownPublic' ? null : { status: 403, code: 'INSUFFICIENT_SCOPE' };
     if (key.name === 'free') return { status: 403, code: 'PLAN_UPGRADE_REQUIRED' };
     const scopes: Record<Exclude<KeyName, 'free' | 'deleted'>, string[] | 'all' | 'none'> = { own: 'all', foreign: 'all', ownRead: ['bots:read', 'leads:read'], ownPublic: 'none' };
     const granted = scopes[key.name];

@@ -55,8 +55,34 @@ describe('null in any body field, and write-only keys', () => {
   const webhookId = async (): Promise<string> =>
     (webhook ??= (await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: 'https://hooks.example.com/in', events: ['*'] }).expect(201)).body.webhook.id);
 
+  /** A widget visitor with a fresh conversation: the public key, its token and the conversation. */
+  const widgetVisitor = async (): Promise<{ key: string; headers: Record<string, string>; conversationId: string }> => {
+    const key = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
+    const { visitorToken } = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId: ids.botId }).expect(201)).body;
+    const headers = { 'X-Visitor-Token': visitorToken as string };
+    const conversationId = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set(headers).send({}).expect(201)).body.conversation.id as string;
+    return { key, headers, conversationId };
+  };
+
   /** A valid body of each route that takes one, with every optional field sent. */
-  const validBodies = (): Record<string, () => Promise<{ path: string; body: Record<string, unknown>; key?: string }>> => ({
+  const validBodies = (): Record<string, () => Promise<{ path: string; body: Record<string, unknown>; key?: string; headers?: Record<string, string> }>> => ({
+    'POST /api/v1/widget/sessions': async () => ({ path: '/api/v1/widget/sessions', key: (await widgetVisitor()).key, body: { botId: ids.botId, visitorId: 'visitor-0001' } }),
+    'POST /api/v1/widget/conversations': async () => {
+      const { key, headers } = await widgetVisitor();
+      return { path: '/api/v1/widget/conversations', key, headers, body: {} };
+    },
+    'POST /api/v1/widget/conversations/{id}/messages': async () => {
+      const { key, headers, conversationId } = await widgetVisitor();
+      return { path: `/api/v1/widget/conversations/${conversationId}/messages`, key, headers, body: { content: 'What does it cost?' } };
+    },
+    'POST /api/v1/widget/conversations/{id}/lead': async () => {
+      const { key, headers, conversationId } = await widgetVisitor();
+      return { path: `/api/v1/widget/conversations/${conversationId}/lead`, key, headers, body: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi' } };
+    },
+    'POST /api/v1/widget/conversations/{id}/end': async () => {
+      const { key, headers, conversationId } = await widgetVisitor();
+      return { path: `/api/v1/widget/conversations/${conversationId}/end`, key, headers, body: {} };
+    },
     'POST /api/v1/leads': async () => ({ path: '/api/v1/leads', key: tenant.key, body: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', botId: ids.botId, tags: ['vip'] } }),
     'PATCH /api/v1/leads/{id}': async () => ({
       path: `/api/v1/leads/${(await createLead(t, tenant.key)).id}`,
@@ -64,6 +90,12 @@ describe('null in any body field, and write-only keys', () => {
       body: { status: 'contacted', name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', tags: ['vip'] },
     }),
     'POST /api/v1/leads/import': async () => ({ path: '/api/v1/leads/import', key: tenant.key, body: { leads: [{ name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', botId: ids.botId, tags: ['vip'] }] } }),
+    'PATCH /api/v1/settings': async () => ({
+      path: '/api/v1/settings',
+      key: tenant.key,
+      body: { timezone: 'Europe/Berlin', allowedOrigins: ['https://www.example.com'], visitorMessageLimit: { messages: 10, windowSeconds: 60 }, leadCapture: { enabled: true, requirePhone: true, requireCompany: false } },
+    }),
+    'PATCH /api/v1/bots/{id}/settings': async () => ({ path: `/api/v1/bots/${ids.botId}/settings`, key: tenant.key, body: { welcomeMessage: 'Hi', suggestedQuestions: ['Price?'], fallbackMessage: 'Sorry.', showSources: true } }),
     'POST /api/v1/webhooks': async () => ({ path: '/api/v1/webhooks', key: tenant.key, body: { url: 'https://hooks.example.com/in', events: ['*'], description: 'CRM' } }),
     'PATCH /api/v1/webhooks/{id}': async () => ({ path: `/api/v1/webhooks/${await webhookId()}`, key: tenant.key, body: { url: 'https://hooks.example.com/v2', events: ['lead.created'], description: 'CRM', enabled: true } }),
     'POST /api/v1/webhooks/{id}/rotate-secret': async () => ({ path: `/api/v1/webhooks/${await webhookId()}/rotate-secret`, key: tenant.key, body: {} }),
@@ -101,8 +133,8 @@ describe('null in any body field, and write-only keys', () => {
     const { schema } = bodyRoutes.find((entry) => entry.route === route)!;
     const method = route.split(' ')[0].toLowerCase() as 'post' | 'patch';
     const send = async (body: Record<string, unknown>) => {
-      const { path, key } = await validBodies()[route]();
-      const test = key ? t.http()[method](path).set('X-API-Key', key) : t.admin()[method](path);
+      const { path, key, headers } = await validBodies()[route]();
+      const test = key ? t.http()[method](path).set('X-API-Key', key).set(headers ?? {}) : t.admin()[method](path);
       return test.send(body);
     };
     const valid = await validBodies()[route]();

@@ -323,6 +323,40 @@ describe('OpenAPI document and contract', () => {
         expectContract(await t.http().get('/api/v1/leads/export?limit=5').set('X-API-Key', key()), 'GET', '/api/v1/leads/export', 400);
       });
 
+      it('the settings operations: 200, 400, 404', async () => {
+        expectContract(await t.http().get('/api/v1/settings').set('X-API-Key', key()), 'GET', '/api/v1/settings', 200);
+        expectContract(await t.http().get('/api/v1/settings?expand=all').set('X-API-Key', key()), 'GET', '/api/v1/settings', 400);
+        expectContract(await t.http().patch('/api/v1/settings').set('X-API-Key', key()).send({ timezone: 'Europe/Berlin', leadCapture: { requirePhone: true } }), 'PATCH', '/api/v1/settings', 200);
+        expectContract(await t.http().patch('/api/v1/settings').set('X-API-Key', key()).send({ timezone: 'Mars/Base' }), 'PATCH', '/api/v1/settings', 400);
+        expectContract(await t.http().get(`/api/v1/bots/${botId}/settings`).set('X-API-Key', key()), 'GET', '/api/v1/bots/{id}/settings', 200);
+        expectContract(await t.http().get(`/api/v1/bots/${UUID_ZERO}/settings`).set('X-API-Key', key()), 'GET', '/api/v1/bots/{id}/settings', 404);
+        expectContract(await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', key()).send({ welcomeMessage: null, suggestedQuestions: ['Price?'] }), 'PATCH', '/api/v1/bots/{id}/settings', 200);
+        expectContract(await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', key()).send({ isActive: false }), 'PATCH', '/api/v1/bots/{id}/settings', 400);
+        expectContract(await t.http().patch(`/api/v1/bots/${UUID_ZERO}/settings`).set('X-API-Key', key()).send({ showSources: false }), 'PATCH', '/api/v1/bots/{id}/settings', 404);
+      });
+
+      it('the widget operations: their successes, 400, 401, 403, 404 and 409', async () => {
+        const publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
+        const w = (method: 'get' | 'post', path: string) => t.http()[method](`/api/v1/widget${path}`).set('X-API-Key', publicKey);
+        expectContract(await w('get', `/bots/${botId}`), 'GET', '/api/v1/widget/bots/{botId}', 200);
+        expectContract(await w('get', `/bots/${UUID_ZERO}`), 'GET', '/api/v1/widget/bots/{botId}', 404);
+        expectContract(await t.http().get(`/api/v1/widget/bots/${botId}`).set('X-API-Key', key()), 'GET', '/api/v1/widget/bots/{botId}', 403);
+        const session = expectContract(await w('post', '/sessions').send({ botId }), 'POST', '/api/v1/widget/sessions', 201).body;
+        expectContract(await w('post', '/sessions').send({ botId: 'x' }), 'POST', '/api/v1/widget/sessions', 400);
+        const token = session.visitorToken as string;
+        const started = expectContract(await w('post', '/conversations').set('X-Visitor-Token', token).send({}), 'POST', '/api/v1/widget/conversations', 201).body;
+        expectContract(await w('post', '/conversations').send({}), 'POST', '/api/v1/widget/conversations', 401);
+        const id = started.conversation.id as string;
+        expectContract(await w('get', `/conversations/${id}/messages`).set('X-Visitor-Token', token), 'GET', '/api/v1/widget/conversations/{id}/messages', 200);
+        expectContract(await w('get', `/conversations/${UUID_ZERO}/messages`).set('X-Visitor-Token', token), 'GET', '/api/v1/widget/conversations/{id}/messages', 404);
+        expectContract(await w('post', `/conversations/${id}/messages`).set('X-Visitor-Token', token).send({ content: 'What does it cost?' }), 'POST', '/api/v1/widget/conversations/{id}/messages', 201);
+        expectContract(await w('post', `/conversations/${id}/messages`).set('X-Visitor-Token', token).send({ content: '' }), 'POST', '/api/v1/widget/conversations/{id}/messages', 400);
+        expectContract(await w('post', `/conversations/${id}/lead`).set('X-Visitor-Token', token).send({ name: 'Ada', email: 'ada@example.com' }), 'POST', '/api/v1/widget/conversations/{id}/lead', 201);
+        expectContract(await w('post', `/conversations/${id}/lead`).set('X-Visitor-Token', token).send({ name: 'Ada', email: 'ada@example.com' }), 'POST', '/api/v1/widget/conversations/{id}/lead', 409);
+        expectContract(await w('post', `/conversations/${id}/end`).set('X-Visitor-Token', token).send({}), 'POST', '/api/v1/widget/conversations/{id}/end', 200);
+        expectContract(await w('post', `/conversations/${UUID_ZERO}/end`).set('X-Visitor-Token', token).send({}), 'POST', '/api/v1/widget/conversations/{id}/end', 404);
+      });
+
       it('the webhook operations: their successes, 400, 404 and 403 PLAN_LIMIT_REACHED', async () => {
         const http = () => t.http();
         const created = expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 201);
@@ -479,6 +513,8 @@ describe('OpenAPI document and contract', () => {
 
 function securityOf(rule: AccessRule | undefined): Record<string, string[]>[] | undefined {
   if (rule?.kind === 'apiKey') return [{ ApiKeyAuth: [...rule.scopes] }];
+  // A public key: no scope.
+  if (rule?.kind === 'widget') return [{ ApiKeyAuth: [] }];
   if (rule?.kind === 'admin') return [{ AdminBearerAuth: [] }];
   if (rule?.kind === 'public') return [];
   return undefined;

@@ -59,7 +59,7 @@ describe('Transport', () => {
       const response = await t.http().get('/api/v1/verify').set('X-Forwarded-Proto', 'https').set('X-API-Key', tenant.key);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
-        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: 'pro', botsLimit: 5, messagesLimit: 10000 } },
+        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: 'pro', botsLimit: 5, messagesLimit: 10000 }, usage: { messagesThisMonth: 0 } },
       });
       expectSecurityHeaders(response);
     });

@@ -17,6 +17,7 @@ describe('GET /api/v1/verify', () => {
       valid: true,
       tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug },
       plan: { name: 'business', botsLimit: 25, messagesLimit: 50000 },
+      usage: { messagesThisMonth: 0 },
     });
   });
 

@@ -16,6 +16,7 @@ export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 const TEST_ENV = {
   ADMIN_API_TOKEN: ADMIN_TOKEN,
   API_KEY_PEPPER: 'e2e-pepper-0123456789abcdef',
+  WIDGET_TOKEN_SECRET: 'e2e-widget-token-secret-0123456789abcdef',
   LOG_LEVEL: 'silent',
   // Suites other than the rate-limit ones test their own behaviour, not the limiter, so they run
   // with limits they cannot reach; the rate-limit suites pass the production or small tables.

@@ -38,6 +38,7 @@ describe('AccessRuleGuard', () => {
       public: [],
       admin: [check('admin-token', ran)],
       apiKey: [check('api-key', ran), check('plan', ran), check('rate-limit', ran), check('scopes', ran)],
+      widget: [check('api-key', ran), check('rate-limit', ran), check('widget-key', ran), check('widget-origin', ran)],
     };
     guard = new AccessRuleGuard(new Reflector(), checks);
     logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
@@ -71,13 +72,14 @@ describe('AccessRuleGuard', () => {
       public: [],
       admin: [],
       apiKey: [{ canActivate: () => { throw refused; } }, check('plan', ran)],
+      widget: [],
     });
     await expect(failing.canActivate(contextFor(MixedController, MixedController.prototype.listBots))).rejects.toBe(refused);
     expect(ran).toEqual([]);
   });
 
   it('refuses with 403 when a check says no without throwing', async () => {
-    const saysNo = new AccessRuleGuard(new Reflector(), { public: [], admin: [check('admin-token', ran, false)], apiKey: [] });
+    const saysNo = new AccessRuleGuard(new Reflector(), { public: [], admin: [check('admin-token', ran, false)], apiKey: [], widget: [] });
     await expect(saysNo.canActivate(contextFor(AdminController, AdminController.prototype.list))).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', status: 403 });
   });
 

@@ -7,7 +7,8 @@ import type { ApiPrincipal, AppRequest } from '../http/request-context';
 export type AccessRule =
   | { kind: 'public' }
   | { kind: 'admin' }
-  | { kind: 'apiKey'; scopes: readonly Scope[] };
+  | { kind: 'apiKey'; scopes: readonly Scope[] }
+  | { kind: 'widget' };
 
 /** The kinds of caller; each has its own list of checks (CallerChecks). */
 export type CallerKind = AccessRule['kind'];
@@ -19,6 +20,9 @@ export const Public = () => Access({ kind: 'public' });
 
 /** The dashboard's admin API: the bearer token from ADMIN_API_TOKEN. */
 export const AdminOnly = () => Access({ kind: 'admin' });
+
+/** The chat widget: a valid public key (svc_pk_) of a tenant with API access; secret keys are refused. */
+export const WidgetOnly = () => Access({ kind: 'widget' });
 
 /** A valid API key of a tenant with API access, holding every scope listed (none: any valid key). */
 export const RequireScopes = (...scopes: Scope[]) => Access({ kind: 'apiKey', scopes });

@@ -66,13 +66,22 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<AppRequest>();
     const response = http.getResponse<Response>();
-    const appError = this.toAppError(exception, request);
+    const { status, headers, body } = this.answerTo(exception, request);
 
     if (response.headersSent) {
       response.end();
       return;
     }
-    for (const [name, value] of Object.entries(appError.headers)) response.setHeader(name, value);
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+    response.status(status).json(body);
+  }
+
+  /**
+   * The answer an exception gets: its status, headers and envelope. Public for answers that are
+   * already under way (a server-sent event stream reports a late error as an `error` event).
+   */
+  answerTo(exception: unknown, request: AppRequest): { status: number; headers: Record<string, string>; body: ErrorEnvelope } {
+    const appError = this.toAppError(exception, request);
     const body: ErrorEnvelope = {
       error: {
         code: appError.code,
@@ -82,7 +91,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
         ...cappedDetails(appError.details),
       },
     };
-    response.status(appError.status).json(body);
+    return { status: appError.status, headers: appError.headers, body };
   }
 
   private toAppError(exception: unknown, request: AppRequest): AppError {

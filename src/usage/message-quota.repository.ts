@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+
+/** The first day (UTC) of the month of `now`, as the MessageUsage key. */
+export function monthOf(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}
+
+/** The start of the next month (UTC): when the monthly limit resets. */
+export function nextMonth(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
+/** A tenant's bot replies per calendar month (UTC), counted against its plan's messagesLimit. */
+@Injectable()
+export class MessageQuotaRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async usedThisMonth(tenantId: string, now: Date): Promise<number> {
+    const row = await this.prisma.messageUsage.findUnique({ where: { tenantId_month: { tenantId, month: monthOf(now) } }, select: { count: true } });
+    return row?.count ?? 0;
+  }
+
+  /**
+   * Counts one reply if the month is still under `limit`; false when it is not. One statement: the
+   * row's lock orders concurrent replies (across instances too), and each sees the count the one
+   * before it left, so exactly `limit` replies are counted. The lock is held until the caller's
+   * transaction ends, which stores the reply: a rolled-back reply is not counted.
+   */
+  async take(tenantId: string, limit: number, now: Date, tx: PrismaTransaction): Promise<boolean> {
+    const rows = await tx.$queryRaw<{ count: number }[]>`
+      INSERT INTO "MessageUsage" ("tenantId", "month", "count") VALUES (${tenantId}::uuid, ${monthOf(now).toISOString().slice(0, 10)}::date, 1)
+      ON CONFLICT ("tenantId", "month") DO UPDATE SET "count" = "MessageUsage"."count" + 1 WHERE "MessageUsage"."count" < ${limit}
+      RETURNING "count"`;
+    return rows.length === 1 && limit > 0;
+  }
+}

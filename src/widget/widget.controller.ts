@@ -1,0 +1,145 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Principal } from '../common/access/access.decorators';
+import { ErrorCode } from '../common/errors/error-codes';
+import { GlobalExceptionFilter } from '../common/errors/global-exception.filter';
+import type { ApiPrincipal, AppRequest } from '../common/http/request-context';
+import { NoQueryDto } from '../common/paging/pagination';
+import { EmptyBodyDto } from '../common/validation/empty-body.dto';
+import { toConversationResponse, toMessageResponse } from '../conversations/conversation.mapper';
+import { toLeadResponse } from '../leads/lead.mapper';
+import { ApiIdParam, ApiWidgetEndpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
+import { CreateSessionDto, MessagesAfterQueryDto, SendMessageDto, WidgetLeadDto } from './dto/widget.dto';
+import {
+  toWidgetBot,
+  toWidgetExchange,
+  WidgetBotEnvelope,
+  WidgetConversationEnvelope,
+  WidgetConversationStart,
+  WidgetExchange,
+  WidgetLeadEnvelope,
+  WidgetMessages,
+  WidgetSession,
+} from './widget.mapper';
+import { WidgetCaller, WidgetService } from './widget.service';
+
+const callerOf = ({ tenant }: ApiPrincipal, visitorToken?: string): WidgetCaller => ({ tenantId: tenant.id, plan: tenant.plan, visitorToken });
+
+/** One server-sent event. */
+const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+@Controller('api/v1/widget')
+@ApiTags('Widget')
+export class WidgetController {
+  constructor(
+    private readonly widget: WidgetService,
+    private readonly errors: GlobalExceptionFilter,
+  ) {}
+
+  @Get('bots/:botId')
+  @ApiWidgetEndpoint({ operationId: 'getWidgetBot', summary: 'The bot as the widget shows it', type: WidgetBotEnvelope, visitorToken: false, errors: [ErrorCode.NOT_FOUND] })
+  @ApiIdParam('botId', 'Bot')
+  async bot(@Principal() principal: ApiPrincipal, @Param('botId') botId: string, @Query() _query: NoQueryDto): Promise<WidgetBotEnvelope> {
+    const { bot, settings } = await this.widget.botConfig(callerOf(principal), botId);
+    return { bot: toWidgetBot(bot, settings) };
+  }
+
+  @Post('sessions')
+  @HttpCode(201)
+  @ApiWidgetEndpoint({ operationId: 'createWidgetSession', summary: 'Start a visitor session', status: 201, type: WidgetSession, visitorToken: false, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
+  async session(@Principal() principal: ApiPrincipal, @Body() body: CreateSessionDto, @Query() _query: NoQueryDto): Promise<WidgetSession> {
+    const session = await this.widget.startSession(callerOf(principal), body.botId, body.visitorId);
+    return { visitorToken: session.visitorToken, visitorId: session.visitorId, expiresAt: session.expiresAt.toISOString() };
+  }
+
+  @Post('conversations')
+  @HttpCode(201)
+  @ApiWidgetEndpoint({ operationId: 'startWidgetConversation', summary: "Start a conversation with the session's bot", status: 201, type: WidgetConversationStart, visitorToken: true, errors: [...JSON_BODY_ERRORS] })
+  async startConversation(@Principal() principal: ApiPrincipal, @Headers('x-visitor-token') token: string | undefined, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto): Promise<WidgetConversationStart> {
+    const { conversation, messages } = await this.widget.startConversation(callerOf(principal, token));
+    return { conversation: toConversationResponse(conversation), messages: messages.map(toMessageResponse) };
+  }
+
+  @Get('conversations/:id/messages')
+  @ApiWidgetEndpoint({ operationId: 'listWidgetMessages', summary: "The visitor's conversation's messages", type: WidgetMessages, visitorToken: true, errors: [ErrorCode.NOT_FOUND] })
+  @ApiIdParam('id', 'Conversation')
+  async messages(@Principal() principal: ApiPrincipal, @Headers('x-visitor-token') token: string | undefined, @Param('id') id: string, @Query() query: MessagesAfterQueryDto): Promise<WidgetMessages> {
+    return { messages: (await this.widget.messages(callerOf(principal, token), id, query.after)).map(toMessageResponse) };
+  }
+
+  @Post('conversations/:id/messages')
+  @HttpCode(201)
+  @ApiWidgetEndpoint({
+    operationId: 'sendWidgetMessage',
+    summary: "Send the visitor's message and get the bot's reply",
+    description:
+      'The reply comes from the bot’s knowledge documents (or its fallback message). With `Accept: text/event-stream` it is streamed: `delta` events ' +
+      '(`{ "text": "..." }`, in order; together they are the reply), then one `done` event with the answer of the JSON form; a failure after the first ' +
+      'event is an `error` event with the error envelope. Each reply counts against the plan’s monthly message limit; at the limit nothing is stored.',
+    status: 201,
+    type: WidgetExchange,
+    visitorToken: true,
+    errors: [ErrorCode.NOT_FOUND, ErrorCode.CONVERSATION_ENDED, ErrorCode.MESSAGE_LIMIT_REACHED, ...JSON_BODY_ERRORS],
+  })
+  @ApiProduces('application/json', 'text/event-stream')
+  @ApiIdParam('id', 'Conversation')
+  async send(
+    @Principal() principal: ApiPrincipal,
+    @Headers('x-visitor-token') token: string | undefined,
+    @Param('id') id: string,
+    @Body() body: SendMessageDto,
+    @Query() _query: NoQueryDto,
+    @Req() request: AppRequest,
+    @Res() response: Response,
+  ): Promise<void> {
+    const caller = callerOf(principal, token);
+    if (!/\btext\/event-stream\b/.test(request.headers.accept ?? '')) {
+      response.status(201).json(toWidgetExchange(await this.widget.exchange(caller, id, body.content)));
+      return;
+    }
+    // The stream starts with the first piece of the reply: every check before it still answers
+    // with a status and the error envelope.
+    const start = () => {
+      if (response.headersSent) return;
+      response.status(201).setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+      response.setHeader('X-Accel-Buffering', 'no');
+      response.flushHeaders();
+    };
+    try {
+      const exchange = await this.widget.exchange(caller, id, body.content, (text) => {
+        start();
+        response.write(sse('delta', { text }));
+      });
+      start();
+      response.end(sse('done', toWidgetExchange(exchange)));
+    } catch (error) {
+      if (!response.headersSent) throw error;
+      response.end(sse('error', this.errors.answerTo(error, request).body));
+    }
+  }
+
+  @Post('conversations/:id/lead')
+  @HttpCode(201)
+  @ApiWidgetEndpoint({
+    operationId: 'captureWidgetLead',
+    summary: 'Send the lead form',
+    description: 'The lead gets source `widget`, the bot and this conversation; the conversation gets the lead. `phone` and `company` are required when the tenant’s lead capture says so.',
+    status: 201,
+    type: WidgetLeadEnvelope,
+    visitorToken: true,
+    errors: [ErrorCode.NOT_FOUND, ErrorCode.LEAD_CAPTURE_DISABLED, ErrorCode.LEAD_ALREADY_CAPTURED, ...JSON_BODY_ERRORS],
+  })
+  @ApiIdParam('id', 'Conversation')
+  async lead(@Principal() principal: ApiPrincipal, @Headers('x-visitor-token') token: string | undefined, @Param('id') id: string, @Body() body: WidgetLeadDto, @Query() _query: NoQueryDto): Promise<WidgetLeadEnvelope> {
+    return { lead: toLeadResponse(await this.widget.captureLead(callerOf(principal, token), id, body)) };
+  }
+
+  @Post('conversations/:id/end')
+  @HttpCode(200)
+  @ApiWidgetEndpoint({ operationId: 'endWidgetConversation', summary: 'End the conversation', type: WidgetConversationEnvelope, visitorToken: true, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
+  @ApiIdParam('id', 'Conversation')
+  async end(@Principal() principal: ApiPrincipal, @Headers('x-visitor-token') token: string | undefined, @Param('id') id: string, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto): Promise<WidgetConversationEnvelope> {
+    return { conversation: toConversationResponse(await this.widget.end(callerOf(principal, token), id)) };
+  }
+}

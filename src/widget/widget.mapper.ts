@@ -1,0 +1,109 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ConversationResponse, MessageResponse, toMessageResponse } from '../conversations/conversation.mapper';
+import { LeadResponse } from '../leads/lead.mapper';
+import { LeadCapture } from '../settings/settings.mapper';
+import type { Exchange } from './widget.service';
+import type { WidgetBotRow, WidgetSettingsRow } from './widget.repository';
+
+export class WidgetBot {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  avatarUrl: string | null;
+
+  @ApiProperty({ example: '#2563eb' })
+  primaryColor: string;
+
+  @ApiProperty({ example: 'en', description: 'ISO 639-1.' })
+  language: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  welcomeMessage: string | null;
+
+  @ApiProperty({ type: [String] })
+  suggestedQuestions: string[];
+
+  @ApiProperty({ type: LeadCapture })
+  leadCapture: LeadCapture;
+}
+
+export class WidgetBotEnvelope {
+  @ApiProperty({ type: WidgetBot })
+  bot: WidgetBot;
+}
+
+export class WidgetSession {
+  @ApiProperty({ description: 'Send it as `X-Visitor-Token` on every later call. Valid 24 hours.' })
+  visitorToken: string;
+
+  @ApiProperty({ description: 'Keep it (e.g. in localStorage) to resume the visitor in a later session.' })
+  visitorId: string;
+
+  @ApiProperty({ format: 'date-time' })
+  expiresAt: string;
+}
+
+export class WidgetConversationStart {
+  @ApiProperty({ type: ConversationResponse })
+  conversation: ConversationResponse;
+
+  @ApiProperty({ type: [MessageResponse], description: 'The welcome message, when the bot has one.' })
+  messages: MessageResponse[];
+}
+
+export class WidgetMessages {
+  @ApiProperty({ type: [MessageResponse], description: 'Oldest first; at most 100.' })
+  messages: MessageResponse[];
+}
+
+export class ReplySource {
+  @ApiProperty({ format: 'uuid', description: 'The knowledge document.' })
+  id: string;
+
+  @ApiProperty()
+  title: string;
+}
+
+export class WidgetReply extends MessageResponse {
+  @ApiProperty({ type: [ReplySource], description: "The documents the reply comes from; empty when the bot's showSources is off or nothing fitted." })
+  sources: ReplySource[];
+}
+
+export class WidgetExchange {
+  @ApiProperty({ type: MessageResponse, description: "The visitor's message, as stored." })
+  message: MessageResponse;
+
+  @ApiProperty({ type: WidgetReply, description: "The bot's reply." })
+  reply: WidgetReply;
+}
+
+export class WidgetConversationEnvelope {
+  @ApiProperty({ type: ConversationResponse })
+  conversation: ConversationResponse;
+}
+
+export class WidgetLeadEnvelope {
+  @ApiProperty({ type: LeadResponse })
+  lead: LeadResponse;
+}
+
+export function toWidgetBot(bot: WidgetBotRow, settings: WidgetSettingsRow): WidgetBot {
+  return {
+    id: bot.id,
+    name: bot.name,
+    avatarUrl: bot.avatarUrl,
+    primaryColor: bot.primaryColor,
+    language: bot.language,
+    welcomeMessage: bot.welcomeMessage,
+    suggestedQuestions: [...bot.suggestedQuestions],
+    leadCapture: { enabled: settings.leadCaptureEnabled, requirePhone: settings.leadCaptureRequirePhone, requireCompany: settings.leadCaptureRequireCompany },
+  };
+}
+
+export function toWidgetExchange(exchange: Exchange): WidgetExchange {
+  return { message: toMessageResponse(exchange.message), reply: { ...toMessageResponse(exchange.reply), sources: exchange.answer.sources.map(({ id, title }) => ({ id, title })) } };
+}

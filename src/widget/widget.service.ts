@@ -1,0 +1,207 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import { isUuid } from '../common/validation/uuid';
+import { APP_CONFIG, type AppConfig } from '../config/env';
+import { ConversationRow, ConversationsRepository, MessageRow } from '../conversations/conversations.repository';
+import { toConversationResponse, toMessageResponse } from '../conversations/conversation.mapper';
+import { PrismaService } from '../database/prisma.service';
+import { EventRecorder } from '../events/event-recorder';
+import { LeadRow } from '../leads/leads.repository';
+import { LeadsService } from '../leads/leads.service';
+import { isOver, RATE_LIMIT_STORE, type RateLimitStore } from '../rate-limit/rate-limit.store';
+import { PLANS, type Plan } from '../tenancy/plans';
+import { Answer, ANSWERER, type Answerer } from './answerer';
+import type { WidgetLeadDto } from './dto/widget.dto';
+import { MessageQuotaRepository, nextMonth } from '../usage/message-quota.repository';
+import { VISITOR_TOKEN_LIFETIME_S, VisitorClaims, VisitorTokens } from './visitor-token';
+import { WidgetBotRow, WidgetRepository, WidgetSettingsRow } from './widget.repository';
+
+/** The caller of a widget route: the public key's tenant, and the visitor's token when one is sent. */
+export interface WidgetCaller {
+  tenantId: string;
+  plan: Plan;
+  visitorToken?: string;
+}
+
+/** A visitor's message and the bot's reply, stored together. */
+export interface Exchange {
+  message: MessageRow;
+  reply: MessageRow;
+  answer: Answer;
+}
+
+const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
+
+/**
+ * The live side of a bot (API_DECISIONS, Widget): visitors' sessions, their conversations, the
+ * bot's replies, the lead form. Every write updates the same rows and sends the same events as
+ * the other paths, in one transaction; an inactive bot answers nothing (409 BOT_INACTIVE).
+ */
+@Injectable()
+export class WidgetService {
+  private readonly tokens: VisitorTokens;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(ANSWERER) private readonly answerer: Answerer,
+    @Inject(RATE_LIMIT_STORE) private readonly limits: RateLimitStore,
+    private readonly prisma: PrismaService,
+    private readonly widget: WidgetRepository,
+    private readonly conversations: ConversationsRepository,
+    private readonly quota: MessageQuotaRepository,
+    private readonly leads: LeadsService,
+    private readonly events: EventRecorder,
+  ) {
+    this.tokens = new VisitorTokens(config.widget.tokenSecret);
+  }
+
+  /** The bot as the widget shows it, with the tenant's lead-form settings. */
+  async botConfig(caller: WidgetCaller, botId: string): Promise<{ bot: WidgetBotRow; settings: WidgetSettingsRow }> {
+    const bot = await this.activeBot(caller.tenantId, botId);
+    return { bot, settings: (await this.widget.settings(caller.tenantId))! };
+  }
+
+  async startSession(caller: WidgetCaller, botId: string, visitorId: string | undefined, now = new Date()): Promise<{ visitorToken: string; visitorId: string; expiresAt: Date }> {
+    await this.activeBot(caller.tenantId, botId);
+    const visitor = visitorId ?? `v_${randomBytes(12).toString('base64url')}`;
+    const expiresAt = Math.floor(now.getTime() / 1000) + VISITOR_TOKEN_LIFETIME_S;
+    return { visitorToken: this.tokens.sign({ tenantId: caller.tenantId, botId, visitorId: visitor, expiresAt }), visitorId: visitor, expiresAt: new Date(expiresAt * 1000) };
+  }
+
+  /** A new conversation of the visitor with the token's bot, opened by its welcome message. */
+  async startConversation(caller: WidgetCaller): Promise<{ conversation: ConversationRow; messages: MessageRow[] }> {
+    const visitor = this.visitor(caller);
+    const bot = await this.activeBot(caller.tenantId, visitor.botId);
+    return this.prisma.$transaction(async (tx) => {
+      const now = new Date();
+      const { id } = await this.conversations.create(caller.tenantId, { botId: bot.id, status: 'active', channel: 'widget', visitorId: visitor.visitorId, createdAt: now, endedAt: null }, tx);
+      const messages = bot.welcomeMessage ? await this.conversations.addMessages(caller.tenantId, id, [{ role: 'assistant', content: bot.welcomeMessage, createdAt: now }], tx) : [];
+      const conversation = (await this.conversations.findById(caller.tenantId, id, tx))!;
+      await this.events.publish(tx, caller.tenantId, { type: 'conversation.started', object: toConversationResponse(conversation) });
+      for (const message of messages) await this.events.publish(tx, caller.tenantId, { type: 'message.created', object: toMessageResponse(message) });
+      return { conversation, messages };
+    });
+  }
+
+  async messages(caller: WidgetCaller, conversationId: string, after: string | undefined): Promise<MessageRow[]> {
+    const { conversation } = await this.visitorConversation(caller, conversationId);
+    const messages = await this.widget.messagesAfter(caller.tenantId, conversation.id, after);
+    if (!messages) throw ValidationError.field('after', 'must be the id of a message of this conversation');
+    return messages;
+  }
+
+  /**
+   * The visitor's message and the bot's reply. The checks and the answer come first (the answer
+   * may take seconds, from an LLM); then one short transaction counts the reply against the
+   * month, stores both messages and queues their events. A reply over the monthly limit is
+   * refused there, exactly, and nothing is stored.
+   */
+  async exchange(caller: WidgetCaller, conversationId: string, content: string, onDelta?: (text: string) => void): Promise<Exchange> {
+    const { visitor, bot, conversation } = await this.visitorConversation(caller, conversationId);
+    if (conversation.status === 'ended') throw new AppError(ErrorCode.CONVERSATION_ENDED, 'This conversation has ended; start a new one.');
+    await this.limitVisitor(caller.tenantId, visitor);
+    const limit = PLANS[caller.plan].messagesLimit;
+    if ((await this.quota.usedThisMonth(caller.tenantId, new Date())) >= limit) throw messageLimitReached(limit);
+    const answer = await this.answerer.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
+    return this.prisma.$transaction(async (tx) => {
+      const now = new Date();
+      if (!(await this.quota.take(caller.tenantId, limit, now, tx))) throw messageLimitReached(limit, now);
+      const [message, reply] = await this.conversations.addMessages(
+        caller.tenantId,
+        conversation.id,
+        [
+          { role: 'user', content, createdAt: now },
+          // A millisecond later: the reply sorts after the question.
+          { role: 'assistant', content: answer.content, createdAt: new Date(now.getTime() + 1), unanswered: answer.unanswered },
+        ],
+        tx,
+      );
+      for (const stored of [message, reply]) await this.events.publish(tx, caller.tenantId, { type: 'message.created', object: toMessageResponse(stored) });
+      return { message, reply, answer: { ...answer, sources: bot.showSources ? answer.sources : [] } };
+    });
+  }
+
+  /** The lead form: one lead per conversation, with source `widget`, linked both ways. */
+  async captureLead(caller: WidgetCaller, conversationId: string, contact: WidgetLeadDto): Promise<LeadRow> {
+    const { conversation } = await this.visitorConversation(caller, conversationId);
+    const settings = (await this.widget.settings(caller.tenantId))!;
+    if (!settings.leadCaptureEnabled) throw new AppError(ErrorCode.LEAD_CAPTURE_DISABLED, 'Lead capture is turned off for this widget.');
+    const missing = [
+      ...(settings.leadCaptureRequirePhone && !contact.phone ? [{ field: 'phone', message: 'is required' }] : []),
+      ...(settings.leadCaptureRequireCompany && !contact.company ? [{ field: 'company', message: 'is required' }] : []),
+    ];
+    if (missing.length) throw new ValidationError(missing);
+    return this.prisma.$transaction(async (tx) => {
+      // Read again in the transaction: two forms sent at once give one lead.
+      const current = (await this.widget.visitorConversation(caller.tenantId, conversation.botId, conversation.visitorId!, conversation.id, tx))!;
+      if (current.leadId) throw new AppError(ErrorCode.LEAD_ALREADY_CAPTURED, 'This conversation already has its lead.');
+      const lead = await this.leads.captureWidgetLead(caller.tenantId, conversation.botId, conversation.id, contact, new Date(), tx);
+      if (!(await this.conversations.linkLeadIfNone(caller.tenantId, conversation.id, lead.id, tx))) {
+        throw new AppError(ErrorCode.LEAD_ALREADY_CAPTURED, 'This conversation already has its lead.');
+      }
+      return lead;
+    });
+  }
+
+  /** Ends the conversation (again: nothing changes) and sends conversation.ended once. */
+  async end(caller: WidgetCaller, conversationId: string): Promise<ConversationRow> {
+    const { conversation } = await this.visitorConversation(caller, conversationId);
+    return this.prisma.$transaction(async (tx) => {
+      if (!(await this.widget.end(caller.tenantId, conversation.id, new Date(), tx))) return (await this.conversations.findById(caller.tenantId, conversation.id, tx))!;
+      const ended = (await this.conversations.findById(caller.tenantId, conversation.id, tx))!;
+      await this.events.publish(tx, caller.tenantId, { type: 'conversation.ended', object: toConversationResponse(ended) });
+      return ended;
+    });
+  }
+
+  /** The token's visitor, for this tenant; anything else is 401 INVALID_VISITOR_TOKEN. */
+  private visitor(caller: WidgetCaller): VisitorClaims {
+    const claims = this.tokens.verify(caller.visitorToken);
+    if (!claims || claims.tenantId !== caller.tenantId) {
+      throw new AppError(ErrorCode.INVALID_VISITOR_TOKEN, 'Send the visitor token of the session in X-Visitor-Token (POST /api/v1/widget/sessions gives one; it lasts 24 hours).');
+    }
+    return claims;
+  }
+
+  private async activeBot(tenantId: string, botId: string): Promise<WidgetBotRow> {
+    const bot = isUuid(botId) ? await this.widget.bot(tenantId, botId) : null;
+    if (!bot) throw new NotFoundError('Bot');
+    if (!bot.isActive) throw new AppError(ErrorCode.BOT_INACTIVE, 'This bot is inactive: it answers no messages.');
+    return bot;
+  }
+
+  /** The visitor's own conversation with the token's bot, the bot active; another's is 404. */
+  private async visitorConversation(caller: WidgetCaller, conversationId: string): Promise<{ visitor: VisitorClaims; bot: WidgetBotRow; conversation: ConversationRow }> {
+    const visitor = this.visitor(caller);
+    const bot = await this.activeBot(caller.tenantId, visitor.botId);
+    const conversation = isUuid(conversationId) ? await this.widget.visitorConversation(caller.tenantId, bot.id, visitor.visitorId, conversationId) : null;
+    if (!conversation) throw new NotFoundError('Conversation');
+    return { visitor, bot, conversation };
+  }
+
+  /** The tenant's visitorMessageLimit, per visitor (in the rate-limit store: shared with Redis). */
+  private async limitVisitor(tenantId: string, visitor: VisitorClaims): Promise<void> {
+    const settings = (await this.widget.settings(tenantId))!;
+    const [usage] = await this.limits.hit(`visitor:${tenantId}:${visitor.botId}:${visitor.visitorId}`, [
+      { name: 'visitor', limit: settings.visitorMessageLimit, ttlMs: settings.visitorMessageWindowSeconds * 1000 },
+    ]);
+    if (!isOver(usage)) return;
+    throw new AppError(
+      ErrorCode.RATE_LIMIT_EXCEEDED,
+      `Too many messages: ${usage.limit} per ${settings.visitorMessageWindowSeconds} seconds for each visitor. Retry after the time in Retry-After.`,
+      undefined,
+      { 'Retry-After': seconds(usage.resetAt - usage.now) },
+    );
+  }
+}
+
+function messageLimitReached(limit: number, now = new Date()): AppError {
+  return new AppError(
+    ErrorCode.MESSAGE_LIMIT_REACHED,
+    `The plan's limit of ${limit} bot replies this month is reached; it resets on the first of next month (UTC).`,
+    undefined,
+    { 'Retry-After': seconds(nextMonth(now).getTime() - now.getTime()) },
+  );
+}
