@@ -89,6 +89,56 @@ const routes = {
     if (!count.rowCount) return [404, { error: { code: 'NOT_FOUND', message: 'Conversation not found.', status: 404 } }];
     return [200, { messages: list.rows.map(toMessage), pagination: page(limit, offset, count.rows[0].n) }];
   },
+  // The analytics SQL of src/analytics/analytics.repository.ts (its figures, one scan per table).
+  async analyticsOverview(tenantId, q) {
+    const to = new Date(q.get('to'));
+    const from = new Date(q.get('from'));
+    const previousFrom = new Date(from.getTime() - (to.getTime() - from.getTime()) - 1);
+    const within = `x."tenantId" = $1 AND x."createdAt" BETWEEN $2 AND $3`;
+    const args = [tenantId, previousFrom, to, from];
+    await pool.query(`SELECT timezone FROM "Tenant" WHERE id = $1`, [tenantId]);
+    const [c, m, l] = await Promise.all([
+      pool.query(`SELECT count(*) FILTER (WHERE r.current)::int AS conversations, count(DISTINCT r."visitorId") FILTER (WHERE r.current)::int AS "uniqueVisitors",
+          count(*) FILTER (WHERE r.current AND r.converted)::int AS converted, count(*) FILTER (WHERE NOT r.current)::int AS previous_conversations,
+          count(DISTINCT r."visitorId") FILTER (WHERE NOT r.current)::int AS "previous_uniqueVisitors", count(*) FILTER (WHERE NOT r.current AND r.converted)::int AS previous_converted
+        FROM (SELECT x."createdAt" >= $4 AS current, x."visitorId",
+          (x."leadId" IS NOT NULL OR EXISTS (SELECT 1 FROM "Lead" l WHERE l."conversationId" = x.id AND l."tenantId" = x."tenantId")) AS converted
+          FROM "Conversation" x WHERE ${within}) r`, args),
+      pool.query(`SELECT count(*) FILTER (WHERE r.current AND r.role = 'user')::int AS "user", count(*) FILTER (WHERE r.current AND r.role = 'assistant')::int AS assistant,
+          count(*) FILTER (WHERE r.current AND r.role = 'agent')::int AS agent, count(*) FILTER (WHERE r.current AND r.role = 'assistant' AND r.unanswered)::int AS unanswered,
+          count(*) FILTER (WHERE NOT r.current AND r.role = 'user')::int AS previous_user, count(*) FILTER (WHERE NOT r.current AND r.role = 'assistant')::int AS previous_assistant,
+          count(*) FILTER (WHERE NOT r.current AND r.role = 'agent')::int AS previous_agent, count(*) FILTER (WHERE NOT r.current AND r.role = 'assistant' AND r.unanswered)::int AS previous_unanswered
+        FROM (SELECT x."createdAt" >= $4 AS current, x.role, x.unanswered FROM "Message" x WHERE ${within}) r`, args),
+      pool.query(`SELECT count(*) FILTER (WHERE x."createdAt" >= $4)::int AS leads, count(*) FILTER (WHERE NOT x."createdAt" >= $4)::int AS previous_leads FROM "Lead" x WHERE ${within}`, args),
+    ]);
+    const figures = (p) => {
+      const conversations = c.rows[0][`${p}conversations`];
+      const messages = { user: m.rows[0][`${p}user`], assistant: m.rows[0][`${p}assistant`], agent: m.rows[0][`${p}agent`] };
+      const total = messages.user + messages.assistant + messages.agent;
+      return {
+        conversations, messages, leads: l.rows[0][`${p}leads`], uniqueVisitors: c.rows[0][`${p}uniqueVisitors`],
+        leadConversionRate: conversations ? c.rows[0][`${p}converted`] / conversations : 0,
+        unansweredRate: messages.assistant ? m.rows[0][`${p}unanswered`] / messages.assistant : 0,
+        avgMessagesPerConversation: conversations ? total / conversations : 0,
+      };
+    };
+    return [200, { range: { from: iso(from), to: iso(to) }, ...figures(''), previous: { range: { from: iso(previousFrom), to: iso(new Date(from.getTime() - 1)) }, ...figures('previous_') } }];
+  },
+  async analyticsTimeseries(tenantId, q) {
+    const { rows: [{ timezone }] } = await pool.query(`SELECT timezone FROM "Tenant" WHERE id = $1`, [tenantId]);
+    const interval = q.get('interval') ?? 'day';
+    const step = { day: '1 day', week: '1 week', month: '1 month' }[interval];
+    const { rows } = await pool.query(
+      `WITH counted AS (
+         SELECT date_trunc($4::text, x."createdAt" AT TIME ZONE $5::text) AS period, count(*)::int AS count
+         FROM "Message" x WHERE x."tenantId" = $1 AND x."createdAt" BETWEEN $2 AND $3 GROUP BY 1)
+       SELECT to_char(p.period, 'YYYY-MM-DD') AS period, coalesce(counted.count, 0)::int AS count
+       FROM generate_series(date_trunc($4::text, $2::timestamptz AT TIME ZONE $5::text), date_trunc($4::text, $3::timestamptz AT TIME ZONE $5::text), $6::interval) AS p(period)
+       LEFT JOIN counted ON counted.period = p.period ORDER BY p.period`,
+      [tenantId, new Date(q.get('from')), new Date(q.get('to')), interval, timezone, step],
+    );
+    return [200, { metric: 'messages', interval, timezone, points: rows }];
+  },
   async createLead(tenantId, _q, _id, body) {
     const b = JSON.parse(body);
     const { rows } = await pool.query(
@@ -105,6 +155,8 @@ function route(method, path) {
   if (method === 'GET' && path === '/api/v1/bots') return ['bots'];
   if (method === 'GET' && path === '/api/v1/leads') return ['leads'];
   if (method === 'POST' && path === '/api/v1/leads') return ['createLead'];
+  if (method === 'GET' && path === '/api/v1/analytics/overview') return ['analyticsOverview'];
+  if (method === 'GET' && path === '/api/v1/analytics/timeseries') return ['analyticsTimeseries'];
   const m = /^\/api\/v1\/conversations\/([^/]+)\/messages$/.exec(path);
   if (method === 'GET' && m) return ['messages', m[1]];
   return [];

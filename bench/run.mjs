@@ -115,6 +115,10 @@ async function main() {
     { name: 'leads, botId + from/to', path: `/api/v1/leads?botId=${bigBot}&from=${from}&to=${to}`, key: big },
     { name: 'messages of a conversation', path: `/api/v1/conversations/${conversation}/messages`, key: big },
     { name: 'create lead', path: '/api/v1/leads', method: 'POST', key: small, body: { name: 'Bench Lead', email: 'bench@example.com', company: 'Acme Corp', tags: ['bench'] } },
+    // Analytics of the big tenant (about 20% of the 1,000,000 messages), computed on the fly.
+    { name: 'analytics overview, 30 days', path: `/api/v1/analytics/overview?from=${daysAgo(30)}&to=${daysAgo(0)}`, key: big },
+    { name: 'analytics timeseries, messages per day, 30 days', path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(30)}&to=${daysAgo(0)}`, key: big },
+    { name: 'analytics timeseries, messages per day, 365 days', path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(365)}&to=${daysAgo(0)}`, key: big },
   ];
   const results = [];
   for (const scenario of scenarios) results.push(await compare(scenario));
@@ -171,6 +175,11 @@ async function main() {
 /** The webhooks section's key: the create-lead scenario's tenant (the second), with webhooks:manage too. */
 function createWebhooksKey(url) {
   return createBenchKey(url, 1, ['leads:read', 'leads:write', 'webhooks:manage'], 'bench webhooks');
+}
+
+/** An instant `days` days ago, whole seconds, as a query value. */
+function daysAgo(days) {
+  return encodeURIComponent(new Date(Math.floor(Date.now() / 1000) * 1000 - days * 86_400_000).toISOString());
 }
 
 /** The bulk section's tenant: neither the big one nor the create-lead scenario's. */

@@ -82,7 +82,7 @@ export function seedBase(url, { conversations = true } = {}) {
     await db.query(`CREATE INDEX ON bench_bot (tenant_idx, idx)`);
 
     const keys = [];
-    for (let idx = 0; idx < TENANTS; idx++) keys.push(await insertKey(db, idx, ['bots:read', 'conversations:read', 'leads:read', 'leads:write']));
+    for (let idx = 0; idx < TENANTS; idx++) keys.push(await insertKey(db, idx, ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'analytics:read']));
     if (!conversations) return keys;
 
     await db.query(`
