@@ -91,7 +91,8 @@ export function seedBase(url, { conversations = true } = {}) {
              ${MESSAGES_PER_CONVERSATION}, ts + interval '10 minutes', CASE WHEN g % 3 = 1 THEN ts + interval '10 minutes' END, ts, ts
       FROM generate_series(0, ${CONVERSATIONS - 1}) g
       CROSS JOIN LATERAL (SELECT now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second' AS ts) x
-      JOIN bench_tenant t ON t.idx = g % ${TENANTS}
+      -- Half of them the big tenant's (its analytics read 500,000 messages), the rest spread over all.
+      JOIN bench_tenant t ON t.idx = CASE WHEN g % 2 = 0 THEN 0 ELSE g % ${TENANTS} END
       JOIN bench_bot b ON b.tenant_idx = t.idx AND b.idx = g % ${BOTS_PER_TENANT}`);
     await db.query(`
       INSERT INTO "Message" (id, "tenantId", "conversationId", role, content, "createdAt")
