@@ -1,0 +1,204 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expectError, ISO_MS, UUID } from '../support/assertions';
+import { createTestApp, TestApp } from '../support/create-test-app';
+import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
+
+const PRICING = 'Pricing. The Pro plan costs 49 EUR per month and includes 10,000 messages. The Business plan costs 199 EUR per month.';
+const SHIPPING = 'Shipping. Orders ship within two business days from our warehouse in Hamburg; delivery in Germany takes one to three days.';
+
+interface Visitor {
+  key: string;
+  token: string;
+  conversationId: string;
+}
+
+describe('Widget API: messages, replies and limits', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let publicKey: string;
+  let botId: string;
+  let pricingDoc: { id: string; title: string };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await createTenant(t, { plan: 'pro' });
+    publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
+    botId = (await createBot(t, tenant.id, { language: 'en' })).id;
+    pricingDoc = (await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({ title: 'Plans and pricing', content: PRICING }).expect(201)).body.document;
+    await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({ title: 'Shipping', content: SHIPPING }).expect(201);
+    await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: 'https://hooks.example.com/in', events: ['message.created'] }).expect(201);
+  });
+  afterAll(() => t.close());
+
+  const visitor = async (bot = botId, key = publicKey): Promise<Visitor> => {
+    const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId: bot }).expect(201)).body.visitorToken as string;
+    const conversationId = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id as string;
+    return { key, token, conversationId };
+  };
+  const send = (v: Visitor, content: unknown) => t.http().post(`/api/v1/widget/conversations/${v.conversationId}/messages`).set('X-API-Key', v.key).set('X-Visitor-Token', v.token).send({ content });
+  const usage = async (key = tenant.key) => (await t.http().get('/api/v1/verify').set('X-API-Key', key).expect(200)).body.usage.messagesThisMonth as number;
+
+  it("answers from the bot's knowledge with the source, stores both messages, counts them and announces them", async () => {
+    const v = await visitor();
+    const before = { usage: await usage(), bot: (await t.http().get(`/api/v1/bots/${botId}`).set('X-API-Key', tenant.key).expect(200)).body.bot.messageCount as number };
+    const answer = await send(v, '  How much does the Pro plan cost?  ').expect(201);
+    expect(answer.body).toEqual({
+      message: { id: expect.stringMatching(UUID), conversationId: v.conversationId, role: 'user', content: 'How much does the Pro plan cost?', createdAt: expect.stringMatching(ISO_MS) },
+      reply: { id: expect.stringMatching(UUID), conversationId: v.conversationId, role: 'assistant', content: expect.stringContaining('49 EUR'), createdAt: expect.stringMatching(ISO_MS), sources: [{ id: pricingDoc.id, title: 'Plans and pricing' }] },
+    });
+    expect(Date.parse(answer.body.reply.createdAt)).toBeGreaterThan(Date.parse(answer.body.message.createdAt));
+    const listed = (await t.http().get(`/api/v1/widget/conversations/${v.conversationId}/messages`).set('X-API-Key', publicKey).set('X-Visitor-Token', v.token).expect(200)).body.messages;
+    const { sources: _sources, ...replyMessage } = answer.body.reply;
+    expect(listed.slice(-2)).toEqual([answer.body.message, replyMessage]);
+    const conversation = (await t.http().get(`/api/v1/conversations/${v.conversationId}`).set('X-API-Key', tenant.key).expect(200)).body.conversation;
+    expect(conversation).toMatchObject({ messageCount: listed.length, lastMessageAt: answer.body.reply.createdAt });
+    expect((await t.http().get(`/api/v1/bots/${botId}`).set('X-API-Key', tenant.key).expect(200)).body.bot.messageCount).toBe(before.bot + 2);
+    expect(await usage()).toBe(before.usage + 1);
+    const events = await t.prisma.webhookEvent.findMany({ where: { tenantId: tenant.id, type: 'message.created' } });
+    const announced = events.map((event) => (event.data as { object: { id: string } }).object.id);
+    expect(announced).toEqual(expect.arrayContaining([answer.body.message.id, answer.body.reply.id]));
+  });
+
+  it('answers a question the knowledge does not cover with the fallback message, no sources, marked unanswered', async () => {
+    const v = await visitor();
+    const fallback = (await t.http().get(`/api/v1/bots/${botId}/settings`).set('X-API-Key', tenant.key).expect(200)).body.settings.fallbackMessage;
+    const answer = await send(v, 'Do you sell quantum telescopes for hamsters?').expect(201);
+    expect(answer.body.reply).toMatchObject({ role: 'assistant', content: fallback, sources: [] });
+    expect((await t.prisma.message.findUniqueOrThrow({ where: { id: answer.body.reply.id } })).unanswered).toBe(true);
+    const overview = (await t.http().get('/api/v1/analytics/overview').set('X-API-Key', tenant.key).expect(200)).body;
+    expect(overview.unansweredRate).toBeGreaterThan(0);
+  });
+
+  it("leaves the sources out when the bot's showSources is off", async () => {
+    const quiet = (await createBot(t, tenant.id)).id;
+    await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${quiet}/documents`).send({ title: 'Plans and pricing', content: PRICING }).expect(201);
+    await t.http().patch(`/api/v1/bots/${quiet}/settings`).set('X-API-Key', tenant.key).send({ showSources: false }).expect(200);
+    const answer = await send(await visitor(quiet), 'What does the Business plan cost?').expect(201);
+    expect(answer.body.reply).toMatchObject({ content: expect.stringContaining('199 EUR'), sources: [] });
+  });
+
+  it('streams the reply as server-sent events: deltas in order, then done with the JSON answer', async () => {
+    const v = await visitor();
+    const response = await send(v, 'How long does shipping take?').set('Accept', 'text/event-stream').buffer(true).parse((res, done) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => done(null, text));
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    const events = (response.body as string).trim().split('\n\n').map((block) => {
+      const [eventLine, dataLine] = block.split('\n');
+      return { event: eventLine.replace('event: ', ''), data: JSON.parse(dataLine.replace('data: ', '')) };
+    });
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    expect(events.slice(0, -1).every((e) => e.event === 'delta')).toBe(true);
+    const done = events.at(-1)!;
+    expect(done.event).toBe('done');
+    expect(done.data).toEqual({ message: expect.objectContaining({ role: 'user', content: 'How long does shipping take?' }), reply: expect.objectContaining({ role: 'assistant', sources: [expect.objectContaining({ title: 'Shipping' })] }) });
+    expect(events.slice(0, -1).map((e) => e.data.text).join('')).toBe(done.data.reply.content);
+    expect(done.data.reply.content).toContain('two business days');
+  });
+
+  it('answers a refused stream with the status and envelope, not an event stream', async () => {
+    const v = await visitor();
+    await t.http().post(`/api/v1/widget/conversations/${v.conversationId}/end`).set('X-API-Key', publicKey).set('X-Visitor-Token', v.token).send({}).expect(200);
+    const response = await send(v, 'Hello?').set('Accept', 'text/event-stream');
+    expectError(response, 409, 'CONVERSATION_ENDED');
+  });
+
+  it.each([
+    ['', 'must be 1 to 4000 characters'],
+    ['   ', 'must be 1 to 4000 characters'],
+    ['x'.repeat(4001), 'must be 1 to 4000 characters'],
+    [42, 'must be a string'],
+  ])('refuses the content %j', async (content, message) => {
+    expectError(await send(await visitor(), content), 400, 'VALIDATION_ERROR', [{ field: 'content', message }]);
+  });
+
+  it("limits each visitor to the tenant's visitorMessageLimit, with Retry-After, storing nothing beyond it", async () => {
+    const limited = await createTenant(t, { plan: 'pro' });
+    const key = (await createKey(t, limited.id, { type: 'public', scopes: [] })).key;
+    const bot = (await createBot(t, limited.id)).id;
+    await t.http().patch('/api/v1/settings').set('X-API-Key', limited.key).send({ visitorMessageLimit: { messages: 3, windowSeconds: 3600 } }).expect(200);
+    const first = await visitor(bot, key);
+    for (let i = 0; i < 3; i++) await send(first, `Question ${i}`).expect(201);
+    const refused = await send(first, 'One too many');
+    expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await t.prisma.message.count({ where: { conversationId: first.conversationId, role: 'user' } })).toBe(3);
+    // Another visitor has its own allowance.
+    await send(await visitor(bot, key), 'Hello').expect(201);
+  });
+
+  it("stores exactly the plan's monthly limit of replies under 50 concurrent messages, refusing the rest with Retry-After to next month", async () => {
+    const busy = await createTenant(t, { plan: 'pro' });
+    const key = (await createKey(t, busy.id, { type: 'public', scopes: [] })).key;
+    const bot = (await createBot(t, busy.id)).id;
+    const visitors = await Promise.all(Array.from({ length: 50 }, () => visitor(bot, key)));
+    // The month has 10 replies left of the Pro plan's 10,000.
+    const now = new Date();
+    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    await t.prisma.messageUsage.create({ data: { tenantId: busy.id, month, count: 9_990 } });
+    const answers = await Promise.all(visitors.map((v, i) => send(v, `Question number ${i}`)));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(40);
+    const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+    for (const refused of answers.filter((answer) => answer.status === 429)) {
+      expectError(refused, 429, 'MESSAGE_LIMIT_REACHED');
+      expect(Math.abs(Number(refused.headers['retry-after']) - (nextMonth - Date.now()) / 1000)).toBeLessThan(120);
+    }
+    expect(await t.prisma.message.count({ where: { tenantId: busy.id, role: 'assistant' } })).toBe(10);
+    expect(await t.prisma.message.count({ where: { tenantId: busy.id, role: 'user' } })).toBe(10);
+    expect(await usage(busy.key)).toBe(10_000);
+    expectError(await send(visitors[0], 'And now?'), 429, 'MESSAGE_LIMIT_REACHED');
+  });
+
+  it('uses an OpenAI-compatible model when one is configured, streaming its answer, and falls back when it fails', async () => {
+    const requests: { authorization?: string; body: { model: string; stream: boolean; messages: { role: string; content: string }[] } }[] = [];
+    let failing = false;
+    const llm = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        requests.push({ authorization: req.headers.authorization, body: JSON.parse(body) });
+        if (req.url !== '/v1/chat/completions' || failing) {
+          res.writeHead(500).end('{"error":"down"}');
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        for (const piece of ['The Pro plan ', 'is 49 EUR ', 'a month.']) res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: piece } }] })}\n\n`);
+        res.end('data: [DONE]\n\n');
+      });
+    });
+    await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));
+    const llmApp = await createTestApp({ LLM_BASE_URL: `http://127.0.0.1:${(llm.address() as AddressInfo).port}/v1`, LLM_MODEL: 'test-model', LLM_API_KEY: 'sk-test-llm-key' });
+    try {
+      const owner = await createTenant(llmApp, { plan: 'pro' });
+      const key = (await createKey(llmApp, owner.id, { type: 'public', scopes: [] })).key;
+      const bot = (await createBot(llmApp, owner.id)).id;
+      await llmApp.admin().post(`/admin/v1/tenants/${owner.id}/bots/${bot}/documents`).send({ title: 'Plans and pricing', content: PRICING }).expect(201);
+      const token = (await llmApp.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId: bot }).expect(201)).body.visitorToken;
+      const conversation = (await llmApp.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id;
+      const ask = () => llmApp.http().post(`/api/v1/widget/conversations/${conversation}/messages`).set('X-API-Key', key).set('X-Visitor-Token', token).send({ content: 'What does the Pro plan cost?' });
+
+      const answered = await ask().expect(201);
+      expect(answered.body.reply).toMatchObject({ content: 'The Pro plan is 49 EUR a month.', sources: [expect.objectContaining({ title: 'Plans and pricing' })] });
+      expect(requests).toHaveLength(1);
+      expect(requests[0].authorization).toBe('Bearer sk-test-llm-key');
+      expect(requests[0].body).toMatchObject({ model: 'test-model', stream: true });
+      expect(JSON.stringify(requests[0].body.messages)).toContain('49 EUR per month');
+      expect(JSON.stringify(requests[0].body.messages)).toContain('What does the Pro plan cost?');
+
+      failing = true;
+      const fallback = await ask().expect(201);
+      expect(fallback.body.reply.content).toContain('49 EUR per month');
+      expect(requests).toHaveLength(2);
+    } finally {
+      await llmApp.close();
+      await new Promise((resolve) => llm.close(resolve));
+    }
+  });
+});
