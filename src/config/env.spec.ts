@@ -192,6 +192,10 @@ describe('loadConfig: a bad value of every configuration variable', () => {
     ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5,five' }],
     ['WEBHOOK_WORKER', { WEBHOOK_WORKER: 'off' }],
     ['WIDGET_TOKEN_SECRET', { WIDGET_TOKEN_SECRET: 'too-short' }],
+    ['LLM_BASE_URL', { LLM_BASE_URL: 'not a url' }],
+    ['LLM_MODEL', { LLM_BASE_URL: 'https://llm.example.com/v1', LLM_API_KEY: 'k' }],
+    ['LLM_API_KEY', { LLM_BASE_URL: 'https://llm.example.com/v1', LLM_MODEL: 'm' }],
+    ['LLM_TIMEOUT_MS', { LLM_TIMEOUT_MS: '10' }],
   ];
 
   it.each(badValues)('stops with one line naming %s for %j', (variable, env) => {

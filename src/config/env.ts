@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { Transform, plainToInstance } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength, validateSync } from 'class-validator';
 import { trustedProxies } from './trusted-proxies';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -88,6 +88,18 @@ class EnvironmentVariables {
   @IsOptional() @IsString() @MinLength(32, { message: '$property must be at least 32 characters' })
   WIDGET_TOKEN_SECRET?: string;
 
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: '$property must be an http(s) URL' })
+  LLM_BASE_URL?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  LLM_MODEL?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  LLM_API_KEY?: string;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1000) @Max(120_000)
+  LLM_TIMEOUT_MS?: number;
+
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000)
   SHUTDOWN_DRAIN_MS?: number;
 
@@ -137,6 +149,8 @@ export interface AppConfig {
     /** Signs visitor tokens (HMAC-SHA256); every instance needs the same one. */
     tokenSecret: string;
   };
+  /** An OpenAI-compatible chat completions endpoint that writes replies; unset: extractive replies. */
+  llm: { baseUrl: string; model: string; apiKey: string; timeoutMs: number } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -188,6 +202,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'Invalid configuration: TRUST_PROXY must not trust every address when NODE_ENV=production; list the proxies as CIDR ranges or loopback/linklocal/uniquelocal',
     );
   }
+  const llmVars = [vars.LLM_BASE_URL, vars.LLM_MODEL, vars.LLM_API_KEY];
+  if (llmVars.some(Boolean) && !llmVars.every(Boolean)) {
+    const missing = ['LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY'].filter((_, i) => !llmVars[i]);
+    throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} must be set too: LLM_BASE_URL, LLM_MODEL and LLM_API_KEY go together`);
+  }
   if (production && !vars.WIDGET_TOKEN_SECRET) {
     throw new ConfigError('Invalid configuration: WIDGET_TOKEN_SECRET is required when NODE_ENV=production');
   }
@@ -224,6 +243,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       worker: vars.WEBHOOK_WORKER ?? true,
     },
     widget: { tokenSecret: vars.WIDGET_TOKEN_SECRET ?? DEVELOPMENT_WIDGET_TOKEN_SECRET },
+    llm: vars.LLM_BASE_URL && vars.LLM_MODEL && vars.LLM_API_KEY
+      ? { baseUrl: vars.LLM_BASE_URL.replace(/\/+$/, ''), model: vars.LLM_MODEL, apiKey: vars.LLM_API_KEY, timeoutMs: vars.LLM_TIMEOUT_MS ?? 20_000 }
+      : undefined,
   };
 }
 

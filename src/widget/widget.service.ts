@@ -12,7 +12,8 @@ import { LeadRow } from '../leads/leads.repository';
 import { LeadsService } from '../leads/leads.service';
 import { isOver, RATE_LIMIT_STORE, type RateLimitStore } from '../rate-limit/rate-limit.store';
 import { PLANS, type Plan } from '../tenancy/plans';
-import { Answer, ANSWERER, type Answerer } from './answerer';
+import type { Answer } from '../answering/answer';
+import { AnswerService } from '../answering/answer.service';
 import type { WidgetLeadDto } from './dto/widget.dto';
 import { MessageQuotaRepository, nextMonth } from '../usage/message-quota.repository';
 import { VISITOR_TOKEN_LIFETIME_S, VisitorClaims, VisitorTokens } from './visitor-token';
@@ -45,7 +46,7 @@ export class WidgetService {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(ANSWERER) private readonly answerer: Answerer,
+    private readonly answers: AnswerService,
     @Inject(RATE_LIMIT_STORE) private readonly limits: RateLimitStore,
     private readonly prisma: PrismaService,
     private readonly widget: WidgetRepository,
@@ -104,7 +105,7 @@ export class WidgetService {
     await this.limitVisitor(caller.tenantId, visitor);
     const limit = PLANS[caller.plan].messagesLimit;
     if ((await this.quota.usedThisMonth(caller.tenantId, new Date())) >= limit) throw messageLimitReached(limit);
-    const answer = await this.answerer.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
+    const answer = await this.answers.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
     return this.prisma.$transaction(async (tx) => {
       const now = new Date();
       if (!(await this.quota.take(caller.tenantId, limit, now, tx))) throw messageLimitReached(limit, now);

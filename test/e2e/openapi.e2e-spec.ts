@@ -351,8 +351,8 @@ describe('OpenAPI document and contract', () => {
         expectContract(await w('get', `/conversations/${UUID_ZERO}/messages`).set('X-Visitor-Token', token), 'GET', '/api/v1/widget/conversations/{id}/messages', 404);
         expectContract(await w('post', `/conversations/${id}/messages`).set('X-Visitor-Token', token).send({ content: 'What does it cost?' }), 'POST', '/api/v1/widget/conversations/{id}/messages', 201);
         expectContract(await w('post', `/conversations/${id}/messages`).set('X-Visitor-Token', token).send({ content: '' }), 'POST', '/api/v1/widget/conversations/{id}/messages', 400);
-        expectContract(await w('post', `/conversations/${id}/lead`).set('X-Visitor-Token', token).send({ name: 'Ada', email: 'ada@example.com' }), 'POST', '/api/v1/widget/conversations/{id}/lead', 201);
-        expectContract(await w('post', `/conversations/${id}/lead`).set('X-Visitor-Token', token).send({ name: 'Ada', email: 'ada@example.com' }), 'POST', '/api/v1/widget/conversations/{id}/lead', 409);
+        expectContract(await w('post', `/conversations/${id}/lead`).set('X-Visitor-Token', token).send({ name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme' }), 'POST', '/api/v1/widget/conversations/{id}/lead', 201);
+        expectContract(await w('post', `/conversations/${id}/lead`).set('X-Visitor-Token', token).send({ name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme' }), 'POST', '/api/v1/widget/conversations/{id}/lead', 409);
         expectContract(await w('post', `/conversations/${id}/end`).set('X-Visitor-Token', token).send({}), 'POST', '/api/v1/widget/conversations/{id}/end', 200);
         expectContract(await w('post', `/conversations/${UUID_ZERO}/end`).set('X-Visitor-Token', token).send({}), 'POST', '/api/v1/widget/conversations/{id}/end', 404);
       });

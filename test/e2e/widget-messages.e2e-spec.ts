@@ -109,11 +109,11 @@ describe('Widget API: messages, replies and limits', () => {
   });
 
   it.each([
-    ['', 'must be 1 to 4000 characters'],
-    ['   ', 'must be 1 to 4000 characters'],
-    ['x'.repeat(4001), 'must be 1 to 4000 characters'],
-    [42, 'must be a string'],
-  ])('refuses the content %j', async (content, message) => {
+    ['empty', '', 'must be 1 to 4000 characters'],
+    ['blank', '   ', 'must be 1 to 4000 characters'],
+    ['4,001 characters long', 'x'.repeat(4001), 'must be 1 to 4000 characters'],
+    ['a number', 42, 'must be a string'],
+  ])('refuses content that is %s', async (_label, content, message) => {
     expectError(await send(await visitor(), content), 400, 'VALIDATION_ERROR', [{ field: 'content', message }]);
   });
 
@@ -136,6 +136,8 @@ describe('Widget API: messages, replies and limits', () => {
     const busy = await createTenant(t, { plan: 'pro' });
     const key = (await createKey(t, busy.id, { type: 'public', scopes: [] })).key;
     const bot = (await createBot(t, busy.id)).id;
+    // No welcome message: every assistant message counted below is a reply.
+    await t.http().patch(`/api/v1/bots/${bot}/settings`).set('X-API-Key', busy.key).send({ welcomeMessage: null }).expect(200);
     const visitors = await Promise.all(Array.from({ length: 50 }, () => visitor(bot, key)));
     // The month has 10 replies left of the Pro plan's 10,000.
     const now = new Date();

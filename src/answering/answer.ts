@@ -1,4 +1,4 @@
-/** A reply to a visitor's question, as the answer pipeline (src/answers) produces it. */
+/** A reply to a visitor's question. */
 export interface Answer {
   content: string;
   /** The knowledge documents the reply is built from. */
@@ -12,10 +12,3 @@ export interface AnswerInput {
   bot: { id: string; language: string; fallbackMessage: string; showSources: boolean };
   question: string;
 }
-
-/** What the widget needs of the answer pipeline; `onDelta` receives the reply as it is written. */
-export interface Answerer {
-  answer(input: AnswerInput, onDelta?: (text: string) => void): Promise<Answer>;
-}
-
-export const ANSWERER = Symbol('ANSWERER');

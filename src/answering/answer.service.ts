@@ -1,0 +1,96 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/env';
+import { FoundPassage, KnowledgeChunksRepository } from '../knowledge/knowledge-chunks.repository';
+import type { Answer, AnswerInput } from './answer';
+import { ChatMessage, streamChatCompletion } from './llm-client';
+
+/**
+ * A passage answers a question when it holds at least this share of the question's words
+ * (stemmed, stop words left out). Tuned on test/fixtures/knowledge-corpus.ts: below it, questions
+ * about something the base does not cover matched on a lone common word.
+ */
+export const MIN_COVERAGE = 0.5;
+/** Passages in a reply, and from one document at most. */
+const MAX_PASSAGES = 3;
+const MAX_PER_DOCUMENT = 2;
+/** Candidates read from the database: enough for MAX_PASSAGES after the per-document cap. */
+const CANDIDATES = 12;
+
+/**
+ * The bot's reply to a visitor's question, from its knowledge documents: the passages that fit
+ * best (an OR of the question's words, scored by how many of them each passage holds), then
+ * either the passages themselves (extractive) or, with LLM_* configured, a model's answer written
+ * from them, streamed; below MIN_COVERAGE, the bot's fallback message, counted as unanswered.
+ */
+@Injectable()
+export class AnswerService {
+  private readonly logger = new Logger('Answers');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly chunks: KnowledgeChunksRepository,
+  ) {}
+
+  /** `onDelta` receives the reply as it is written; the pieces concatenate to `content`. */
+  async answer(input: AnswerInput, onDelta: (text: string) => void = () => undefined): Promise<Answer> {
+    const passages = selectPassages(await this.chunks.search(input.tenantId, input.bot.id, input.bot.language, input.question, CANDIDATES));
+    if (!passages.length) {
+      onDelta(input.bot.fallbackMessage);
+      return { content: input.bot.fallbackMessage, sources: [], unanswered: true };
+    }
+    const sources = [...new Map(passages.map((passage) => [passage.documentId, { id: passage.documentId, title: passage.title }])).values()];
+    const written = this.config.llm ? await this.fromModel(input, passages, onDelta) : undefined;
+    if (written) return { content: written, sources, unanswered: false };
+    const content = passages.map((passage) => passage.content).join('\n\n');
+    for (const piece of sentencesOf(content)) onDelta(piece);
+    return { content, sources, unanswered: false };
+  }
+
+  /**
+   * The model's answer from the passages; undefined when it failed before writing anything (the
+   * extractive reply is used then). A failure after the first words keeps what was written: the
+   * visitor has already read it, and taking it back would be worse than a shorter reply.
+   */
+  private async fromModel(input: AnswerInput, passages: FoundPassage[], onDelta: (text: string) => void): Promise<string | undefined> {
+    try {
+      const text = await streamChatCompletion(this.config.llm!, promptFor(input, passages), onDelta);
+      return text || undefined;
+    } catch (error) {
+      const partial = (error as { partial?: string }).partial ?? '';
+      this.logger.warn(`${(error as Error).message.split('\n')[0]}${partial ? ' (the reply keeps what was written)' : ' (extractive reply used)'}`);
+      return partial || undefined;
+    }
+  }
+}
+
+/** The best passages that fit: at most MAX_PASSAGES, MAX_PER_DOCUMENT per document, best first. */
+function selectPassages(found: FoundPassage[]): FoundPassage[] {
+  const perDocument = new Map<string, number>();
+  const chosen: FoundPassage[] = [];
+  for (const passage of found) {
+    if (passage.coverage < MIN_COVERAGE || chosen.length === MAX_PASSAGES) break;
+    const taken = perDocument.get(passage.documentId) ?? 0;
+    if (taken === MAX_PER_DOCUMENT) continue;
+    perDocument.set(passage.documentId, taken + 1);
+    chosen.push(passage);
+  }
+  return chosen;
+}
+
+function promptFor(input: AnswerInput, passages: FoundPassage[]): ChatMessage[] {
+  const context = passages.map((passage, i) => `[${i + 1}] ${passage.title}\n${passage.content}`).join('\n\n');
+  return [
+    {
+      role: 'system',
+      content:
+        `You are a website's support assistant. Answer the visitor's question using only the passages below, briefly, in the language with ISO 639-1 code "${input.bot.language}". ` +
+        `If the passages do not answer it, say that you do not know. Do not mention the passages.`,
+    },
+    { role: 'user', content: `Passages:\n\n${context}\n\nQuestion: ${input.question}` },
+  ];
+}
+
+/** The text in sentence-sized pieces that concatenate to it exactly (the extractive reply's deltas). */
+function sentencesOf(text: string): string[] {
+  return text.match(/[^.!?\n]*[.!?\n]+\s*|[^.!?\n]+$/g) ?? [text];
+}

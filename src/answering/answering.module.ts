@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { KnowledgeModule } from '../knowledge/knowledge.module';
+import { AnswerService } from './answer.service';
+
+/** The widget's replies: retrieval from the knowledge base, and an optional model to write them. */
+@Module({ imports: [KnowledgeModule], providers: [AnswerService], exports: [AnswerService] })
+export class AnsweringModule {}
