@@ -9,7 +9,7 @@ import { ChatMessage, streamChatCompletion } from './llm-client';
  * (stemmed, stop words left out). Tuned on test/fixtures/knowledge-corpus.ts: below it, questions
  * about something the base does not cover matched on a lone common word.
  */
-export const MIN_COVERAGE = 0.5;
+export const MIN_COVERAGE = 0.3;
 /** Passages in a reply, and from one document at most. */
 const MAX_PASSAGES = 3;
 const MAX_PER_DOCUMENT = 2;

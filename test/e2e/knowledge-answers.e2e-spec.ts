@@ -1,0 +1,109 @@
+import { createTestApp, TestApp } from '../support/create-test-app';
+import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
+import { CORPUS, QUESTIONS, UNANSWERABLE } from '../fixtures/knowledge-corpus';
+
+interface Reply {
+  content: string;
+  sources: { id: string; title: string }[];
+}
+
+describe('Knowledge base: passages, search in the bot language, retrieval quality', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let publicKey: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await createTenant(t, { plan: 'enterprise' });
+    publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
+    // One visitor asks the 30 questions of the corpus.
+    await t.http().patch('/api/v1/settings').set('X-API-Key', tenant.key).send({ visitorMessageLimit: { messages: 1000 } }).expect(200);
+  });
+  afterAll(() => t.close());
+
+  const addDocument = async (botId: string, title: string, content: string, tenantId = tenant.id): Promise<string> =>
+    (await t.admin().post(`/admin/v1/tenants/${tenantId}/bots/${botId}/documents`).send({ title, content }).expect(201)).body.document.id;
+
+  /** One widget conversation per bot, reused for its questions. */
+  const conversations = new Map<string, { token: string; id: string }>();
+  const ask = async (botId: string, question: string, key = publicKey): Promise<Reply> => {
+    let conversation = conversations.get(botId);
+    if (!conversation) {
+      const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId }).expect(201)).body.visitorToken as string;
+      const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id as string;
+      conversations.set(botId, (conversation = { token, id }));
+    }
+    return (await t.http().post(`/api/v1/widget/conversations/${conversation.id}/messages`).set('X-API-Key', key).set('X-Visitor-Token', conversation.token).send({ content: question }).expect(201)).body.reply;
+  };
+
+  it('splits a document into passages in order, paragraphs kept whole and merged up to ~800 characters, long ones cut between sentences', async () => {
+    const bot = (await createBot(t, tenant.id)).id;
+    const long = Array.from({ length: 30 }, (_, i) => `Sentence number ${i} explains one more detail of the product.`).join(' ');
+    const content = ['Short heading', 'A first paragraph about plans.', long, 'A closing paragraph.'].join('\n\n');
+    const documentId = await addDocument(bot, 'Handbook', content);
+    const chunks = await t.prisma.knowledgeChunk.findMany({ where: { documentId }, orderBy: { position: 'asc' }, select: { position: true, content: true } });
+    expect(chunks.map((chunk) => chunk.position)).toEqual(chunks.map((_, i) => i));
+    expect(chunks[0].content).toBe('Short heading\n\nA first paragraph about plans.');
+    expect(chunks.every((chunk) => chunk.content.length <= 800)).toBe(true);
+    expect(chunks.length).toBeGreaterThanOrEqual(4);
+    // Nothing dropped, nothing repeated.
+    expect(chunks.map((chunk) => chunk.content).join(' ').replace(/\s+/g, ' ')).toBe(content.replace(/\s+/g, ' '));
+  });
+
+  it("matches the bot's language: a German bot finds an inflected form, a bot of an unknown language matches words as written", async () => {
+    const text = 'Wir versenden alle Bestellungen innerhalb von zwei Werktagen aus unserem Lager.';
+    const german = (await createBot(t, tenant.id, { language: 'de' })).id;
+    await addDocument(german, 'Versand', text);
+    const unknown = (await createBot(t, tenant.id, { language: 'xx' })).id;
+    await addDocument(unknown, 'Versand', text);
+    expect((await ask(german, 'Wann wird meine Bestellung versendet?')).sources.map((s) => s.title)).toEqual(['Versand']);
+    // "Bestellung"/"versendet" are not "Bestellungen"/"versenden" without German stemming.
+    expect((await ask(unknown, 'Wann wird meine Bestellung versendet?')).sources).toEqual([]);
+  });
+
+  it("re-indexes a bot's passages when its language changes", async () => {
+    const bot = (await createBot(t, tenant.id, { language: 'xx' })).id;
+    await addDocument(bot, 'Rückgabe', 'Rücksendungen sind innerhalb von dreißig Tagen kostenlos möglich.');
+    expect((await ask(bot, 'Rücksendungen kostenlos?')).sources).toEqual([expect.objectContaining({ title: 'Rückgabe' })]);
+    expect((await ask(bot, 'Wie viele Tage habe ich für eine Rücksendung?')).sources).toEqual([]);
+    await t.admin().patch(`/admin/v1/tenants/${tenant.id}/bots/${bot}`).send({ language: 'de' }).expect(200);
+    expect((await ask(bot, 'Wie viele Tage habe ich für eine Rücksendung?')).sources).toEqual([expect.objectContaining({ title: 'Rückgabe' })]);
+  });
+
+  it("never answers from another bot's or another tenant's documents", async () => {
+    const mine = (await createBot(t, tenant.id)).id;
+    await addDocument(mine, 'Opening hours', 'The shop opens at nine.');
+    const sibling = (await createBot(t, tenant.id)).id;
+    await addDocument(sibling, 'Secret recipe', 'The secret recipe uses cardamom and saffron.');
+    const other = await createTenant(t, { plan: 'enterprise' });
+    const otherBot = (await createBot(t, other.id)).id;
+    await addDocument(otherBot, 'Cardamom', 'Cardamom and saffron are sold out.', other.id);
+    const reply = await ask(mine, 'Which recipe uses cardamom and saffron?');
+    expect(reply.sources).toEqual([]);
+    expect(reply.content).not.toMatch(/cardamom/i);
+  });
+
+  it('finds the right document for ordinary questions (hit@1 and hit@3 on the fixed corpus)', async () => {
+    const bot = (await createBot(t, tenant.id, { language: 'en' })).id;
+    for (const document of CORPUS) await addDocument(bot, document.title, document.content);
+    const outcomes = [];
+    for (const { question, expected } of QUESTIONS) {
+      const titles = (await ask(bot, question)).sources.map((source) => source.title);
+      outcomes.push({ question, expected, titles, at1: titles[0] === expected, at3: titles.slice(0, 3).includes(expected) });
+    }
+    const hitAt1 = outcomes.filter((o) => o.at1).length / outcomes.length;
+    const hitAt3 = outcomes.filter((o) => o.at3).length / outcomes.length;
+    const answeredWrongly = [];
+    for (const question of UNANSWERABLE) {
+      const reply = await ask(bot, question);
+      if (reply.sources.length) answeredWrongly.push({ question, titles: reply.sources.map((source) => source.title) });
+    }
+    console.log(
+      `retrieval on ${outcomes.length} questions: hit@1 ${hitAt1.toFixed(2)}, hit@3 ${hitAt3.toFixed(2)}; misses: ${JSON.stringify(outcomes.filter((o) => !o.at3).map(({ question, titles }) => ({ question, titles })))}; ` +
+        `${answeredWrongly.length} of ${UNANSWERABLE.length} unanswerable questions answered: ${JSON.stringify(answeredWrongly)}`,
+    );
+    expect(answeredWrongly.length).toBeLessThanOrEqual(1);
+    expect(hitAt3).toBeGreaterThanOrEqual(0.85);
+    expect(hitAt1).toBeGreaterThanOrEqual(0.75);
+  });
+});
