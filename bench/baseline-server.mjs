@@ -1,6 +1,7 @@
 // The baseline: the fastest plain thing that does the service's work for the benchmark's
 // requests. node:http and pg, the same SQL and the same JSON, but no framework, no validation,
 // no authentication (the tenant comes from a key -> tenant map held in memory) and no logging.
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
 
@@ -139,6 +140,72 @@ const routes = {
     );
     return [200, { metric: 'messages', interval, timezone, points: rows }];
   },
+  // A widget message, as src/widget/widget.service.ts exchange() does it: the visitor token, the
+  // bot, the conversation, the limits, the passages (src/knowledge/knowledge-chunks.repository.ts),
+  // then one transaction that counts the reply and stores both messages with their events.
+  async widgetMessage(tenantId, _q, conversationId, body, headers) {
+    const claims = visitorClaims(headers['x-visitor-token']);
+    if (!claims || claims.t !== tenantId) return [401, { error: { code: 'INVALID_VISITOR_TOKEN', message: 'Invalid visitor token.', status: 401 } }];
+    const content = JSON.parse(body).content.trim();
+    const { rows: [bot] } = await pool.query(`SELECT id, name, "isActive", "avatarUrl", "primaryColor", language, "welcomeMessage", "suggestedQuestions", "fallbackMessage", "showSources" FROM "Bot" WHERE "tenantId" = $1 AND id = $2`, [tenantId, claims.b]);
+    const { rows: [conversation] } = await pool.query(`SELECT * FROM "Conversation" WHERE "tenantId" = $1 AND "botId" = $2 AND "visitorId" = $3 AND channel = 'widget' AND id = $4`, [tenantId, bot.id, claims.v, conversationId]);
+    if (!conversation) return [404, { error: { code: 'NOT_FOUND', message: 'Conversation not found.', status: 404 } }];
+    await pool.query(`SELECT "visitorMessageLimit", "visitorMessageWindowSeconds" FROM "Tenant" WHERE id = $1`, [tenantId]);
+    await pool.query(`SELECT count FROM "MessageUsage" WHERE "tenantId" = $1 AND month = $2::date`, [tenantId, monthOf()]);
+    const { rows: passages } = await pool.query(
+      `WITH words AS (SELECT DISTINCT w AS word FROM unnest(tsvector_to_array(to_tsvector(knowledge_search_config($3), $4))) AS w),
+       query AS (SELECT to_tsquery('simple', string_agg(quote_literal(word), ' | ')) AS q, count(*) AS total FROM words HAVING count(*) > 0),
+       ranked AS (SELECT c."documentId", c.content, c.position, c."searchVector", ts_rank(c."searchVector", query.q, 32)::float8 AS rank
+         FROM query, "KnowledgeChunk" c WHERE c."tenantId" = $1 AND c."botId" = $2 AND c."searchVector" @@ query.q ORDER BY rank DESC LIMIT 48)
+       SELECT r."documentId", d.title, r.content, r.rank,
+              (SELECT count(*) FROM words WHERE r."searchVector" @@ to_tsquery('simple', quote_literal(words.word)))::float8 / (SELECT total FROM query) AS coverage
+       FROM ranked r JOIN "KnowledgeDocument" d ON d.id = r."documentId" ORDER BY coverage DESC, r.rank DESC, r.position LIMIT 12`,
+      [tenantId, bot.id, bot.language, content],
+    );
+    const chosen = [];
+    const perDocument = new Map();
+    for (const passage of passages) {
+      if (passage.coverage < 0.3 || chosen.length === 3) break;
+      if ((perDocument.get(passage.documentId) ?? 0) === 2) continue;
+      perDocument.set(passage.documentId, (perDocument.get(passage.documentId) ?? 0) + 1);
+      chosen.push(passage);
+    }
+    const reply = chosen.length ? chosen.map((p) => p.content).join('\n\n') : bot.fallbackMessage;
+    const sources = [...new Map(chosen.map((p) => [p.documentId, { id: p.documentId, title: p.title }])).values()];
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const taken = await client.query(
+        `INSERT INTO "MessageUsage" ("tenantId", month, count) VALUES ($1, $2::date, 1)
+         ON CONFLICT ("tenantId", month) DO UPDATE SET count = "MessageUsage".count + 1 WHERE "MessageUsage".count < $3 RETURNING count`,
+        [tenantId, monthOf(), 250000],
+      );
+      if (!taken.rowCount) throw new Error('limit');
+      const now = new Date();
+      const { rows: stored } = await client.query(
+        `INSERT INTO "Message" (id, "tenantId", "conversationId", role, content, unanswered, "createdAt")
+         VALUES (gen_random_uuid(), $1, $2, 'user', $3, false, $4), (gen_random_uuid(), $1, $2, 'assistant', $5, $6, $7)
+         RETURNING id, "conversationId", role, content, "createdAt"`,
+        [tenantId, conversationId, content, now, reply, !chosen.length, new Date(now.getTime() + 1)],
+      );
+      for (const message of stored) {
+        await client.query(
+          `WITH endpoint AS (SELECT id FROM "WebhookEndpoint" WHERE "tenantId" = $1 AND enabled AND (events @> ARRAY['message.created']::text[] OR events @> ARRAY['*']::text[])),
+           event AS (INSERT INTO "WebhookEvent" (id, "tenantId", type, data) SELECT gen_random_uuid(), $1, 'message.created', $2::json WHERE EXISTS (SELECT 1 FROM endpoint) RETURNING id, type)
+           INSERT INTO "WebhookDelivery" (id, "tenantId", "endpointId", "eventId", "eventType", "updatedAt") SELECT gen_random_uuid(), $1, endpoint.id, event.id, event.type, now() FROM endpoint, event`,
+          [tenantId, JSON.stringify({ object: toMessage(message) })],
+        );
+      }
+      await client.query('COMMIT');
+      const [message, assistant] = stored.map(toMessage);
+      return [201, { message, reply: { ...assistant, sources: bot.showSources ? sources : [] } }];
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  },
   async createLead(tenantId, _q, _id, body) {
     const b = JSON.parse(body);
     const { rows } = await pool.query(
@@ -150,7 +217,19 @@ const routes = {
   },
 };
 
+const WIDGET_SECRET = process.env.WIDGET_TOKEN_SECRET;
+/** The claims of a visitor token signed as src/widget/visitor-token.ts signs them. */
+function visitorClaims(token) {
+  const [version, payload, signature] = String(token ?? '').split('.');
+  if (version !== 'v1' || createHmac('sha256', WIDGET_SECRET).update(`visitor-token.${payload}`).digest('base64url') !== signature) return undefined;
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+  return claims.e > Date.now() / 1000 ? claims : undefined;
+}
+const monthOf = () => new Date().toISOString().slice(0, 8) + '01';
+
 function route(method, path) {
+  const widget = /^\/api\/v1\/widget\/conversations\/([^/]+)\/messages$/.exec(path);
+  if (method === 'POST' && widget) return ['widgetMessage', widget[1]];
   if (method === 'GET' && path === '/api/v1/verify') return ['verify'];
   if (method === 'GET' && path === '/api/v1/bots') return ['bots'];
   if (method === 'GET' && path === '/api/v1/leads') return ['leads'];
@@ -173,7 +252,7 @@ http
       let status = 404;
       let payload = { error: { code: 'NOT_FOUND', message: 'Not found.', status: 404 } };
       try {
-        if (name && tenantId) [status, payload] = await routes[name](tenantId, url.searchParams, id, body);
+        if (name && tenantId) [status, payload] = await routes[name](tenantId, url.searchParams, id, body, req.headers);
       } catch (error) {
         status = 500;
         payload = { error: { code: 'INTERNAL_ERROR', message: String(error.message), status: 500 } };

@@ -11,14 +11,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createBenchDatabase, createBenchKey, growLeads, refreshCounters, refreshLeadCounters, seedBase, withDatabase } from './seed.mjs';
-import { assertAllAnswered, imageNodeOptions, loadOptions, peakRssMb, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
+import { assertAllAnswered, BENCH_WIDGET_SECRET, imageNodeOptions, loadOptions, peakRssMb, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
 import { leadsBulkMarkdown, measureLeadsBulk } from './leads-bulk.mjs';
 import { measureWebhooks, webhooksMarkdown } from './webhooks.mjs';
+import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (only !== undefined && only !== 'webhooks' && only !== 'leads') throw new Error(`--only=${only}: only --only=webhooks and --only=leads are known`);
+if (only !== undefined && !['webhooks', 'leads', 'widget'].includes(only)) throw new Error(`--only=${only}: only --only=webhooks, --only=leads and --only=widget are known`);
 const CONNECTIONS = 50;
 const DURATION = quick ? 4 : 10;
 const WARMUP = quick ? 1 : 3;
@@ -63,12 +64,14 @@ async function main() {
       conversation: (await db.query(`SELECT id FROM "Conversation" WHERE "tenantId" = $1 ORDER BY "createdAt" DESC LIMIT 1`, [ids[0]])).rows[0].id,
     };
   });
-  const keyToTenant = Object.fromEntries(keys.map((key, idx) => [key, tenantIds[idx]]));
+  const widget = await seedWidget(url);
+  log('seeded the widget bot: 500 documents, 10,000 passages');
+  const keyToTenant = { ...Object.fromEntries(keys.map((key, idx) => [key, tenantIds[idx]])), [widget.publicKey]: widget.tenantId };
   const big = keys[0];
   const small = keys[1];
 
   const start = (name, script, env) => startServer(name, process.execPath, [script], { cwd: root, env, log });
-  const baselineEnv = (port) => ({ DATABASE_URL: url, PORT: String(port), BENCH_KEYS: JSON.stringify(keyToTenant) });
+  const baselineEnv = (port) => ({ DATABASE_URL: url, PORT: String(port), BENCH_KEYS: JSON.stringify(keyToTenant), WIDGET_TOKEN_SECRET: BENCH_WIDGET_SECRET });
   const servers = {
     service: { port: 3401, proc: start('service', 'dist/main.js', serviceEnv(url, 3401, SERVICE_NODE_OPTIONS)) },
     baseline: { port: 3402, proc: start('baseline', 'bench/baseline-server.mjs', baselineEnv(3402)) },
@@ -78,6 +81,7 @@ async function main() {
     floor: { port: 3404, proc: start('NestJS floor', 'bench/nest-floor.cjs', { PORT: '3404' }) },
   };
   for (const server of Object.values(servers)) await waitForHttp(`http://127.0.0.1:${server.port}/api/v1/verify`);
+  const visitor = await openConversation(`http://127.0.0.1:${servers.service.port}`, widget);
 
   const compare = async (scenario) => {
     const baseline = await measure(`http://127.0.0.1:${servers.baseline.port}`, scenario);
@@ -119,6 +123,7 @@ async function main() {
     { name: 'analytics overview, 30 days', path: `/api/v1/analytics/overview?from=${daysAgo(30)}&to=${daysAgo(0)}`, key: big },
     { name: 'analytics timeseries, messages per day, 30 days', path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(30)}&to=${daysAgo(0)}`, key: big },
     { name: 'analytics timeseries, messages per day, 365 days', path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(365)}&to=${daysAgo(0)}`, key: big },
+    widgetScenario(widget, visitor),
   ];
   const results = [];
   for (const scenario of scenarios) results.push(await compare(scenario));
@@ -182,6 +187,24 @@ function daysAgo(days) {
   return encodeURIComponent(new Date(Math.floor(Date.now() / 1000) * 1000 - days * 86_400_000).toISOString());
 }
 
+/** --only=widget: the widget scenario alone, service against baseline, on the small seed. */
+async function onlyWidget(url, keys, started, commit) {
+  const widget = await seedWidget(url);
+  const tenantIds = await withDatabase(url, async (db) => (await db.query(`SELECT id FROM bench_tenant ORDER BY idx`)).rows.map((r) => r.id));
+  const keyToTenant = { ...Object.fromEntries(keys.map((key, idx) => [key, tenantIds[idx]])), [widget.publicKey]: widget.tenantId };
+  const service = startServer('service', process.execPath, ['dist/main.js'], { cwd: root, env: serviceEnv(url, 3401, SERVICE_NODE_OPTIONS), log });
+  const baseline = startServer('baseline', process.execPath, ['bench/baseline-server.mjs'], { cwd: root, env: { DATABASE_URL: url, PORT: '3402', BENCH_KEYS: JSON.stringify(keyToTenant), WIDGET_TOKEN_SECRET: BENCH_WIDGET_SECRET }, log });
+  for (const port of [3401, 3402]) await waitForHttp(`http://127.0.0.1:${port}/api/v1/verify`);
+  const scenario = widgetScenario(widget, await openConversation('http://127.0.0.1:3401', widget));
+  const baselineFigures = await measure('http://127.0.0.1:3402', scenario);
+  const serviceFigures = await measure('http://127.0.0.1:3401', scenario);
+  await stopServer(service);
+  await stopServer(baseline);
+  const row = { scenario: scenario.name, service: serviceFigures, baseline: baselineFigures, ratio: +(serviceFigures.rps / baselineFigures.rps).toFixed(2) };
+  log(`${row.scenario}: service ${serviceFigures.rps} req/s p50 ${serviceFigures.p50} p99 ${serviceFigures.p99} | baseline ${baselineFigures.rps} req/s p50 ${baselineFigures.p50} p99 ${baselineFigures.p99} | ratio ${row.ratio}`);
+  writeFileSync(path.join(root, 'bench/results-widget.json'), JSON.stringify({ commit, date: new Date().toISOString(), quick, widget: row, minutes: +((Date.now() - started) / 60000).toFixed(1) }, null, 2) + '\n');
+}
+
 /** The bulk section's tenant: neither the big one nor the create-lead scenario's. */
 const BULK_TENANT = 2;
 
@@ -193,7 +216,8 @@ function createBulkKey(url) {
 async function onlySection(section, started, commit) {
   const url = await createBenchDatabase(adminUrl, 'chatbots_bench');
   execFileSync(process.execPath, ['dist/cli/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'inherit' });
-  await seedBase(url, { conversations: false });
+  const keys = await seedBase(url, { conversations: false });
+  if (section === 'widget') return onlyWidget(url, keys, started, commit);
   const key = section === 'webhooks' ? await createWebhooksKey(url) : await createBulkKey(url);
   const tenantId = await withDatabase(url, async (db) => (await db.query(`SELECT id FROM bench_tenant WHERE idx = $1`, [BULK_TENANT])).rows[0].id);
   log('seeded tenants, bots and keys');

@@ -4,6 +4,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { BENCH_PEPPER } from './seed.mjs';
 
+export const BENCH_WIDGET_SECRET = 'bench-widget-token-secret-0123456789abcdef';
+
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The NODE_OPTIONS a Dockerfile sets (ENV NODE_OPTIONS=...): the service runs as its image runs it. */
@@ -19,6 +21,8 @@ export function serviceEnv(databaseUrl, port, nodeOptions) {
     RATE_LIMIT_MULTIPLIER: '100000', SHUTDOWN_DRAIN_MS: '0',
     // The webhooks section's receiver listens on loopback, which the service otherwise refuses.
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    // Visitor tokens: the baseline signs and checks them with the same secret.
+    WIDGET_TOKEN_SECRET: BENCH_WIDGET_SECRET,
     PORT: String(port), NODE_OPTIONS: nodeOptions,
   };
 }
@@ -66,7 +70,7 @@ export function loadOptions(baseUrl, scenario, connections) {
   return {
     url: baseUrl + scenario.path,
     method: scenario.method ?? 'GET',
-    headers: { 'X-API-Key': scenario.key, 'X-Forwarded-Proto': 'https', ...(scenario.body ? { 'Content-Type': 'application/json' } : {}) },
+    headers: { 'X-API-Key': scenario.key, 'X-Forwarded-Proto': 'https', ...(scenario.body ? { 'Content-Type': 'application/json' } : {}), ...scenario.headers },
     body: scenario.body ? JSON.stringify(scenario.body) : undefined,
     connections,
   };
