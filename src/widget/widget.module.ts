@@ -5,6 +5,7 @@ import { ConversationsModule } from '../conversations/conversations.module';
 import { LeadsModule } from '../leads/leads.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { UsageModule } from '../usage/usage.module';
+import { WidgetAssetsController } from './widget-assets.controller';
 import { WidgetController } from './widget.controller';
 import { WidgetOriginGuard } from './widget-origin.guard';
 import { WidgetRepository } from './widget.repository';
@@ -12,7 +13,7 @@ import { WidgetService } from './widget.service';
 
 @Module({
   imports: [TenancyModule, ConversationsModule, LeadsModule, UsageModule, AnsweringModule],
-  controllers: [WidgetController],
+  controllers: [WidgetController, WidgetAssetsController],
   providers: [WidgetRepository, WidgetService, WidgetOriginGuard, GlobalExceptionFilter],
   exports: [WidgetOriginGuard],
 })

@@ -109,7 +109,7 @@ const ADMIN_ROUTES = [
 ];
 
 /** Open to anyone: the health probes and the API description. */
-const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/:file'];
+const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/:file', 'GET /widget.js', 'GET /widget/demo'];
 
 /** Every route the app serves; a new endpoint fails the walk below until it is added here with its rule. */
 /** The widget's routes: public keys only (test/e2e/widget.e2e-spec.ts tests them). */

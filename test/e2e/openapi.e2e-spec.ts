@@ -208,6 +208,21 @@ describe('OpenAPI document and contract', () => {
       expectContract(await t.http().get('/docs/assets/..%2Fpackage.json'), 'GET', '/docs/assets/{file}', 404);
     });
 
+    it('serves the widget script to any site, cacheable, and the demo page outside production only', async () => {
+      const script = expectContract(await t.http().get('/widget.js'), 'GET', '/widget.js', 200);
+      expect(script.headers).toMatchObject({ 'content-type': 'application/javascript; charset=utf-8', 'cache-control': 'public, max-age=300', 'cross-origin-resource-policy': 'cross-origin' });
+      expect(script.text).toContain('/api/v1/widget');
+      expectContract(await t.http().get('/widget.js?v=2'), 'GET', '/widget.js', 200);
+      expectContract(await strict.http().get('/widget.js').set('X-Forwarded-Proto', 'http'), 'GET', '/widget.js', 403);
+      const botId = '00000000-0000-7000-8000-000000000001';
+      const key = `svc_pk_${'a'.repeat(33)}`;
+      const demo = expectContract(await t.http().get(`/widget/demo?botId=${botId}&key=${key}`), 'GET', '/widget/demo', 200);
+      expect(demo.text).toContain(`<script src="/widget.js" data-bot-id="${botId}" data-key="${key}" async></script>`);
+      expect(demo.headers['content-security-policy']).toContain("script-src 'self'");
+      expectContract(await t.http().get(`/widget/demo?botId=${botId}&key="><script>alert(1)</script>`), 'GET', '/widget/demo', 400);
+      expectContract(await strict.http().get(`/widget/demo?botId=${botId}&key=${key}`).set('X-Forwarded-Proto', 'https'), 'GET', '/widget/demo', 404);
+    });
+
     it('follows the HTTPS rule: plain HTTP through a proxy is refused in production', async () => {
       for (const path of ['/docs', '/api/v1/openapi.json']) {
         const refused = expectContract(await strict.http().get(path).set('X-Forwarded-Proto', 'http'), 'GET', path, 403);

@@ -29,3 +29,13 @@ export class MessagesAfterQueryDto {
 
 /** The lead form: a lead's contact fields, without bot and tags (the conversation gives the bot). */
 export class WidgetLeadDto extends LeadContactDto {}
+
+/** GET /widget/demo: the bot and the public key the page embeds the widget with. */
+export class WidgetDemoQueryDto {
+  @IsString({ message: 'must be a string' }) @IsUUID('all', { message: 'must be a UUID' })
+  botId!: string;
+
+  @ApiProperty({ pattern: '^svc_pk_[A-Za-z0-9]{20,60}$', maxLength: 67 })
+  @IsString({ message: 'must be a string' }) @Matches(/^svc_pk_[A-Za-z0-9]{20,60}$/, { message: 'must be a public key (svc_pk_...)' })
+  key!: string;
+}

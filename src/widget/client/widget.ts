@@ -1,0 +1,254 @@
+// The chat widget a tenant embeds with one tag:
+//   <script src="https://api.example.com/widget.js" data-bot-id="<botId>" data-key="svc_pk_..." async></script>
+// Dependency-free, in a shadow root (the host page's CSS stays out), texts written with
+// textContent only (nothing the server or the visitor sends is parsed as HTML). Renders nothing at
+// all when the bot cannot be loaded (an inactive bot answers 409 BOT_INACTIVE).
+(() => {
+  interface LeadCapture { enabled: boolean; requirePhone: boolean; requireCompany: boolean }
+  interface Bot { id: string; name: string; primaryColor: string; language: string; welcomeMessage: string | null; suggestedQuestions: string[]; leadCapture: LeadCapture }
+  interface Message { id: string; role: 'user' | 'assistant' | 'agent'; content: string }
+  interface Session { token: string; conversationId: string; expiresAt: string }
+  interface ApiError { error?: { code?: string; message?: string } }
+
+  const script = document.currentScript as HTMLScriptElement | null;
+  const botId = script?.dataset.botId;
+  const key = script?.dataset.key;
+  if (!script || !botId || !key) return;
+  const api = `${new URL(script.src).origin}/api/v1/widget`;
+
+  const TEXTS = {
+    en: { open: 'Open chat', close: 'Close chat', placeholder: 'Type your question', label: 'Your question', send: 'Send', sources: 'Sources', lead: 'Leave your contact details', name: 'Name', email: 'E-mail', phone: 'Phone', company: 'Company', submit: 'Send details', thanks: 'Thank you! We will get back to you.', busy: 'Too many messages right now. Please try again later.', failed: 'Something went wrong. Please try again.' },
+    de: { open: 'Chat öffnen', close: 'Chat schließen', placeholder: 'Ihre Frage', label: 'Ihre Frage', send: 'Senden', sources: 'Quellen', lead: 'Kontaktdaten hinterlassen', name: 'Name', email: 'E-Mail', phone: 'Telefon', company: 'Firma', submit: 'Daten senden', thanks: 'Danke! Wir melden uns bei Ihnen.', busy: 'Gerade zu viele Nachrichten. Bitte später erneut versuchen.', failed: 'Etwas ist schiefgelaufen. Bitte erneut versuchen.' },
+  };
+
+  const call = async (path: string, init: RequestInit & { token?: string } = {}): Promise<Response> =>
+    fetch(`${api}${path}`, {
+      ...init,
+      headers: { 'X-API-Key': key, ...(init.body ? { 'Content-Type': 'application/json' } : {}), ...(init.token ? { 'X-Visitor-Token': init.token } : {}), ...(init.headers as Record<string, string>) },
+    });
+
+  const element = <K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] => {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+
+  async function start(): Promise<void> {
+    const answer = await call(`/bots/${encodeURIComponent(botId!)}`).catch(() => undefined);
+    if (!answer?.ok) return;
+    const bot = ((await answer.json()) as { bot: Bot }).bot;
+    render(bot);
+  }
+
+  function render(bot: Bot): void {
+    const t = bot.language === 'de' ? TEXTS.de : TEXTS.en;
+    const host = element('div', { 'data-chatbot-widget': bot.id });
+    const root = host.attachShadow({ mode: 'open' });
+    const style = element('style');
+    style.textContent = `
+      :host { all: initial; }
+      * { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }
+      .launcher { position: fixed; right: 20px; bottom: 20px; width: 56px; height: 56px; border-radius: 50%; border: 0; background: ${bot.primaryColor}; color: #fff; font-size: 24px; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.3); }
+      .launcher:focus-visible, button:focus-visible, input:focus-visible { outline: 3px solid #111; outline-offset: 2px; }
+      .panel { position: fixed; right: 20px; bottom: 88px; width: 340px; max-height: 520px; display: flex; flex-direction: column; background: #fff; color: #111; border-radius: 12px; box-shadow: 0 4px 24px rgba(0,0,0,.25); overflow: hidden; }
+      .panel[hidden] { display: none; }
+      header { display: flex; justify-content: space-between; align-items: center; padding: 10px 14px; background: ${bot.primaryColor}; color: #fff; font-weight: 600; }
+      header button { background: none; border: 0; color: #fff; font-size: 20px; cursor: pointer; }
+      .log { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 8px; }
+      .bubble { padding: 8px 10px; border-radius: 10px; max-width: 85%; white-space: pre-wrap; }
+      .assistant, .agent { background: #f1f3f5; align-self: flex-start; }
+      .user { background: ${bot.primaryColor}; color: #fff; align-self: flex-end; }
+      .sources { font-size: 12px; color: #555; margin-top: 4px; }
+      .error { color: #b00020; font-size: 13px; }
+      .suggestions { display: flex; flex-wrap: wrap; gap: 6px; padding: 0 12px 8px; }
+      .suggestions button, .lead-toggle { border: 1px solid ${bot.primaryColor}; color: ${bot.primaryColor}; background: #fff; border-radius: 14px; padding: 4px 10px; cursor: pointer; }
+      form.ask { display: flex; gap: 6px; padding: 10px; border-top: 1px solid #e5e5e5; }
+      form.ask input { flex: 1; padding: 8px; border: 1px solid #ccc; border-radius: 8px; }
+      form button[type=submit] { background: ${bot.primaryColor}; color: #fff; border: 0; border-radius: 8px; padding: 8px 12px; cursor: pointer; }
+      form.lead { display: grid; gap: 6px; padding: 10px 12px; border-top: 1px solid #e5e5e5; }
+      form.lead label { display: grid; gap: 2px; font-size: 12px; }
+      form.lead input { padding: 6px; border: 1px solid #ccc; border-radius: 6px; }
+      form.lead[hidden] { display: none; }
+      .launcher svg { width: 26px; height: 26px; fill: currentColor; }
+      .lead-toggle { margin: 0 12px 8px; }
+      .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }`;
+
+    const launcher = element('button', { class: 'launcher', type: 'button', 'aria-label': t.open, 'aria-expanded': 'false', 'aria-controls': 'chat-panel' });
+    // A speech bubble, drawn: an emoji depends on the visitor's fonts.
+    const icon = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    icon.setAttribute('viewBox', '0 0 24 24');
+    icon.setAttribute('aria-hidden', 'true');
+    const bubblePath = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+    bubblePath.setAttribute('d', 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z');
+    icon.append(bubblePath);
+    launcher.append(icon);
+    const panel = element('div', { class: 'panel', id: 'chat-panel', role: 'dialog', 'aria-label': bot.name, lang: bot.language });
+    panel.hidden = true;
+    const header = element('header', {}, bot.name);
+    const close = element('button', { type: 'button', 'aria-label': t.close }, '×');
+    header.append(close);
+    const log = element('div', { class: 'log', role: 'log', 'aria-live': 'polite' });
+    const suggestions = element('div', { class: 'suggestions' });
+    const ask = element('form', { class: 'ask' });
+    const label = element('label', { for: 'chat-question', class: 'visually-hidden' }, t.label);
+    const input = element('input', { id: 'chat-question', name: 'question', autocomplete: 'off', placeholder: t.placeholder, maxlength: '4000' });
+    ask.append(label, input, element('button', { type: 'submit' }, t.send));
+    panel.append(header, log, suggestions);
+    if (bot.leadCapture.enabled) panel.append(leadForm(bot, t));
+    panel.append(ask);
+    root.append(style, launcher, panel);
+    document.body.append(host);
+
+    let session: Promise<Session> | undefined;
+    const open = (show: boolean) => {
+      panel.hidden = !show;
+      launcher.setAttribute('aria-expanded', String(show));
+      if (show) {
+        session ??= resume(bot, log);
+        input.focus();
+      } else launcher.focus();
+    };
+    launcher.addEventListener('click', () => open(panel.hidden));
+    close.addEventListener('click', () => open(false));
+    panel.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') open(false);
+    });
+    for (const question of bot.suggestedQuestions) {
+      const button = element('button', { type: 'button' }, question);
+      button.addEventListener('click', () => void send(question));
+      suggestions.append(button);
+    }
+    ask.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const question = input.value.trim();
+      if (!question) return;
+      input.value = '';
+      void send(question);
+    });
+
+    async function send(question: string): Promise<void> {
+      suggestions.replaceChildren();
+      log.append(element('div', { class: 'bubble user' }, question));
+      const bubble = element('div', { class: 'bubble assistant' });
+      log.append(bubble);
+      try {
+        const { token, conversationId } = await session!;
+        const response = await call(`/conversations/${conversationId}/messages`, { method: 'POST', token, body: JSON.stringify({ content: question }), headers: { Accept: 'text/event-stream' } });
+        if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) throw await failure(response);
+        for await (const { event, data } of serverSentEvents(response.body)) {
+          if (event === 'delta') bubble.textContent += (data as { text: string }).text;
+          else if (event === 'done') showSources(bubble, (data as { reply: { sources: { title: string }[] } }).reply.sources, t.sources);
+          else if (event === 'error') throw data;
+        }
+      } catch (error) {
+        const code = (error as ApiError)?.error?.code;
+        bubble.classList.add('error');
+        bubble.textContent = code === 'RATE_LIMIT_EXCEEDED' || code === 'MESSAGE_LIMIT_REACHED' ? t.busy : ((error as ApiError)?.error?.message ?? t.failed);
+      }
+      log.scrollTop = log.scrollHeight;
+    }
+
+    function leadForm(bot: Bot, texts: typeof t): HTMLElement {
+      const wrapper = element('div');
+      const toggle = element('button', { type: 'button', class: 'lead-toggle', 'aria-expanded': 'false' }, texts.lead);
+      const form = element('form', { class: 'lead' });
+      form.hidden = true;
+      const field = (name: string, text: string, type: string, required: boolean) => {
+        const fieldLabel = element('label', {}, text);
+        fieldLabel.append(element('input', { name, type, ...(required ? { required: '' } : {}), maxlength: name === 'phone' ? '50' : '200' }));
+        return fieldLabel;
+      };
+      form.append(
+        field('name', texts.name, 'text', true),
+        field('email', texts.email, 'email', true),
+        field('phone', texts.phone, 'tel', bot.leadCapture.requirePhone),
+        field('company', texts.company, 'text', bot.leadCapture.requireCompany),
+        element('button', { type: 'submit' }, texts.submit),
+      );
+      toggle.addEventListener('click', () => {
+        form.hidden = !form.hidden;
+        toggle.setAttribute('aria-expanded', String(!form.hidden));
+      });
+      form.addEventListener('submit', async (event) => {
+        event.preventDefault();
+        const values = Object.fromEntries([...new FormData(form).entries()].filter(([, value]) => String(value).trim() !== ''));
+        const status = element('p', { role: 'status' });
+        try {
+          const { token, conversationId } = await session!;
+          const response = await call(`/conversations/${conversationId}/lead`, { method: 'POST', token, body: JSON.stringify(values) });
+          if (!response.ok) throw await failure(response);
+          form.replaceWith(status);
+          toggle.remove();
+          status.textContent = texts.thanks;
+        } catch (error) {
+          status.className = 'error';
+          status.textContent = (error as ApiError)?.error?.message ?? texts.failed;
+          form.append(status);
+        }
+      });
+      wrapper.append(toggle, form);
+      return wrapper;
+    }
+  }
+
+  /** The visitor's conversation: the one of this tab if its token is still valid, else a new one. */
+  async function resume(bot: Bot, log: HTMLElement): Promise<Session> {
+    const stored = JSON.parse(sessionStorage.getItem(`chatbot-widget:${bot.id}`) ?? 'null') as Session | null;
+    if (stored && Date.parse(stored.expiresAt) > Date.now() + 60_000) {
+      const answer = await call(`/conversations/${stored.conversationId}/messages`, { token: stored.token });
+      if (answer.ok) {
+        for (const message of ((await answer.json()) as { messages: Message[] }).messages) log.append(bubbleOf(message));
+        return stored;
+      }
+    }
+    const visitorKey = `chatbot-widget:visitor:${bot.id}`;
+    const visitorId = localStorage.getItem(visitorKey) ?? undefined;
+    const opened = await call('/sessions', { method: 'POST', body: JSON.stringify({ botId: bot.id, ...(visitorId ? { visitorId } : {}) }) });
+    if (!opened.ok) throw await failure(opened);
+    const { visitorToken, visitorId: id, expiresAt } = (await opened.json()) as { visitorToken: string; visitorId: string; expiresAt: string };
+    localStorage.setItem(visitorKey, id);
+    const started = await call('/conversations', { method: 'POST', token: visitorToken, body: '{}' });
+    if (!started.ok) throw await failure(started);
+    const { conversation, messages } = (await started.json()) as { conversation: { id: string }; messages: Message[] };
+    for (const message of messages) log.append(bubbleOf(message));
+    const session = { token: visitorToken, conversationId: conversation.id, expiresAt };
+    sessionStorage.setItem(`chatbot-widget:${bot.id}`, JSON.stringify(session));
+    return session;
+  }
+
+  function bubbleOf(message: Message): HTMLElement {
+    return element('div', { class: `bubble ${message.role}` }, message.content);
+  }
+
+  function showSources(bubble: HTMLElement, sources: { title: string }[], label: string): void {
+    if (!sources.length) return;
+    bubble.append(element('div', { class: 'sources' }, `${label}: ${sources.map((source) => source.title).join(', ')}`));
+  }
+
+  async function failure(response: Response): Promise<ApiError> {
+    return ((await response.json().catch(() => ({}))) as ApiError) ?? {};
+  }
+
+  /** The events of a `text/event-stream` body, parsed as they arrive. */
+  async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: unknown }> {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (value) buffered += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf('\n\n')) >= 0) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (data !== undefined) yield { event, data: JSON.parse(data) as unknown };
+      }
+      if (done) return;
+    }
+  }
+
+  void start();
+})();

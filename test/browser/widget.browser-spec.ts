@@ -1,0 +1,97 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createTestApp, TestApp } from '../support/create-test-app';
+import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
+
+/** Debian's chromium: a browser download is neither possible nor wanted here (.ci/run installs it). */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOT = path.join(__dirname, '..', '..', 'docs', 'widget.png');
+
+describe('The chat widget in headless Chromium', () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let tenant: TestTenant;
+  let publicKey: string;
+  let botId: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const server = t.app.getHttpServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    tenant = await createTenant(t, { plan: 'pro' });
+    publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
+    botId = (await createBot(t, tenant.id, { name: 'Acme Assistant', primaryColor: '#0f766e', language: 'en' })).id;
+    await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', tenant.key).send({ welcomeMessage: 'Hi! Ask me about our plans.', suggestedQuestions: ['What does the Pro plan cost?'] }).expect(200);
+    await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({
+      title: 'Plans and pricing',
+      content: 'The Pro plan costs 49 EUR per month and includes 10,000 messages.\n\nThe Business plan costs 199 EUR per month.',
+    }).expect(201);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t.close();
+  });
+
+  const openDemo = async (bot = botId, key = publicKey): Promise<Page> => {
+    const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
+    await page.goto(`${base}/widget/demo?botId=${bot}&key=${key}`);
+    return page;
+  };
+  const launcher = (page: Page) => page.locator('[data-chatbot-widget] >> css=button.launcher');
+  const panel = (page: Page) => page.locator('[data-chatbot-widget] >> css=[role=dialog]');
+
+  it('opens, greets, answers a question from the knowledge base with its source, and takes the lead form', async () => {
+    const page = await openDemo();
+    await launcher(page).click();
+    await expect(panel(page).isVisible()).resolves.toBe(true);
+    await page.locator('[data-chatbot-widget] >> text=Hi! Ask me about our plans.').waitFor();
+    await page.locator('[data-chatbot-widget] >> css=input[name=question]').fill('How much does the Pro plan cost?');
+    await page.keyboard.press('Enter');
+    const reply = page.locator('[data-chatbot-widget] >> css=.bubble.assistant').last();
+    await reply.locator('css=.sources').waitFor();
+    expect(await reply.textContent()).toContain('49 EUR per month');
+    expect(await reply.locator('css=.sources').textContent()).toBe('Sources: Plans and pricing');
+    mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+
+    await page.locator('[data-chatbot-widget] >> css=button.lead-toggle').click();
+    await page.locator('[data-chatbot-widget] >> css=form.lead input[name=name]').fill('Browser Visitor');
+    await page.locator('[data-chatbot-widget] >> css=form.lead input[name=email]').fill('browser.visitor@example.com');
+    await page.locator('[data-chatbot-widget] >> css=form.lead button[type=submit]').click();
+    await page.locator('[data-chatbot-widget] >> text=Thank you! We will get back to you.').waitFor();
+    const leads = (await t.http().get('/api/v1/leads?search=browser.visitor').set('X-API-Key', tenant.key).expect(200)).body.leads;
+    expect(leads).toEqual([expect.objectContaining({ name: 'Browser Visitor', source: 'widget', botId })]);
+    await page.close();
+  });
+
+  it('is usable with the keyboard: Tab reaches the launcher, Enter opens, the question field has focus and a label, Escape closes', async () => {
+    const page = await openDemo();
+    await launcher(page).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.getAttribute("data-chatbot-widget")')).toBe(botId);
+    await page.keyboard.press('Enter');
+    await expect(panel(page).isVisible()).resolves.toBe(true);
+    expect(await launcher(page).getAttribute('aria-expanded')).toBe('true');
+    expect(await page.locator('[data-chatbot-widget]').evaluate((host) => host.shadowRoot?.activeElement?.getAttribute('name'))).toBe('question');
+    expect(await page.locator('[data-chatbot-widget] >> css=label[for=chat-question]').textContent()).toBe('Your question');
+    await page.keyboard.press('Escape');
+    await expect(panel(page).isVisible()).resolves.toBe(false);
+    expect(await launcher(page).getAttribute('aria-expanded')).toBe('false');
+    await page.close();
+  });
+
+  it('shows nothing at all for an inactive bot', async () => {
+    const sleeping = (await createBot(t, tenant.id, { isActive: false })).id;
+    const page = await openDemo(sleeping);
+    const loaded = page.waitForResponse((response) => response.url().includes(`/api/v1/widget/bots/${sleeping}`));
+    expect((await loaded).status()).toBe(409);
+    await page.waitForTimeout(200);
+    expect(await page.locator('[data-chatbot-widget]').count()).toBe(0);
+    await page.close();
+  });
+});
