@@ -8,6 +8,6 @@ import { SettingsService } from './settings.service';
   imports: [TenancyModule],
   controllers: [SettingsController],
   providers: [SettingsRepository, SettingsService],
-  exports: [SettingsService],
+  exports: [SettingsService, SettingsRepository],
 })
 export class SettingsModule {}

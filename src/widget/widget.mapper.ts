@@ -3,7 +3,8 @@ import { ConversationResponse, MessageResponse, toMessageResponse } from '../con
 import { LeadResponse } from '../leads/lead.mapper';
 import { LeadCapture } from '../settings/settings.mapper';
 import type { Exchange } from './widget.service';
-import type { WidgetBotRow, WidgetSettingsRow } from './widget.repository';
+import type { TenantSettingsRow } from '../settings/settings.repository';
+import type { WidgetBotRow } from './widget.repository';
 
 export class WidgetBot {
   @ApiProperty({ format: 'uuid' })
@@ -91,7 +92,7 @@ export class WidgetLeadEnvelope {
   lead: LeadResponse;
 }
 
-export function toWidgetBot(bot: WidgetBotRow, settings: WidgetSettingsRow): WidgetBot {
+export function toWidgetBot(bot: WidgetBotRow, settings: TenantSettingsRow): WidgetBot {
   return {
     id: bot.id,
     name: bot.name,

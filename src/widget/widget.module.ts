@@ -3,6 +3,7 @@ import { AnsweringModule } from '../answering/answering.module';
 import { GlobalExceptionFilter } from '../common/errors/global-exception.filter';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { LeadsModule } from '../leads/leads.module';
+import { SettingsModule } from '../settings/settings.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { UsageModule } from '../usage/usage.module';
 import { WidgetAssetsController } from './widget-assets.controller';
@@ -12,7 +13,7 @@ import { WidgetRepository } from './widget.repository';
 import { WidgetService } from './widget.service';
 
 @Module({
-  imports: [TenancyModule, ConversationsModule, LeadsModule, UsageModule, AnsweringModule],
+  imports: [TenancyModule, ConversationsModule, LeadsModule, UsageModule, AnsweringModule, SettingsModule],
   controllers: [WidgetController, WidgetAssetsController],
   providers: [WidgetRepository, WidgetService, WidgetOriginGuard, GlobalExceptionFilter],
   exports: [WidgetOriginGuard],

@@ -16,32 +16,18 @@ const widgetBotSelect = {
   showSources: true,
 } satisfies Prisma.BotSelect;
 
-const widgetSettingsSelect = {
-  allowedOrigins: true,
-  visitorMessageLimit: true,
-  visitorMessageWindowSeconds: true,
-  leadCaptureEnabled: true,
-  leadCaptureRequirePhone: true,
-  leadCaptureRequireCompany: true,
-} satisfies Prisma.TenantSelect;
-
 export type WidgetBotRow = Prisma.BotGetPayload<{ select: typeof widgetBotSelect }>;
-export type WidgetSettingsRow = Prisma.TenantGetPayload<{ select: typeof widgetSettingsSelect }>;
 
 /** MAX messages a widget reads at once after a given one (it polls with `after`). */
 export const WIDGET_MESSAGES_PAGE = 100;
 
-/** What the widget reads: its bot, the tenant's widget settings, a visitor's own conversations. */
+/** What the widget reads: its bot and a visitor's own conversations (settings: SettingsRepository). */
 @Injectable()
 export class WidgetRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   bot(tenantId: string, botId: string): Promise<WidgetBotRow | null> {
     return this.prisma.bot.findFirst({ where: { tenantId, id: botId }, select: widgetBotSelect });
-  }
-
-  settings(tenantId: string): Promise<WidgetSettingsRow | null> {
-    return this.prisma.tenant.findUnique({ where: { id: tenantId }, select: widgetSettingsSelect });
   }
 
   /** The conversation if it is this visitor's, with this bot; null for anyone else's. */

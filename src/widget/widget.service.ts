@@ -17,7 +17,8 @@ import { AnswerService } from '../answering/answer.service';
 import type { WidgetLeadDto } from './dto/widget.dto';
 import { MessageQuotaRepository, nextMonth } from '../usage/message-quota.repository';
 import { VISITOR_TOKEN_LIFETIME_S, VisitorClaims, VisitorTokens } from './visitor-token';
-import { WidgetBotRow, WidgetRepository, WidgetSettingsRow } from './widget.repository';
+import { SettingsRepository, TenantSettingsRow } from '../settings/settings.repository';
+import { WidgetBotRow, WidgetRepository } from './widget.repository';
 
 /** The caller of a widget route: the public key's tenant, and the visitor's token when one is sent. */
 export interface WidgetCaller {
@@ -50,6 +51,7 @@ export class WidgetService {
     @Inject(RATE_LIMIT_STORE) private readonly limits: RateLimitStore,
     private readonly prisma: PrismaService,
     private readonly widget: WidgetRepository,
+    private readonly settings: SettingsRepository,
     private readonly conversations: ConversationsRepository,
     private readonly quota: MessageQuotaRepository,
     private readonly leads: LeadsService,
@@ -59,9 +61,9 @@ export class WidgetService {
   }
 
   /** The bot as the widget shows it, with the tenant's lead-form settings. */
-  async botConfig(caller: WidgetCaller, botId: string): Promise<{ bot: WidgetBotRow; settings: WidgetSettingsRow }> {
+  async botConfig(caller: WidgetCaller, botId: string): Promise<{ bot: WidgetBotRow; settings: TenantSettingsRow }> {
     const bot = await this.activeBot(caller.tenantId, botId);
-    return { bot, settings: (await this.widget.settings(caller.tenantId))! };
+    return { bot, settings: (await this.settings.tenantSettings(caller.tenantId))! };
   }
 
   async startSession(caller: WidgetCaller, botId: string, visitorId: string | undefined, now = new Date()): Promise<{ visitorToken: string; visitorId: string; expiresAt: Date }> {
@@ -127,7 +129,7 @@ export class WidgetService {
   /** The lead form: one lead per conversation, with source `widget`, linked both ways. */
   async captureLead(caller: WidgetCaller, conversationId: string, contact: WidgetLeadDto): Promise<LeadRow> {
     const { conversation } = await this.visitorConversation(caller, conversationId);
-    const settings = (await this.widget.settings(caller.tenantId))!;
+    const settings = (await this.settings.tenantSettings(caller.tenantId))!;
     if (!settings.leadCaptureEnabled) throw new AppError(ErrorCode.LEAD_CAPTURE_DISABLED, 'Lead capture is turned off for this widget.');
     const missing = [
       ...(settings.leadCaptureRequirePhone && !contact.phone ? [{ field: 'phone', message: 'is required' }] : []),
@@ -184,7 +186,7 @@ export class WidgetService {
 
   /** The tenant's visitorMessageLimit, per visitor (in the rate-limit store: shared with Redis). */
   private async limitVisitor(tenantId: string, visitor: VisitorClaims): Promise<void> {
-    const settings = (await this.widget.settings(tenantId))!;
+    const settings = (await this.settings.tenantSettings(tenantId))!;
     const [usage] = await this.limits.hit(`visitor:${tenantId}:${visitor.botId}:${visitor.visitorId}`, [
       { name: 'visitor', limit: settings.visitorMessageLimit, ttlMs: settings.visitorMessageWindowSeconds * 1000 },
     ]);

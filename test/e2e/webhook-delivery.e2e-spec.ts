@@ -149,7 +149,8 @@ describe('Webhook delivery', () => {
 describe('Webhook delivery without WEBHOOK_ALLOWED_CIDRS', () => {
   it('refuses at connect time a name that resolves to loopback, so DNS cannot lead inside', async () => {
     const receiver = await new WebhookReceiver().start();
-    const t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_RETRY_SCHEDULE: '60' }, { webhookDelivery: FAST });
+    // A longer timeout than FAST's: the refusal must not lose a race with a loaded machine's clock.
+    const t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_RETRY_SCHEDULE: '60' }, { webhookDelivery: { ...FAST, timeoutMs: 10_000 } });
     try {
       const tenant = await createTenant(t, { plan: 'enterprise' });
       deliverOnlyFor(t, tenant.id);

@@ -40,7 +40,7 @@ export class DeliveryQueueRepository {
       WHERE "id" IN (
         SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
         WHERE d."status" = 'pending' AND d."nextAttemptAt" <= now() AND (d."leaseUntil" IS NULL OR d."leaseUntil" < now()) AND e."enabled" ${scope}
-        ORDER BY d."nextAttemptAt"
+        ORDER BY d."nextAttemptAt", d."eventId"
         LIMIT ${limit}
         FOR UPDATE OF d SKIP LOCKED
       )
@@ -48,7 +48,8 @@ export class DeliveryQueueRepository {
     if (!claimed.length) return [];
     return this.prisma.webhookDelivery.findMany({
       where: { id: { in: claimed.map((row) => row.id) } },
-      orderBy: [{ nextAttemptAt: 'asc' }, { id: 'asc' }],
+      // Events in the order they happened: those of one transaction share their time, not their order.
+      orderBy: [{ nextAttemptAt: 'asc' }, { eventId: 'asc' }],
       select: {
         id: true,
         tenantId: true,
