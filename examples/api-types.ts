@@ -196,6 +196,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/leads/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export leads as CSV
+         * @description The leads matching the filters of `GET /api/v1/leads` (no `limit` or `offset`), newest first, streamed as CSV (RFC 4180, CRLF line ends) with a header row of the Lead fields; `tags` are joined by `;`, null is an empty cell. A cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `'` (spreadsheet formula injection). Any number of leads, in constant memory.
+         *
+         *     Requires the scope `leads:read`.
+         */
+        get: operations["exportLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/leads/{id}": {
         parameters: {
             query?: never;
@@ -214,12 +236,38 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Move a lead along the status machine
-         * @description Answers 200 with the lead when the key also has `leads:read`, otherwise 204 without a body: a write-only key never reads lead data (nor the current status, from a 409).
+         * Update a lead
+         * @description Any of `status`, `name`, `email`, `phone`, `company`, `message` and `tags`, with the rules of creation: `null` (or an empty string) clears `phone`, `company` and `message`; `tags` replaces the list. An empty body is 400. `status` moves along the status machine (409 `INVALID_STATUS_TRANSITION` otherwise, and then nothing changes). `updatedAt` moves, and a `lead.updated` event with `previousAttributes` is sent, only when a value changed.
+         *
+         *     Answers 200 with the lead when the key also has `leads:read`, otherwise 204 without a body: a write-only key never reads lead data (nor the current status, from a 409).
          *
          *     Requires the scope `leads:write`.
          */
         patch: operations["updateLead"];
+        trace?: never;
+    };
+    "/api/v1/leads/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import up to 1,000 leads at once
+         * @description Each entry as the body of `POST /api/v1/leads`; the leads get source `import`. All or nothing: any invalid entry is a 400 whose details name it (`leads[17].email`), and nothing is stored. The body may be up to 4 MiB (other routes: 64 KiB).
+         *
+         *     The answer lists the leads, in the order sent, when the key also has `leads:read`; otherwise only their number. `Idempotency-Key` works as on `POST /api/v1/leads`.
+         *
+         *     Requires the scope `leads:write`.
+         */
+        post: operations["importLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/admin/v1/tenants": {
@@ -556,6 +604,282 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analytics/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Key figures of a range, with the previous range for comparison
+         * @description Figures of the range: `conversations`, conversations created in it; `messages`, messages created in it by role; `leads`, leads created in it; `uniqueVisitors`, distinct non-null `visitorId` of the conversations created in it; `leadConversionRate`, the share of those conversations that have a lead (a `leadId`, or a lead whose `conversationId` is the conversation); `unansweredRate`, assistant messages of the range marked unanswered (the bot had no answer in its knowledge base) over assistant messages of the range; `avgMessagesPerConversation`, messages of the range (all roles) over conversations of the range. Rates lie in 0..1 and are 0 when the divisor is 0; none is rounded.
+         *
+         *     `previous` holds the same figures, with its own `range`, for the range of the same length on the tenant’s clock that ends the millisecond before `from`.
+         *
+         *     The range is `from` to `to`, both inclusive: by default the 30 days ending now, at most 366 days; `from` later than `to` is a 400. A date (`2026-01-31`) is that whole day in the tenant’s time zone (`timezone` of GET /api/v1/settings, UTC by default); a date-time is that instant. Lengths are counted on the tenant’s clock.
+         *
+         *     With `botId`, only that bot’s conversations and leads, and the messages of its conversations; a bot of another tenant gives zeros. Counts equal what the list endpoints count with the same `from`, `to` and `botId`.
+         *
+         *     Requires the scope `analytics:read`.
+         */
+        get: operations["getAnalyticsOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Counts per day, week or month
+         * @description One point per period (a day, an ISO week from Monday, or a calendar month of the tenant’s time zone) from the period holding `from` to the one holding `to`, periods without anything included with count 0. `period` is the period’s first day; the first and last periods count only what lies within the range. Metrics: `conversations`, `messages` and `leads` created in the period; `visitors`, distinct non-null `visitorId` of the conversations created in it.
+         *
+         *     The range is `from` to `to`, both inclusive: by default the 30 days ending now, at most 366 days; `from` later than `to` is a 400. A date (`2026-01-31`) is that whole day in the tenant’s time zone (`timezone` of GET /api/v1/settings, UTC by default); a date-time is that instant. Lengths are counted on the tenant’s clock.
+         *
+         *     With `botId`, only that bot’s conversations and leads, and the messages of its conversations; a bot of another tenant gives zeros. Counts equal what the list endpoints count with the same `from`, `to` and `botId`.
+         *
+         *     Requires the scope `analytics:read`.
+         */
+        get: operations["getAnalyticsTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the tenant's settings
+         * @description Requires the scope `settings:read`.
+         */
+        get: operations["getSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the tenant's settings
+         * @description Partial: only the fields sent change (nested objects too); `null` is refused; an empty body is 400. A change is an audit event with the key as the actor; sending the current values changes nothing.
+         *
+         *     Requires the scope `settings:write`.
+         */
+        patch: operations["updateSettings"];
+        trace?: never;
+    };
+    "/api/v1/bots/{id}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a bot's widget settings
+         * @description Requires the scope `settings:read`.
+         */
+        get: operations["getBotSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a bot's widget settings
+         * @description Partial: only the fields sent change (nested objects too); `null` is refused; an empty body is 400. A change is an audit event with the key as the actor; sending the current values changes nothing. A bot's state (`isActive`) is not a setting: no API operation changes it.
+         *
+         *     Requires the scope `settings:write`.
+         */
+        patch: operations["updateBotSettings"];
+        trace?: never;
+    };
+    "/api/v1/widget/bots/{botId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bot as the widget shows it
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         */
+        get: operations["getWidgetBot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a visitor session
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         */
+        post: operations["createWidgetSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a conversation with the session's bot
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         */
+        post: operations["startWidgetConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The visitor's conversation's messages
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         */
+        get: operations["listWidgetMessages"];
+        put?: never;
+        /**
+         * Send the visitor's message and get the bot's reply
+         * @description The reply comes from the bot’s knowledge documents (or its fallback message). With `Accept: text/event-stream` it is streamed: `delta` events (`{ "text": "..." }`, in order; together they are the reply), then one `done` event with the answer of the JSON form; a failure after the first event is an `error` event with the error envelope. Each reply counts against the plan’s monthly message limit; at the limit nothing is stored.
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         */
+        post: operations["sendWidgetMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations/{id}/lead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the lead form
+         * @description The lead gets source `widget`, the bot and this conversation; the conversation gets the lead. `phone` and `company` are required when the tenant’s lead capture says so.
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         */
+        post: operations["captureWidgetLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the conversation
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         */
+        post: operations["endWidgetConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The chat widget script to embed
+         * @description Embed with `<script src=".../widget.js" data-bot-id="<botId>" data-key="svc_pk_..." async></script>`. Cacheable for 5 minutes; loadable from any site; a query string (`?v=2`) is ignored.
+         *
+         *     No authentication.
+         */
+        get: operations["getWidgetScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/demo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page that embeds the widget (not in production)
+         * @description No authentication.
+         */
+        get: operations["getWidgetDemo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -635,7 +959,7 @@ export interface components {
          * @description Machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INVALID_VISITOR_TOKEN" | "ORIGIN_NOT_ALLOWED" | "BOT_INACTIVE" | "CONVERSATION_ENDED" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED" | "MESSAGE_LIMIT_REACHED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         FieldErrorResponse: {
             /**
              * @description The field, query parameter or `body`; nested fields are dotted (`messages[0].role`).
@@ -699,6 +1023,10 @@ export interface components {
             /** @description Messages per calendar month. */
             messagesLimit: number;
         };
+        VerifiedUsage: {
+            /** @description The bot's replies this calendar month (UTC), counted against `plan.messagesLimit`. */
+            messagesThisMonth: number;
+        };
         VerificationResponse: {
             /**
              * @description Always true: an invalid key gets 401 instead.
@@ -707,6 +1035,7 @@ export interface components {
             valid: true;
             tenant: components["schemas"]["VerifiedTenant"];
             plan: components["schemas"]["VerifiedPlan"];
+            usage: components["schemas"]["VerifiedUsage"];
         };
         BotResponse: {
             /** Format: uuid */
@@ -884,11 +1213,36 @@ export interface components {
             email: string;
         };
         UpdateLeadDto: {
+            /** @description Trimmed; length counts Unicode code points. */
+            name?: string;
+            /** @description Left out, empty or null: none. */
+            phone?: string | null;
+            /** @description Left out, empty or null: none. */
+            company?: string | null;
+            /** @description A message or note. Left out, empty or null: none. */
+            message?: string | null;
+            /** @description Each entry is trimmed. Left out or null: none. */
+            tags?: string[] | null;
+            /**
+             * Format: email
+             * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
+             */
+            email?: string;
             /**
              * @description The new status: new → contacted, qualified or unqualified; contacted → qualified or unqualified; qualified → converted or unqualified; unqualified → new. `converted` is final; the current status is a no-op.
              * @enum {string}
              */
-            status: "new" | "contacted" | "qualified" | "unqualified" | "converted";
+            status?: "new" | "contacted" | "qualified" | "unqualified" | "converted";
+        };
+        ImportLeadsDto: {
+            /** @description Each entry as the body of POST /api/v1/leads; an invalid one is named in the details as `leads[i].field`. */
+            leads: components["schemas"]["CreateLeadDto"][];
+        };
+        ImportLeadsResponse: {
+            /** @description How many leads were created. */
+            imported: number;
+            /** @description The created leads, in the order sent; only for a key that also has `leads:read`. */
+            leads?: components["schemas"]["LeadResponse"][];
         };
         CreateTenantDto: {
             name: string;
@@ -1175,6 +1529,269 @@ export interface components {
             deliveries: components["schemas"]["DeliveryResponse"][];
             pagination: components["schemas"]["Pagination"];
         };
+        AnalyticsRangeResponse: {
+            /**
+             * Format: date-time
+             * @description The first instant counted.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The last instant counted (inclusive).
+             */
+            to: string;
+        };
+        MessageCountsResponse: {
+            /** @description Messages of visitors. */
+            user: number;
+            /** @description Replies of the bot. */
+            assistant: number;
+            /** @description Messages of human operators. */
+            agent: number;
+        };
+        AnalyticsFiguresResponse: {
+            range: components["schemas"]["AnalyticsRangeResponse"];
+            /** @description Conversations created in the range. */
+            conversations: number;
+            /** @description Messages created in the range, by role. */
+            messages: components["schemas"]["MessageCountsResponse"];
+            /** @description Leads created in the range. */
+            leads: number;
+            /** @description Distinct visitor ids of the conversations created in the range (conversations without one are not counted). */
+            uniqueVisitors: number;
+            /** @description Share of the conversations created in the range that have a lead; 0 without conversations. */
+            leadConversionRate: number;
+            /** @description Share of the assistant messages of the range that found no answer in the knowledge base; 0 without assistant messages. */
+            unansweredRate: number;
+            /** @description Messages created in the range divided by conversations created in it; 0 without conversations. */
+            avgMessagesPerConversation: number;
+        };
+        AnalyticsOverviewResponse: {
+            range: components["schemas"]["AnalyticsRangeResponse"];
+            /** @description Conversations created in the range. */
+            conversations: number;
+            /** @description Messages created in the range, by role. */
+            messages: components["schemas"]["MessageCountsResponse"];
+            /** @description Leads created in the range. */
+            leads: number;
+            /** @description Distinct visitor ids of the conversations created in the range (conversations without one are not counted). */
+            uniqueVisitors: number;
+            /** @description Share of the conversations created in the range that have a lead; 0 without conversations. */
+            leadConversionRate: number;
+            /** @description Share of the assistant messages of the range that found no answer in the knowledge base; 0 without assistant messages. */
+            unansweredRate: number;
+            /** @description Messages created in the range divided by conversations created in it; 0 without conversations. */
+            avgMessagesPerConversation: number;
+            /** @description The same figures for the range of the same length that ends just before this one starts. */
+            previous: components["schemas"]["AnalyticsFiguresResponse"];
+        };
+        /** @enum {string} */
+        AnalyticsMetric: "conversations" | "messages" | "leads" | "visitors";
+        /** @enum {string} */
+        AnalyticsInterval: "day" | "week" | "month";
+        TimeseriesPointResponse: {
+            /**
+             * Format: date
+             * @description The first day of the period in the tenant’s time zone.
+             * @example 2026-01-05
+             */
+            period: string;
+            count: number;
+        };
+        AnalyticsTimeseriesResponse: {
+            metric: components["schemas"]["AnalyticsMetric"];
+            interval: components["schemas"]["AnalyticsInterval"];
+            /**
+             * @description The tenant’s IANA time zone, in which the periods are days, weeks and months.
+             * @example Europe/Berlin
+             */
+            timezone: string;
+            /** @description Every period from the one holding `from` to the one holding `to`, oldest first, empty ones with count 0. */
+            points: components["schemas"]["TimeseriesPointResponse"][];
+        };
+        VisitorMessageLimit: {
+            /** @description Messages one visitor may send per window. */
+            messages: number;
+            /** @description The window, in seconds. */
+            windowSeconds: number;
+        };
+        LeadCapture: {
+            /** @description The widget offers the lead form. */
+            enabled: boolean;
+            /** @description The lead form requires a phone number. */
+            requirePhone: boolean;
+            /** @description The lead form requires a company. */
+            requireCompany: boolean;
+        };
+        TenantSettings: {
+            /**
+             * @description IANA time zone name; analytics periods are days, weeks and months in it.
+             * @example UTC
+             */
+            timezone: string;
+            /**
+             * @description Origins the widget may run on; empty: any origin.
+             * @example [
+             *       "https://www.example.com"
+             *     ]
+             */
+            allowedOrigins: string[];
+            visitorMessageLimit: components["schemas"]["VisitorMessageLimit"];
+            leadCapture: components["schemas"]["LeadCapture"];
+        };
+        TenantSettingsEnvelope: {
+            settings: components["schemas"]["TenantSettings"];
+        };
+        VisitorMessageLimitDto: {
+            /** @description Messages one visitor may send per window. */
+            messages?: number;
+            /** @description The window's length in seconds. */
+            windowSeconds?: number;
+        };
+        LeadCaptureDto: {
+            /** @description The widget offers the lead form. */
+            enabled?: boolean;
+            /** @description The lead form requires a phone number. */
+            requirePhone?: boolean;
+            /** @description The lead form requires a company. */
+            requireCompany?: boolean;
+        };
+        UpdateTenantSettingsDto: {
+            /**
+             * @description An IANA time zone name; analytics periods are days, weeks and months in it.
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /**
+             * @description Origins the widget may run on (`https://host[:port]`; `http://` for localhost only), normalised to lower case, duplicates dropped. Empty: any origin.
+             * @example [
+             *       "https://www.example.com"
+             *     ]
+             */
+            allowedOrigins?: string[];
+            visitorMessageLimit?: components["schemas"]["VisitorMessageLimitDto"];
+            leadCapture?: components["schemas"]["LeadCaptureDto"];
+        };
+        BotSettings: {
+            /** @description The first message of every widget conversation; null: none. */
+            welcomeMessage: string | null;
+            /** @description Questions the widget offers as buttons. */
+            suggestedQuestions: string[];
+            /** @description The reply when nothing in the knowledge base fits the question. */
+            fallbackMessage: string;
+            /** @description Replies list the knowledge documents they come from. */
+            showSources: boolean;
+        };
+        BotSettingsEnvelope: {
+            settings: components["schemas"]["BotSettings"];
+        };
+        UpdateBotSettingsDto: {
+            /** @description The first message of every widget conversation. Trimmed; null or empty: none. */
+            welcomeMessage?: string | null;
+            /** @description Questions the widget offers as buttons. Each is trimmed; replaces the list. */
+            suggestedQuestions?: string[];
+            /** @description The reply when nothing in the knowledge base fits the question. Trimmed. */
+            fallbackMessage?: string;
+            /** @description Replies list the knowledge documents they come from. */
+            showSources?: boolean;
+        };
+        WidgetBot: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            avatarUrl: string | null;
+            /** @example #2563eb */
+            primaryColor: string;
+            /**
+             * @description ISO 639-1.
+             * @example en
+             */
+            language: string;
+            welcomeMessage: string | null;
+            suggestedQuestions: string[];
+            leadCapture: components["schemas"]["LeadCapture"];
+        };
+        WidgetBotEnvelope: {
+            bot: components["schemas"]["WidgetBot"];
+        };
+        CreateSessionDto: {
+            /** @description The id the widget keeps for this browser (to resume a visitor); a new one is made when left out. */
+            visitorId?: string;
+            /**
+             * Format: uuid
+             * @description The bot the widget talks to: one of the key's tenant's bots.
+             */
+            botId: string;
+        };
+        WidgetSession: {
+            /** @description Send it as `X-Visitor-Token` on every later call. Valid 24 hours. */
+            visitorToken: string;
+            /** @description Keep it (e.g. in localStorage) to resume the visitor in a later session. */
+            visitorId: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        WidgetConversationStart: {
+            conversation: components["schemas"]["ConversationResponse"];
+            /** @description The welcome message, when the bot has one. */
+            messages: components["schemas"]["MessageResponse"][];
+        };
+        WidgetMessages: {
+            /** @description Oldest first; at most 100. */
+            messages: components["schemas"]["MessageResponse"][];
+        };
+        SendMessageDto: {
+            /** @description The visitor's message. Trimmed; length in Unicode code points. */
+            content: string;
+        };
+        ReplySource: {
+            /**
+             * Format: uuid
+             * @description The knowledge document.
+             */
+            id: string;
+            title: string;
+        };
+        WidgetReply: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            conversationId: string;
+            /** @description `agent` is a human operator. */
+            role: components["schemas"]["MessageRole"];
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The documents the reply comes from; empty when the bot's showSources is off or nothing fitted. */
+            sources: components["schemas"]["ReplySource"][];
+        };
+        WidgetExchange: {
+            /** @description The visitor's message, as stored. */
+            message: components["schemas"]["MessageResponse"];
+            /** @description The bot's reply. */
+            reply: components["schemas"]["WidgetReply"];
+        };
+        WidgetLeadDto: {
+            /** @description Trimmed; length counts Unicode code points. */
+            name: string;
+            /** @description Left out, empty or null: none. */
+            phone?: string | null;
+            /** @description Left out, empty or null: none. */
+            company?: string | null;
+            /** @description A message or note. Left out, empty or null: none. */
+            message?: string | null;
+            /**
+             * Format: email
+             * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
+             */
+            email: string;
+        };
+        WidgetLeadEnvelope: {
+            lead: components["schemas"]["LeadResponse"];
+        };
+        WidgetConversationEnvelope: {
+            conversation: components["schemas"]["ConversationResponse"];
+        };
     };
     responses: {
         /** @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field. */
@@ -1196,6 +1813,148 @@ export interface components {
                         /** @enum {integer} */
                         status?: 400;
                         details: components["schemas"]["FieldErrorResponse"][];
+                    };
+                };
+            };
+        };
+        /** @description `NOT_FOUND`: the resource does not exist or is not the tenant’s (malformed ids included). */
+        "ApiV1AnyKeyError404.NOT_FOUND": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                        /** @enum {integer} */
+                        status?: 404;
+                    };
+                };
+            };
+        };
+        /** @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages. */
+        "ApiV1AnyKeyError409.BOT_INACTIVE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "BOT_INACTIVE";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages.
+         *
+         *     `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads.
+         */
+        "ApiV1AnyKeyError409.BOT_INACTIVE.CONVERSATION_ENDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "BOT_INACTIVE" | "CONVERSATION_ENDED";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages.
+         *
+         *     `LEAD_CAPTURE_DISABLED`: the tenant's lead capture is off.
+         *
+         *     `LEAD_ALREADY_CAPTURED`: the conversation already has its lead.
+         */
+        "ApiV1AnyKeyError409.BOT_INACTIVE.LEAD_CAPTURE_DISABLED.LEAD_ALREADY_CAPTURED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "BOT_INACTIVE" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `PAYLOAD_TOO_LARGE`: the body is larger than 64 KiB. */
+        "ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                        /** @enum {integer} */
+                        status?: 413;
+                    };
+                };
+            };
+        };
+        /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not UTF-8 `application/json`. */
+        "ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @enum {integer} */
+                        status?: 415;
                     };
                 };
             };
@@ -1234,6 +1993,27 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "INVALID_API_KEY";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted.
+         *
+         *     `INVALID_VISITOR_TOKEN`: the widget call lacks `X-Visitor-Token`, or it is malformed, forged, expired, or for another bot.
+         */
+        "ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_API_KEY" | "INVALID_VISITOR_TOKEN";
                         /** @enum {integer} */
                         status?: 401;
                     };
@@ -1288,6 +2068,36 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `ORIGIN_NOT_ALLOWED`: the browser's `Origin` is not one of the tenant's `allowedOrigins`.
+         */
+        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE" | "ORIGIN_NOT_ALLOWED";
                         /** @enum {integer} */
                         status?: 403;
                     };
@@ -1434,6 +2244,33 @@ export interface components {
                         code?: "UNSUPPORTED_MEDIA_TYPE";
                         /** @enum {integer} */
                         status?: 415;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `MESSAGE_LIMIT_REACHED`: the plan's monthly message limit is reached; `Retry-After` gives the seconds to the next month (UTC).
+         *
+         *     `RATE_LIMIT_EXCEEDED`: the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address.
+         */
+        "ApiV1Error429.MESSAGE_LIMIT_REACHED.RATE_LIMIT_EXCEEDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "MESSAGE_LIMIT_REACHED" | "RATE_LIMIT_EXCEEDED";
+                        /** @enum {integer} */
+                        status?: 429;
                     };
                 };
             };
@@ -2120,6 +2957,47 @@ export interface operations {
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
         };
     };
+    exportLeads: {
+        parameters: {
+            query?: {
+                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
+                from?: string;
+                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
+                to?: string;
+                /** @description Case-insensitive substring of the name, e-mail or company; `%`, `_` and `\` match themselves. */
+                search?: string;
+                /** @description Only the leads of this bot (a bot of another tenant gives an empty page). */
+                botId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
     getLead: {
         parameters: {
             query?: never;
@@ -2205,6 +3083,49 @@ export interface operations {
             403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             409: components["responses"]["ApiV1Error409.INVALID_STATUS_TRANSITION"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    importLeads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique key per import, so that the request can be retried safely. Scoped to the tenant, kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportLeadsDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportLeadsResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            409: components["responses"]["ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
@@ -2951,6 +3872,552 @@ export interface operations {
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getAnalyticsOverview: {
+        parameters: {
+            query?: {
+                /** @description Start of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default 30 days before `to`; at most 366 days before it. */
+                from?: string;
+                /** @description End of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default now. Not earlier than `from`. */
+                to?: string;
+                /** @description Only this bot's conversations, leads and messages (a bot of another tenant gives zeros). */
+                botId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsOverviewResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getAnalyticsTimeseries: {
+        parameters: {
+            query: {
+                /** @description Start of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default 30 days before `to`; at most 366 days before it. */
+                from?: string;
+                /** @description End of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default now. Not earlier than `from`. */
+                to?: string;
+                /** @description What each point counts: conversations, messages or leads created in the period, or `visitors`, the distinct visitor ids of the conversations created in it. */
+                metric: components["schemas"]["AnalyticsMetric"];
+                /** @description The length of a period: a day (the default), an ISO week (from Monday) or a calendar month of the tenant’s time zone. */
+                interval?: components["schemas"]["AnalyticsInterval"];
+                /** @description Only this bot's conversations, leads and messages (a bot of another tenant gives zeros). */
+                botId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsTimeseriesResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTenantSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getBotSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateBotSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBotSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getWidgetBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                botId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetBotEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createWidgetSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetSession"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    startWidgetConversation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetConversationStart"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listWidgetMessages: {
+        parameters: {
+            query?: {
+                /** @description Only the messages after this one (a message id of the conversation). */
+                after?: string;
+            };
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetMessages"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    sendWidgetMessage: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendMessageDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetExchange"];
+                    "text/event-stream": components["schemas"]["WidgetExchange"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE.CONVERSATION_ENDED"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.MESSAGE_LIMIT_REACHED.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    captureWidgetLead: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WidgetLeadDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetLeadEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE.LEAD_CAPTURE_DISABLED.LEAD_ALREADY_CAPTURED"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    endWidgetConversation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getWidgetScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+        };
+    };
+    getWidgetDemo: {
+        parameters: {
+            query: {
+                key: string;
+                botId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
         };
     };
     getOpenApiDocument: {
