@@ -29,8 +29,8 @@ const adminUrl = process.env.DATABASE_URL;
 if (!adminUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
 
 const log = (...args) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
-async function measure(baseUrl, scenario) {
-  const options = loadOptions(baseUrl, scenario, CONNECTIONS);
+async function measure(baseUrl, scenario, connections = CONNECTIONS) {
+  const options = loadOptions(baseUrl, scenario, connections);
   await autocannon({ ...options, duration: WARMUP });
   const result = await autocannon({ ...options, duration: DURATION });
   assertAllAnswered(`${options.method} ${options.url}`, result);
@@ -128,6 +128,15 @@ async function main() {
   const results = [];
   for (const scenario of scenarios) results.push(await compare(scenario));
 
+  // Analytics answer a manager's dashboard, one request at a time: their latency alone, unqueued.
+  const analyticsAlone = [];
+  for (const scenario of scenarios.filter((x) => x.name.startsWith('analytics'))) {
+    const service = await measure(`http://127.0.0.1:${servers.service.port}`, scenario, 1);
+    const baseline = await measure(`http://127.0.0.1:${servers.baseline.port}`, scenario, 1);
+    analyticsAlone.push({ scenario: scenario.name, service, baseline });
+    log(`${scenario.name}, 1 connection: service p50 ${service.p50} p99 ${service.p99} | baseline p50 ${baseline.p50} p99 ${baseline.p99}`);
+  }
+
   // What the stack allows: an empty NestJS app against the same baseline verify.
   const floorVerify = await measure(`http://127.0.0.1:${servers.floor.port}`, scenarios[0]);
   const floor = { ...floorVerify, ratio: +(floorVerify.rps / results[0].baseline.rps).toFixed(2) };
@@ -171,7 +180,7 @@ async function main() {
   const leadsBulk = await measureLeadsBulk({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: bulkKey, tenantId: tenantIds[BULK_TENANT], pid: servers.service.proc.pid, log });
   for (const server of Object.values(servers)) await stopServer(server.proc);
 
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, webhooks, leadsBulk, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, analyticsAlone, webhooks, leadsBulk, minutes: +((Date.now() - started) / 60000).toFixed(1) };
   writeFileSync(path.join(root, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(path.join(root, 'bench/results.md'), toMarkdown(report));
   log(`done in ${report.minutes} min: bench/results.md`);
@@ -317,6 +326,12 @@ function toMarkdown(r) {
     `| scenario | with limiter req/s | p50 ms | without req/s | p50 ms | cost |`,
     `|---|---|---|---|---|---|`,
     ...r.limiter.map((x) => `| ${x.scenario} | ${x.withLimiter.rps} | ${x.withLimiter.p50} | ${x.without.rps} | ${x.without.p50} | ${x.costPct}% |`),
+    ``,
+    `### Analytics, one request at a time (1 connection; the tables above queue 50)`,
+    ``,
+    `| scenario | service p50 ms | p99 ms | baseline p50 ms | p99 ms |`,
+    `|---|---|---|---|---|`,
+    ...r.analyticsAlone.map((x) => `| ${x.scenario} | ${x.service.p50} | ${x.service.p99} | ${x.baseline.p50} | ${x.baseline.p99} |`),
     ``,
     webhooksMarkdown(r.webhooks),
     leadsBulkMarkdown(r.leadsBulk),

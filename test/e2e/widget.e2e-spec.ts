@@ -199,6 +199,26 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
     });
   });
 
+  describe('the per-address limit', () => {
+    it('allows 60 widget requests a minute from one address, then 429 with Retry-After', async () => {
+      const limited = await createTestApp({ PUBLIC_KEY_RATE_LIMIT: '60' });
+      try {
+        const owner = await createTenant(limited, { plan: 'enterprise' });
+        const key = (await createKey(limited, owner.id, { type: 'public', scopes: [] })).key;
+        const bot = (await createBot(limited, owner.id)).id;
+        const answers = [];
+        for (let i = 0; i < 61; i++) answers.push(await limited.http().get(`/api/v1/widget/bots/${bot}`).set('X-API-Key', key));
+        expect(answers.slice(0, 60).every((answer) => answer.status === 200)).toBe(true);
+        expectError(answers[60], 429, 'RATE_LIMIT_EXCEEDED');
+        expect(Number(answers[60].headers['retry-after'])).toBeGreaterThan(0);
+        // The tenant's own API is untouched by it.
+        await limited.http().get('/api/v1/bots').set('X-API-Key', owner.key).expect(200);
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
   describe('origins and CORS', () => {
     let shop: TestTenant;
     let shopKey: string;
