@@ -29,7 +29,7 @@ const adminUrl = process.env.DATABASE_URL;
 if (!adminUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
 
 const log = (...args) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
-async function measure(baseUrl, scenario, connections = CONNECTIONS) {
+async function measure(baseUrl, scenario, connections = scenario.connections ?? CONNECTIONS) {
   const options = loadOptions(baseUrl, scenario, connections);
   await autocannon({ ...options, duration: WARMUP });
   const result = await autocannon({ ...options, duration: DURATION });
@@ -119,10 +119,12 @@ async function main() {
     { name: 'leads, botId + from/to', path: `/api/v1/leads?botId=${bigBot}&from=${from}&to=${to}`, key: big },
     { name: 'messages of a conversation', path: `/api/v1/conversations/${conversation}/messages`, key: big },
     { name: 'create lead', path: '/api/v1/leads', method: 'POST', key: small, body: { name: 'Bench Lead', email: 'bench@example.com', company: 'Acme Corp', tags: ['bench'] } },
-    // Analytics of the big tenant (about 20% of the 1,000,000 messages), computed on the fly.
-    { name: 'analytics overview, 30 days', path: `/api/v1/analytics/overview?from=${daysAgo(30)}&to=${daysAgo(0)}`, key: big },
-    { name: 'analytics timeseries, messages per day, 30 days', path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(30)}&to=${daysAgo(0)}`, key: big },
-    { name: 'analytics timeseries, messages per day, 365 days', path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(365)}&to=${daysAgo(0)}`, key: big },
+    // Analytics of the big tenant (500,000 of the 1,000,000 messages), computed on the fly, at 5
+    // connections: dashboards, not integrations, ask for them (at 50, 60-90 ms queries queue past
+    // the statement timeout).
+    { name: 'analytics overview, 30 days (5 connections)', path: `/api/v1/analytics/overview?from=${daysAgo(30)}&to=${daysAgo(0)}`, key: big, connections: 5 },
+    { name: 'analytics timeseries, messages per day, 30 days (5 connections)', path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(30)}&to=${daysAgo(0)}`, key: big, connections: 5 },
+    { name: 'analytics timeseries, messages per day, 365 days (5 connections)', path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(365)}&to=${daysAgo(0)}`, key: big, connections: 5 },
     widgetScenario(widget, visitor),
   ];
   const results = [];
@@ -133,7 +135,7 @@ async function main() {
   for (const scenario of scenarios.filter((x) => x.name.startsWith('analytics'))) {
     const service = await measure(`http://127.0.0.1:${servers.service.port}`, scenario, 1);
     const baseline = await measure(`http://127.0.0.1:${servers.baseline.port}`, scenario, 1);
-    analyticsAlone.push({ scenario: scenario.name, service, baseline });
+    analyticsAlone.push({ scenario: scenario.name.replace(' (5 connections)', ''), service, baseline });
     log(`${scenario.name}, 1 connection: service p50 ${service.p50} p99 ${service.p99} | baseline p50 ${baseline.p50} p99 ${baseline.p99}`);
   }
 
