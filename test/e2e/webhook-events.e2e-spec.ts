@@ -24,7 +24,8 @@ describe('Webhook events: the outbox', () => {
   async function queuedSince(since: Date, endpointId: string): Promise<{ type: string; data: { object: Record<string, unknown>; previousAttributes?: Record<string, unknown> } }[]> {
     const deliveries = await t.prisma.webhookDelivery.findMany({
       where: { endpointId, createdAt: { gte: since } },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      // The order the events happened in (a transaction's share its time): as the worker sends them.
+      orderBy: [{ createdAt: 'asc' }, { eventId: 'asc' }],
       select: { status: true, event: { select: { type: true, data: true } } },
     });
     for (const delivery of deliveries) expect(delivery.status).toBe('pending');
