@@ -6,7 +6,7 @@ import { openTestDatabase } from '../support/test-database';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 const EVENTS = 1_000;
-const OPTIONS = { pollMs: 50, timeoutMs: 2_000, leaseMs: 1_000, drainMs: 2_000, batchSize: 20 };
+const OPTIONS = { pollMs: 50, timeoutMs: 2_000, leaseMs: 1_000, drainMs: 2_000, batchSize: 20, tenantIds: [] as string[] };
 
 /** Two instances on one database deliver each event exactly once; a claim whose instance died is taken over. */
 describe('Webhook delivery across instances', () => {

@@ -6,7 +6,10 @@ import { createTestApp, TestApp } from '../support/create-test-app';
 import { createTenant, TestTenant } from '../support/factories';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-const FAST = { pollMs: 50, timeoutMs: 1_000, leaseMs: 3_000, drainMs: 2_000 };
+// tenantIds: none until deliverOnlyFor names the suite's tenant. On PostgreSQL the suites share one
+// database: a worker that starts unscoped claims the others' deliveries (to hosts that do not
+// resolve here) and holds its slots with them while its own delivery waits.
+const FAST = { pollMs: 50, timeoutMs: 1_000, leaseMs: 3_000, drainMs: 2_000, tenantIds: [] as string[] };
 
 /** On PostgreSQL the suites share one database: this instance sends only its own tenant's events. */
 function deliverOnlyFor(t: TestApp, tenantId: string): void {
