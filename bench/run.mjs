@@ -3,7 +3,9 @@
 // turns, with autocannon at fixed connections and durations. Writes bench/results.md and .json.
 //   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench [-- --quick]
 // `--only=webhooks` (bench/webhooks.mjs) or `--only=leads` (bench/leads-bulk.mjs) runs that section
-// alone on a smaller seed and writes bench/results-<section>.md and .json, leaving results.md as it is.
+// alone on a smaller seed and writes bench/results-<section>.md and .json, leaving results.md as it is;
+// `--only=peer` (bench/peer-section.mjs) the service, baseline and peer rounds and the steady-rate
+// latency on 1,000,000 leads. Every measurement also reads the server's CPU time per request.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -11,7 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createBenchDatabase, createBenchKey, growLeads, refreshCounters, refreshLeadCounters, seedBase, withDatabase } from './seed.mjs';
-import { assertAllAnswered, BENCH_WIDGET_SECRET, imageNodeOptions, loadOptions, peakRssMb, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
+import { assertAllAnswered, baselineEnv, cpuSeconds, imageNodeOptions, loadOptions, peakRssMb, peerEnv, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
+import { measureSteady, steadyMarkdown } from './open-loop.mjs';
+import { checkPeerAnswers, COMPARISON_HEADER, comparisonCells, measureRow, onlyPeer, PEER_PORT, peerDescription, peerScenarios } from './peer-section.mjs';
 import { leadsBulkMarkdown, measureLeadsBulk } from './leads-bulk.mjs';
 import { measureWebhooks, webhooksMarkdown } from './webhooks.mjs';
 import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
@@ -19,7 +23,7 @@ import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (only !== undefined && !['webhooks', 'leads', 'widget'].includes(only)) throw new Error(`--only=${only}: only --only=webhooks, --only=leads and --only=widget are known`);
+if (only !== undefined && !['webhooks', 'leads', 'widget', 'peer'].includes(only)) throw new Error(`--only=${only}: only --only=webhooks, --only=leads, --only=widget and --only=peer are known`);
 const CONNECTIONS = 50;
 const DURATION = quick ? 4 : 10;
 const WARMUP = quick ? 1 : 3;
@@ -29,16 +33,34 @@ const adminUrl = process.env.DATABASE_URL;
 if (!adminUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
 
 const log = (...args) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
+
+// The server process listening on each port, whose CPU time measure() reads.
+const pidOfPort = new Map();
+function launch(name, script, env, port) {
+  const proc = startServer(name, process.execPath, [script], { cwd: root, env, log });
+  pidOfPort.set(port, proc.pid);
+  return proc;
+}
+
+/**
+ * autocannon after a warm-up; cpuUs: the CPU time (user + system) the server process spent during
+ * the measurement per answered request, steadier than req/s on 2 shared cores (null for a server
+ * not started through launch).
+ */
 async function measure(baseUrl, scenario, connections = scenario.connections ?? CONNECTIONS) {
   const options = loadOptions(baseUrl, scenario, connections);
   await autocannon({ ...options, duration: WARMUP });
+  const pid = pidOfPort.get(Number(new URL(baseUrl).port));
+  const cpuBefore = pid && cpuSeconds(pid);
   const result = await autocannon({ ...options, duration: DURATION });
+  const cpu = pid && cpuSeconds(pid) - cpuBefore;
   assertAllAnswered(`${options.method} ${options.url}`, result);
   return {
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
     total: result.requests.total,
+    cpuUs: pid ? Math.round((cpu * 1e6) / result.requests.total) : null,
   };
 }
 
@@ -70,29 +92,27 @@ async function main() {
   const big = keys[0];
   const small = keys[1];
 
-  const start = (name, script, env) => startServer(name, process.execPath, [script], { cwd: root, env, log });
-  const baselineEnv = (port) => ({ DATABASE_URL: url, PORT: String(port), BENCH_KEYS: JSON.stringify(keyToTenant), WIDGET_TOKEN_SECRET: BENCH_WIDGET_SECRET });
+  const start = (name, script, env, port) => ({ port, proc: launch(name, script, env, port) });
   const servers = {
-    service: { port: 3401, proc: start('service', 'dist/main.js', serviceEnv(url, 3401, SERVICE_NODE_OPTIONS)) },
-    baseline: { port: 3402, proc: start('baseline', 'bench/baseline-server.mjs', baselineEnv(3402)) },
+    service: start('service', 'dist/main.js', serviceEnv(url, 3401, SERVICE_NODE_OPTIONS), 3401),
+    baseline: start('baseline', 'bench/baseline-server.mjs', baselineEnv(url, 3402, keyToTenant), 3402),
+    peer: start('peer (typical NestJS + Prisma)', 'bench/peer/main.cjs', peerEnv(url, PEER_PORT), PEER_PORT),
     // No delivery worker here: the webhooks section measures the one of `service` alone.
-    serviceNoLimiter: { port: 3403, proc: start('service without limiter', 'dist/main.js', { ...serviceEnv(url, 3403, SERVICE_NODE_OPTIONS), RATE_LIMIT_DISABLED: 'true', WEBHOOK_WORKER: 'false' }) },
-    baselineNaive: { port: 3405, proc: start('baseline, SQL before the optimisations', 'bench/baseline-server.mjs', { ...baselineEnv(3405), BASELINE_SQL: 'naive' }) },
-    floor: { port: 3404, proc: start('NestJS floor', 'bench/nest-floor.cjs', { PORT: '3404' }) },
+    serviceNoLimiter: start('service without limiter', 'dist/main.js', { ...serviceEnv(url, 3403, SERVICE_NODE_OPTIONS), RATE_LIMIT_DISABLED: 'true', WEBHOOK_WORKER: 'false' }, 3403),
+    baselineNaive: start('baseline, SQL before the optimisations', 'bench/baseline-server.mjs', { ...baselineEnv(url, 3405, keyToTenant), BASELINE_SQL: 'naive' }, 3405),
+    floor: start('NestJS floor', 'bench/nest-floor.cjs', { PORT: '3404' }, 3404),
   };
   for (const server of Object.values(servers)) await waitForHttp(`http://127.0.0.1:${server.port}/api/v1/verify`);
   const visitor = await openConversation(`http://127.0.0.1:${servers.service.port}`, widget);
 
-  const compare = async (scenario) => {
-    const baseline = await measure(`http://127.0.0.1:${servers.baseline.port}`, scenario);
-    const service = await measure(`http://127.0.0.1:${servers.service.port}`, scenario);
-    const row = { scenario: scenario.name, service, baseline, ratio: +(service.rps / baseline.rps).toFixed(2) };
-    log(`${scenario.name}: service ${service.rps} req/s p50 ${service.p50} p99 ${service.p99} | baseline ${baseline.rps} req/s p50 ${baseline.p50} p99 ${baseline.p99} | ratio ${row.ratio}`);
-    return row;
-  };
+  // Service, baseline and, on the scenarios it implements (`peer`), the peer, in the same round.
+  const urls = { service: `http://127.0.0.1:${servers.service.port}`, baseline: `http://127.0.0.1:${servers.baseline.port}`, peer: `http://127.0.0.1:${servers.peer.port}` };
+  const compare = (scenario) => measureRow(urls, scenario, measure, log);
+  const peerOnes = peerScenarios(big, small);
+  await checkPeerAnswers(urls, Object.values(peerOnes));
 
   const searchTerm = 'smith';
-  const leadsPage = { name: 'leads, first page', path: '/api/v1/leads', key: big };
+  const leadsPage = peerOnes.leadsPage;
   const leadsSearch = { name: `leads, search "${searchTerm}"`, path: `/api/v1/leads?search=${searchTerm}`, key: big };
 
   const growth = [];
@@ -111,14 +131,14 @@ async function main() {
   const from = new Date(Date.now() - 90 * 86_400_000).toISOString();
   const to = new Date(Date.now() - 30 * 86_400_000).toISOString();
   const scenarios = [
-    { name: 'verify', path: '/api/v1/verify', key: big },
-    { name: 'list bots', path: '/api/v1/bots', key: big },
+    peerOnes.verify,
+    peerOnes.bots,
     leadsPage,
     { name: 'leads, deep page (offset 10,000)', path: '/api/v1/leads?offset=10000', key: big },
     leadsSearch,
     { name: 'leads, botId + from/to', path: `/api/v1/leads?botId=${bigBot}&from=${from}&to=${to}`, key: big },
     { name: 'messages of a conversation', path: `/api/v1/conversations/${conversation}/messages`, key: big },
-    { name: 'create lead', path: '/api/v1/leads', method: 'POST', key: small, body: { name: 'Bench Lead', email: 'bench@example.com', company: 'Acme Corp', tags: ['bench'] } },
+    peerOnes.createLead,
     // Analytics of the big tenant (500,000 of the 1,000,000 messages), computed on the fly, at 5
     // connections: dashboards, not integrations, ask for them (at 50, 60-90 ms queries queue past
     // the statement timeout).
@@ -129,6 +149,8 @@ async function main() {
   ];
   const results = [];
   for (const scenario of scenarios) results.push(await compare(scenario));
+  // Latency at a steady 200 requests/s (open loop), service and baseline in turns.
+  const steady = await measureSteady({ servers: { service: urls.service, baseline: urls.baseline }, scenarios: [peerOnes.verify, leadsPage, peerOnes.createLead], seconds: DURATION, log });
 
   // Analytics answer a manager's dashboard, one request at a time: their latency alone, unqueued.
   const analyticsAlone = [];
@@ -176,13 +198,13 @@ async function main() {
     log(`limiter on ${scenario.name}: with ${withLimiter.rps} req/s p50 ${withLimiter.p50}, without ${without.rps} req/s p50 ${without.p50}`);
   }
 
-  const rss = { service: peakRssMb(servers.service.proc.pid), baseline: peakRssMb(servers.baseline.proc.pid) };
+  const rss = { service: peakRssMb(servers.service.proc.pid), baseline: peakRssMb(servers.baseline.proc.pid), peer: peakRssMb(servers.peer.proc.pid) };
   // Last, after the peak RSS: its endpoints are deleted when it ends, but nothing runs after it anyway.
   const webhooks = await measureWebhooks({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: webhooksKey, measure, quick, log, connections: CONNECTIONS });
   const leadsBulk = await measureLeadsBulk({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: bulkKey, tenantId: tenantIds[BULK_TENANT], pid: servers.service.proc.pid, log });
   for (const server of Object.values(servers)) await stopServer(server.proc);
 
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, analyticsAlone, webhooks, leadsBulk, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, steady, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, analyticsAlone, webhooks, leadsBulk, minutes: +((Date.now() - started) / 60000).toFixed(1) };
   writeFileSync(path.join(root, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(path.join(root, 'bench/results.md'), toMarkdown(report));
   log(`done in ${report.minutes} min: bench/results.md`);
@@ -203,8 +225,8 @@ async function onlyWidget(url, keys, started, commit) {
   const widget = await seedWidget(url);
   const tenantIds = await withDatabase(url, async (db) => (await db.query(`SELECT id FROM bench_tenant ORDER BY idx`)).rows.map((r) => r.id));
   const keyToTenant = { ...Object.fromEntries(keys.map((key, idx) => [key, tenantIds[idx]])), [widget.publicKey]: widget.tenantId };
-  const service = startServer('service', process.execPath, ['dist/main.js'], { cwd: root, env: serviceEnv(url, 3401, SERVICE_NODE_OPTIONS), log });
-  const baseline = startServer('baseline', process.execPath, ['bench/baseline-server.mjs'], { cwd: root, env: { DATABASE_URL: url, PORT: '3402', BENCH_KEYS: JSON.stringify(keyToTenant), WIDGET_TOKEN_SECRET: BENCH_WIDGET_SECRET }, log });
+  const service = launch('service', 'dist/main.js', serviceEnv(url, 3401, SERVICE_NODE_OPTIONS), 3401);
+  const baseline = launch('baseline', 'bench/baseline-server.mjs', baselineEnv(url, 3402, keyToTenant), 3402);
   for (const port of [3401, 3402]) await waitForHttp(`http://127.0.0.1:${port}/api/v1/verify`);
   const scenario = widgetScenario(widget, await openConversation('http://127.0.0.1:3401', widget));
   const baselineFigures = await measure('http://127.0.0.1:3402', scenario);
@@ -229,11 +251,12 @@ async function onlySection(section, started, commit) {
   execFileSync(process.execPath, ['dist/cli/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'inherit' });
   const keys = await seedBase(url, { conversations: false });
   if (section === 'widget') return onlyWidget(url, keys, started, commit);
+  if (section === 'peer') return onlyPeerSection(url, keys, started, commit);
   const key = section === 'webhooks' ? await createWebhooksKey(url) : await createBulkKey(url);
   const tenantId = await withDatabase(url, async (db) => (await db.query(`SELECT id FROM bench_tenant WHERE idx = $1`, [BULK_TENANT])).rows[0].id);
   log('seeded tenants, bots and keys');
   const port = 3401;
-  const service = startServer('service', process.execPath, ['dist/main.js'], { cwd: root, env: serviceEnv(url, port, SERVICE_NODE_OPTIONS), log });
+  const service = launch('service', 'dist/main.js', serviceEnv(url, port, SERVICE_NODE_OPTIONS), port);
   await waitForHttp(`http://127.0.0.1:${port}/api/v1/verify`);
   const baseUrl = `http://127.0.0.1:${port}`;
   const figures =
@@ -251,6 +274,14 @@ async function onlySection(section, started, commit) {
     section === 'webhooks' ? webhooksMarkdown(figures) : leadsBulkMarkdown(figures),
   ].join('\n'));
   log(`done in ${report.minutes} min: bench/results-${section}.md`);
+}
+
+/** --only=peer: bench/peer-section.mjs, on tenants, bots, keys and 1,000,000 leads. */
+async function onlyPeerSection(url, keys, started, commit) {
+  const tenantIds = await withDatabase(url, async (db) => (await db.query(`SELECT id FROM bench_tenant ORDER BY idx`)).rows.map((r) => r.id));
+  const header = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString() };
+  await onlyPeer({ root, url, keys, tenantIds, launch, measure, log, quick, nodeOptions: SERVICE_NODE_OPTIONS, header });
+  log(`done in ${((Date.now() - started) / 60000).toFixed(1)} min: bench/results-peer.md`);
 }
 
 /** Disables or re-enables the Lead_count trigger; re-enabled, the counters are set from the rows again. */
@@ -291,43 +322,47 @@ async function oneEmailSearch(url, tenantId, key) {
 }
 
 function toMarkdown(r) {
-  const row = (x) => `| ${x.scenario} | ${x.service.rps} | ${x.service.p50} | ${x.service.p99} | ${x.baseline.rps} | ${x.baseline.p50} | ${x.baseline.p99} | ${x.ratio} |`;
+  const row = (x) => `| ${x.scenario} | ${comparisonCells(x)} |`;
+  const cpu = (m) => m.cpuUs ?? '–';
   return [
     `# Benchmark results`,
     ``,
     `Commit ${r.commit}, ${r.date}; ${r.cores} cores (${r.cpu}), Node ${r.node}; ${r.connections} connections, ${r.durationSeconds} s per measurement after a warm-up; load generator, servers and PostgreSQL on the same machine. Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench${r.quick ? ' -- --quick' : ''}\`.`,
     ``,
-    `## Service against the bare baseline (1,000,000 leads, 50,000 conversations, 1,000,000 messages)`,
+    `## Service against the bare baseline and a typical NestJS + Prisma peer (1,000,000 leads, 50,000 conversations, 1,000,000 messages)`,
     ``,
-    `| scenario | service req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | service/baseline |`,
-    `|---|---|---|---|---|---|---|---|`,
+    `| scenario | ${COMPARISON_HEADER[0]} |`,
+    `|---|${COMPARISON_HEADER[1]}|`,
     ...r.results.map(row),
     ``,
-    `Peak RSS under load: service ${r.peakRssMb.service} MB (NODE_OPTIONS ${r.nodeOptions}, as in the Dockerfile), baseline ${r.peakRssMb.baseline} MB.`,
+    `Peak RSS under load: service ${r.peakRssMb.service} MB (NODE_OPTIONS ${r.nodeOptions}, as in the Dockerfile), baseline ${r.peakRssMb.baseline} MB, peer ${r.peakRssMb.peer} MB.`,
     ``,
+    peerDescription(r.nodeOptions),
+    ``,
+    steadyMarkdown(r.steady),
     `## What the stack allows`,
     ``,
-    `An empty NestJS application (bench/nest-floor.cjs: Express platform, no middleware, guard, pipe, database or logging) answering verify's JSON from memory: ${r.floor.rps} req/s, p50 ${r.floor.p50} ms, p99 ${r.floor.p99} ms, ${r.floor.ratio} of the baseline's verify (which queries the database).`,
+    `An empty NestJS application (bench/nest-floor.cjs: Express platform, no middleware, guard, pipe, database or logging) answering verify's JSON from memory: ${r.floor.rps} req/s, p50 ${r.floor.p50} ms, p99 ${r.floor.p99} ms, ${cpu(r.floor)} µs of CPU per request, ${r.floor.ratio} of the baseline's verify (which queries the database).`,
     ``,
     `## Growth with data (the big tenant holds 20% of all leads)`,
     ``,
-    `| total leads | scenario | service req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | service/baseline |`,
-    `|---|---|---|---|---|---|---|---|---|`,
+    `| total leads | scenario | ${COMPARISON_HEADER[0]} |`,
+    `|---|---|${COMPARISON_HEADER[1]}|`,
     ...r.growth.map((x) => `| ${x.leads.toLocaleString('en')} ` + row(x)),
     ``,
     `## Optimisations of the SQL, before and after (the baseline with the earlier SQL, same run)`,
     ``,
-    `| change | scenario | before req/s | p50 ms | p99 ms | after req/s | p50 ms | p99 ms | speed-up |`,
-    `|---|---|---|---|---|---|---|---|---|`,
-    ...r.sqlChanges.map((x) => `| ${x.change} | ${x.scenario} | ${x.before.rps} | ${x.before.p50} | ${x.before.p99} | ${x.after.rps} | ${x.after.p50} | ${x.after.p99} | ${x.speedup}x |`),
+    `| change | scenario | before req/s | p50 ms | p99 ms | CPU µs/req | after req/s | p50 ms | p99 ms | CPU µs/req | speed-up |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|`,
+    ...r.sqlChanges.map((x) => `| ${x.change} | ${x.scenario} | ${x.before.rps} | ${x.before.p50} | ${x.before.p99} | ${cpu(x.before)} | ${x.after.rps} | ${x.after.p50} | ${x.after.p99} | ${cpu(x.after)} | ${x.speedup}x |`),
     ``,
     `Cost of the lead counter trigger on inserts (baseline, ${r.trigger.scenario}): ${r.trigger.withTrigger.rps} req/s with it, ${r.trigger.withoutTrigger.rps} without (${r.trigger.costPct}%).`,
     ``,
     `## Cost of the rate limiter (in-process store)`,
     ``,
-    `| scenario | with limiter req/s | p50 ms | without req/s | p50 ms | cost |`,
-    `|---|---|---|---|---|---|`,
-    ...r.limiter.map((x) => `| ${x.scenario} | ${x.withLimiter.rps} | ${x.withLimiter.p50} | ${x.without.rps} | ${x.without.p50} | ${x.costPct}% |`),
+    `| scenario | with limiter req/s | p50 ms | CPU µs/req | without req/s | p50 ms | CPU µs/req | cost |`,
+    `|---|---|---|---|---|---|---|---|`,
+    ...r.limiter.map((x) => `| ${x.scenario} | ${x.withLimiter.rps} | ${x.withLimiter.p50} | ${cpu(x.withLimiter)} | ${x.without.rps} | ${x.without.p50} | ${cpu(x.without)} | ${x.costPct}% |`),
     ``,
     `### Analytics, one request at a time (1 connection; the tables above queue 50)`,
     ``,

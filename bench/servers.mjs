@@ -1,6 +1,6 @@
 // What bench/run.mjs and bench/compare.mjs share: starting and stopping the servers under test,
 // the service's benchmark environment, and the autocannon requests they send.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { BENCH_PEPPER } from './seed.mjs';
 
@@ -25,6 +25,32 @@ export function serviceEnv(databaseUrl, port, nodeOptions) {
     WIDGET_TOKEN_SECRET: BENCH_WIDGET_SECRET,
     PORT: String(port), NODE_OPTIONS: nodeOptions,
   };
+}
+
+/** The bare baseline's environment: it maps keys to tenants in memory (`keyToTenant`: { key: tenantId }). */
+export function baselineEnv(databaseUrl, port, keyToTenant) {
+  return { DATABASE_URL: databaseUrl, PORT: String(port), BENCH_KEYS: JSON.stringify(keyToTenant), WIDGET_TOKEN_SECRET: BENCH_WIDGET_SECRET };
+}
+
+/**
+ * The peer's (bench/peer/main.cjs) environment: the seed's pepper, so the keys hash to the stored
+ * digests, and Node's default flags, as a user would run it (the service runs with its image's).
+ */
+export function peerEnv(databaseUrl, port) {
+  return { DATABASE_URL: databaseUrl, API_KEY_PEPPER: BENCH_PEPPER, PORT: String(port), NODE_OPTIONS: '' };
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
+/**
+ * CPU time (user + system, all threads) process `pid` has used so far, in seconds, from
+ * /proc/<pid>/stat: utime and stime, in clock ticks, are its 14th and 15th fields, counted from
+ * after the command name (in parentheses, possibly with spaces).
+ */
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
 const children = new Set();
