@@ -39,6 +39,7 @@ describe('The chat widget in headless Chromium', () => {
 
   const openDemo = async (bot = botId, key = publicKey): Promise<Page> => {
     const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
+    page.setDefaultTimeout(15000);
     await page.goto(`${base}/widget/demo?botId=${bot}&key=${key}`);
     return page;
   };
@@ -85,10 +86,39 @@ describe('The chat widget in headless Chromium', () => {
     await page.close();
   });
 
+  it("speaks the bot's language, says so kindly when the month's messages are used up, and keeps the conversation over a reload", async () => {
+    const german = (await createBot(t, tenant.id, { name: 'Hilfe', primaryColor: '#fde047', language: 'de' })).id;
+    const page = await openDemo(german);
+    await launcher(page).waitFor();
+    expect(await launcher(page).getAttribute('aria-label')).toBe('Chat öffnen');
+    await launcher(page).click();
+    expect(await panel(page).getAttribute('lang')).toBe('de');
+    expect(await panel(page).getAttribute('aria-label')).toBe('Hilfe');
+    await page.locator('[data-chatbot-widget] >> css=input[name=question]').fill('Was kostet Pro?');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-chatbot-widget] >> css=.log > .bubble.assistant:last-child:not([aria-busy])').waitFor();
+
+    await page.route('**/api/v1/widget/conversations/*/messages', (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({ status: 429, contentType: 'application/json', headers: { 'Retry-After': '3600' }, body: JSON.stringify({ error: { code: 'MESSAGE_LIMIT_REACHED', message: 'The monthly message limit is reached.' } }) })
+        : route.continue(),
+    );
+    await page.locator('[data-chatbot-widget] >> css=input[name=question]').fill('Noch eine Frage');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-chatbot-widget] >> text=Gerade zu viele Nachrichten. Bitte später erneut versuchen.').waitFor();
+
+    await page.reload();
+    await launcher(page).click();
+    await page.locator('[data-chatbot-widget] >> text=Was kostet Pro?').waitFor();
+    await page.close();
+  });
+
   it('shows nothing at all for an inactive bot', async () => {
     const sleeping = (await createBot(t, tenant.id, { isActive: false })).id;
-    const page = await openDemo(sleeping);
+    const page = await browser.newPage();
+    // Listening before the page loads: the script's request may be answered before goto returns.
     const loaded = page.waitForResponse((response) => response.url().includes(`/api/v1/widget/bots/${sleeping}`));
+    await page.goto(`${base}/widget/demo?botId=${sleeping}&key=${publicKey}`);
     expect((await loaded).status()).toBe(409);
     await page.waitForTimeout(200);
     expect(await page.locator('[data-chatbot-widget]').count()).toBe(0);

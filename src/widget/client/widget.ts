@@ -43,29 +43,32 @@
 
   function render(bot: Bot): void {
     const t = bot.language === 'de' ? TEXTS.de : TEXTS.en;
+    // The colour goes into CSS: only a hex colour is taken, with a text colour that stays readable on it.
+    const color = /^#(?:[0-9a-f]{3}){1,2}$/i.test(bot.primaryColor) ? bot.primaryColor : '#2563eb';
+    const ink = luminance(color) > 0.179 ? '#111' : '#fff';
     const host = element('div', { 'data-chatbot-widget': bot.id });
     const root = host.attachShadow({ mode: 'open' });
     const style = element('style');
     style.textContent = `
       :host { all: initial; }
       * { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }
-      .launcher { position: fixed; right: 20px; bottom: 20px; width: 56px; height: 56px; border-radius: 50%; border: 0; background: ${bot.primaryColor}; color: #fff; font-size: 24px; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.3); }
+      .launcher { position: fixed; right: 20px; bottom: 20px; width: 56px; height: 56px; border-radius: 50%; border: 0; background: ${color}; color: ${ink}; font-size: 24px; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.3); }
       .launcher:focus-visible, button:focus-visible, input:focus-visible { outline: 3px solid #111; outline-offset: 2px; }
       .panel { position: fixed; right: 20px; bottom: 88px; width: 340px; max-height: 520px; display: flex; flex-direction: column; background: #fff; color: #111; border-radius: 12px; box-shadow: 0 4px 24px rgba(0,0,0,.25); overflow: hidden; }
       .panel[hidden] { display: none; }
-      header { display: flex; justify-content: space-between; align-items: center; padding: 10px 14px; background: ${bot.primaryColor}; color: #fff; font-weight: 600; }
-      header button { background: none; border: 0; color: #fff; font-size: 20px; cursor: pointer; }
+      header { display: flex; justify-content: space-between; align-items: center; padding: 10px 14px; background: ${color}; color: ${ink}; font-weight: 600; }
+      header button { background: none; border: 0; color: inherit; font-size: 20px; cursor: pointer; }
       .log { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 8px; }
       .bubble { padding: 8px 10px; border-radius: 10px; max-width: 85%; white-space: pre-wrap; }
       .assistant, .agent { background: #f1f3f5; align-self: flex-start; }
-      .user { background: ${bot.primaryColor}; color: #fff; align-self: flex-end; }
+      .user { background: ${color}; color: ${ink}; align-self: flex-end; }
       .sources { font-size: 12px; color: #555; margin-top: 4px; }
       .error { color: #b00020; font-size: 13px; }
       .suggestions { display: flex; flex-wrap: wrap; gap: 6px; padding: 0 12px 8px; }
-      .suggestions button, .lead-toggle { border: 1px solid ${bot.primaryColor}; color: ${bot.primaryColor}; background: #fff; border-radius: 14px; padding: 4px 10px; cursor: pointer; }
+      .suggestions button, .lead-toggle { border: 1px solid ${color}; color: ${ink === '#fff' ? color : '#111'}; background: #fff; border-radius: 14px; padding: 4px 10px; cursor: pointer; }
       form.ask { display: flex; gap: 6px; padding: 10px; border-top: 1px solid #e5e5e5; }
       form.ask input { flex: 1; padding: 8px; border: 1px solid #ccc; border-radius: 8px; }
-      form button[type=submit] { background: ${bot.primaryColor}; color: #fff; border: 0; border-radius: 8px; padding: 8px 12px; cursor: pointer; }
+      form button[type=submit] { background: ${color}; color: ${ink}; border: 0; border-radius: 8px; padding: 8px 12px; cursor: pointer; }
       form.lead { display: grid; gap: 6px; padding: 10px 12px; border-top: 1px solid #e5e5e5; }
       form.lead label { display: grid; gap: 2px; font-size: 12px; }
       form.lead input { padding: 6px; border: 1px solid #ccc; border-radius: 6px; }
@@ -101,11 +104,26 @@
     document.body.append(host);
 
     let session: Promise<Session> | undefined;
+    // One conversation per tab; after a failure the next action tries again.
+    const conversation = (): Promise<Session> => {
+      if (!session) {
+        const current = resume(bot, log);
+        session = current;
+        current.catch(() => {
+          if (session === current) session = undefined;
+        });
+      }
+      return session;
+    };
+    const problem = (error: unknown): string => {
+      const code = (error as ApiError)?.error?.code;
+      return code === 'RATE_LIMIT_EXCEEDED' || code === 'MESSAGE_LIMIT_REACHED' ? t.busy : ((error as ApiError)?.error?.message ?? t.failed);
+    };
     const open = (show: boolean) => {
       panel.hidden = !show;
       launcher.setAttribute('aria-expanded', String(show));
       if (show) {
-        session ??= resume(bot, log);
+        conversation().catch((error: unknown) => log.append(element('div', { class: 'bubble assistant error' }, problem(error))));
         input.focus();
       } else launcher.focus();
     };
@@ -130,10 +148,11 @@
     async function send(question: string): Promise<void> {
       suggestions.replaceChildren();
       log.append(element('div', { class: 'bubble user' }, question));
-      const bubble = element('div', { class: 'bubble assistant' });
+      // Busy while it streams: screen readers announce the reply once, when it is whole.
+      const bubble = element('div', { class: 'bubble assistant', 'aria-busy': 'true' });
       log.append(bubble);
       try {
-        const { token, conversationId } = await session!;
+        const { token, conversationId } = await conversation();
         const response = await call(`/conversations/${conversationId}/messages`, { method: 'POST', token, body: JSON.stringify({ content: question }), headers: { Accept: 'text/event-stream' } });
         if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) throw await failure(response);
         for await (const { event, data } of serverSentEvents(response.body)) {
@@ -142,10 +161,10 @@
           else if (event === 'error') throw data;
         }
       } catch (error) {
-        const code = (error as ApiError)?.error?.code;
         bubble.classList.add('error');
-        bubble.textContent = code === 'RATE_LIMIT_EXCEEDED' || code === 'MESSAGE_LIMIT_REACHED' ? t.busy : ((error as ApiError)?.error?.message ?? t.failed);
+        bubble.textContent = problem(error);
       }
+      bubble.removeAttribute('aria-busy');
       log.scrollTop = log.scrollHeight;
     }
 
@@ -175,7 +194,7 @@
         const values = Object.fromEntries([...new FormData(form).entries()].filter(([, value]) => String(value).trim() !== ''));
         const status = element('p', { role: 'status' });
         try {
-          const { token, conversationId } = await session!;
+          const { token, conversationId } = await conversation();
           const response = await call(`/conversations/${conversationId}/lead`, { method: 'POST', token, body: JSON.stringify(values) });
           if (!response.ok) throw await failure(response);
           form.replaceWith(status);
@@ -183,7 +202,7 @@
           status.textContent = texts.thanks;
         } catch (error) {
           status.className = 'error';
-          status.textContent = (error as ApiError)?.error?.message ?? texts.failed;
+          status.textContent = problem(error);
           form.append(status);
         }
       });
@@ -215,6 +234,16 @@
     const session = { token: visitorToken, conversationId: conversation.id, expiresAt };
     sessionStorage.setItem(`chatbot-widget:${bot.id}`, JSON.stringify(session));
     return session;
+  }
+
+  /** Relative luminance (WCAG) of a #rgb or #rrggbb colour, 0 (black) to 1 (white). */
+  function luminance(hex: string): number {
+    const digits = hex.length === 4 ? [...hex.slice(1)].map((digit) => digit + digit) : [hex.slice(1, 3), hex.slice(3, 5), hex.slice(5, 7)];
+    const [r, g, b] = digits.map((pair) => {
+      const channel = parseInt(pair, 16) / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
   }
 
   function bubbleOf(message: Message): HTMLElement {
