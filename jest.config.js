@@ -1,4 +1,6 @@
 /** Unit tests live next to the code; e2e tests boot the real app over HTTP against a real database. */
+// bench:compare builds older commits in bench/results/builds: their files are not this tree's.
+const modulePathIgnorePatterns = ['<rootDir>/bench/results/'];
 const transform = {
   // DTOs are compiled with the @nestjs/swagger CLI plugin, as `nest build` does (see the file).
   '\\.(dto|query)\\.ts$': '<rootDir>/test/support/openapi-plugin.transformer.js',
@@ -15,6 +17,7 @@ module.exports = {
       rootDir: '.',
       testMatch: ['<rootDir>/src/**/*.spec.ts'],
       transform,
+      modulePathIgnorePatterns,
     },
     {
       displayName: 'e2e',
@@ -22,6 +25,7 @@ module.exports = {
       rootDir: '.',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       transform,
+      modulePathIgnorePatterns,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

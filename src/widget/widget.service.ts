@@ -108,7 +108,7 @@ export class WidgetService {
     const limit = PLANS[caller.plan].messagesLimit;
     if ((await this.quota.usedThisMonth(caller.tenantId, new Date())) >= limit) throw messageLimitReached(limit);
     const answer = await this.answers.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
-    return this.prisma.$transaction(async (tx) => {
+    const exchange = await this.prisma.$transaction(async (tx) => {
       const now = new Date();
       if (!(await this.quota.take(caller.tenantId, limit, now, tx))) throw messageLimitReached(limit, now);
       const [message, reply] = await this.conversations.addMessages(
@@ -124,6 +124,9 @@ export class WidgetService {
       for (const stored of [message, reply]) await this.events.publish(tx, caller.tenantId, { type: 'message.created', object: toMessageResponse(stored) });
       return { message, reply, answer: { ...answer, sources: bot.showSources ? answer.sources : [] } };
     });
+    // Committed: this instance's /verify reports the reply at once.
+    this.quota.forget(caller.tenantId);
+    return exchange;
   }
 
   /** The lead form: one lead per conversation, with source `widget`, linked both ways. */

@@ -21,6 +21,17 @@ describe('GET /api/v1/verify', () => {
     });
   });
 
+  it("reports the month's replies stored elsewhere (another instance) within a second", async () => {
+    const busy = await createTenant(t, { plan: 'pro' });
+    const counted = async () => (await t.http().get('/api/v1/verify').set('X-API-Key', busy.key).expect(200)).body.usage.messagesThisMonth as number;
+    expect(await counted()).toBe(0);
+    const now = new Date();
+    await t.prisma.messageUsage.create({ data: { tenantId: busy.id, month: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), count: 42 } });
+    // Read once a second at most: the first answer may still be the one read before the write.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await counted()).toBe(42);
+  });
+
   it('rejects a missing key with 401 INVALID_API_KEY in the envelope', async () => {
     const response = await t.http().get('/api/v1/verify').expect(401);
     expect(response.body).toEqual({
