@@ -18,19 +18,20 @@ import { measureSteady, steadyMarkdown } from './open-loop.mjs';
 import { checkPeerAnswers, COMPARISON_HEADER, comparisonCells, measureRow, onlyPeer, PEER_PORT, peerDescription, peerScenarios } from './peer-section.mjs';
 import { leadsBulkMarkdown, measureLeadsBulk } from './leads-bulk.mjs';
 import { measureWebhooks, webhooksMarkdown } from './webhooks.mjs';
+import { onlyEmbedded } from './embedded.mjs';
 import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (only !== undefined && !['webhooks', 'leads', 'widget', 'peer'].includes(only)) throw new Error(`--only=${only}: only --only=webhooks, --only=leads, --only=widget and --only=peer are known`);
+if (only !== undefined && !['webhooks', 'leads', 'widget', 'peer', 'embedded'].includes(only)) throw new Error(`--only=${only}: only --only=webhooks, --only=leads, --only=widget, --only=peer and --only=embedded are known`);
 const CONNECTIONS = 50;
 const DURATION = quick ? 4 : 10;
 const WARMUP = quick ? 1 : 3;
 // The service runs as the image runs it (Dockerfile, ENV NODE_OPTIONS).
 const SERVICE_NODE_OPTIONS = imageNodeOptions(readFileSync(path.join(root, 'Dockerfile'), 'utf8'));
 const adminUrl = process.env.DATABASE_URL;
-if (!adminUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
+if (!adminUrl && only !== 'embedded') throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
 
 const log = (...args) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
 
@@ -247,6 +248,7 @@ function createBulkKey(url) {
 
 /** --only=<section>: tenants, bots and keys (no conversations, messages or seeded leads), the service alone, that section. */
 async function onlySection(section, started, commit) {
+  if (section === 'embedded') return onlyEmbedded({ root, log, quick, started, commit });
   const url = await createBenchDatabase(adminUrl, 'chatbots_bench');
   execFileSync(process.execPath, ['dist/cli/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'inherit' });
   const keys = await seedBase(url, { conversations: false });
