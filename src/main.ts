@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { Logger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
@@ -11,6 +10,7 @@ import { applyMigrations } from './database/migrate';
 import { demoBanner } from './demo/demo-banner';
 import { DemoDataSeeder } from './demo/demo-data';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown';
+import { AppLogger } from './logging/app-logger';
 import { LOG_OUTPUT, type LogOutput } from './logging/log-output';
 
 /** Above a load balancer's usual 60 s idle timeout, so it never reuses a socket we closed. */
@@ -28,7 +28,7 @@ async function bootstrap(): Promise<void> {
     httpsOptions: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
   });
   configureApp(app, config);
-  const logger = app.get(Logger);
+  const logger = app.get(AppLogger);
   for (const warning of configWarnings(config)) logger.warn(warning, 'Config');
   if (config.database.kind === 'embedded') {
     logger.log(`Embedded database in ${config.database.dataDir}${applied.length ? `; applied ${applied.join(', ')}` : ''}`, 'Bootstrap');

@@ -101,7 +101,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) return this.fromHttpException(exception);
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(`Database unavailable while serving ${request.method} ${request.route?.path ?? 'unknown route'}: ${describe(exception)}`);
+      this.logger.warn(`Database unavailable while serving ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id}): ${describe(exception)}`);
       return new AppError(ErrorCode.SERVICE_UNAVAILABLE, defaultMessage(ErrorCode.SERVICE_UNAVAILABLE), undefined, {
         'Retry-After': RETRY_AFTER_SECONDS,
       });
