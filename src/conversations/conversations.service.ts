@@ -48,13 +48,9 @@ export class ConversationsService {
 
   async listMessages(tenantId: string, conversationId: string, page: Page): Promise<{ messages: MessageRow[]; pagination: Pagination }> {
     if (!isUuid(conversationId)) throw new NotFoundError('Conversation');
-    // Both at once: the page is read within the tenant, so it is empty for anyone else's
-    // conversation, and the trigger-kept messageCount is the total.
-    const [total, messages] = await Promise.all([
-      this.conversations.messageCountOf(tenantId, conversationId),
-      this.conversations.listMessages(tenantId, conversationId, page),
-    ]);
-    if (total === null) throw new NotFoundError('Conversation');
+    const found = await this.conversations.listMessages(tenantId, conversationId, page);
+    if (!found) throw new NotFoundError('Conversation');
+    const { messages, total } = found;
     return { messages, pagination: toPagination(page, total) };
   }
 

@@ -41,7 +41,7 @@ export class LeadsService {
 
   async listLeads(tenantId: string, filter: LeadFilter, page: Page): Promise<{ leads: LeadRow[]; pagination: Pagination }> {
     assertDateRange(filter);
-    const [leads, total] = await Promise.all([this.leads.list(tenantId, filter, page), this.leads.count(tenantId, filter)]);
+    const { leads, total } = await this.leads.listPage(tenantId, filter, page);
     return { leads, pagination: toPagination(page, total) };
   }
 
