@@ -18,8 +18,9 @@ export class IdempotencyService {
 
   /**
    * Runs a create once per tenant and Idempotency-Key, and answers a retry with the stored answer.
-   * Without a key, `work` simply runs. The caller has already passed every earlier check (key,
-   * plan, rate limit, scope, body validation), so nothing invalid is looked up or stored.
+   * Without a key, `work` simply runs, in a transaction of its own unless it is `oneStatement`.
+   * The caller has already passed every earlier check (key, plan, rate limit, scope, body
+   * validation), so nothing invalid is looked up or stored.
    *
    * The ordering is what makes it safe with several instances on one database:
    * 1. A live record of the key answers at once: its stored answer when the request hash matches,
@@ -37,9 +38,11 @@ export class IdempotencyService {
     key: string | undefined,
     request: IdempotentRequest,
     work: (tx: PrismaTransaction) => Promise<RecordedResponse<T>>,
+    { oneStatement = false }: { oneStatement?: boolean } = {},
   ): Promise<IdempotentResponse<T>> {
-    // Without a key, work still runs in a transaction: a resource commits together with its events.
-    if (key === undefined) return { ...(await this.prisma.$transaction(work)), replayed: false };
+    // Without a key, work still runs in a transaction (a resource commits together with its
+    // events), unless it writes with one statement, which is atomic by itself.
+    if (key === undefined) return { ...(await (oneStatement ? work(this.prisma) : this.prisma.$transaction(work))), replayed: false };
     const requestHash = hashRequest(request);
     const now = new Date();
     const live = await this.records.findLive(tenantId, key, now);

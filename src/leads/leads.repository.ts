@@ -124,6 +124,21 @@ export class LeadsRepository {
     return tx.lead.create({ data: { tenantId, ...data }, select: leadSelect });
   }
 
+  /**
+   * The INSERT of a lead whose every value the caller made (id, times), for a statement that also
+   * queues its event (EventRecorder.publishAlong). A botId that is not one of the tenant's bots
+   * inserts nothing: the statement returns no row.
+   */
+  insertStatement(tenantId: string, lead: LeadRow): Prisma.Sql {
+    const ownBot = lead.botId === null ? Prisma.sql`true` : Prisma.sql`EXISTS (SELECT 1 FROM "Bot" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${lead.botId}::uuid)`;
+    return Prisma.sql`
+      INSERT INTO "Lead" ("id", "tenantId", "botId", "conversationId", "name", "email", "phone", "company", "message", "source", "status", "tags", "createdAt", "updatedAt")
+      SELECT ${lead.id}::uuid, ${tenantId}::uuid, ${lead.botId}::uuid, ${lead.conversationId}::uuid, ${lead.name}, ${lead.email}, ${lead.phone}, ${lead.company}, ${lead.message},
+        ${lead.source}::"LeadSource", ${lead.status}::"LeadStatus", ${lead.tags}::text[], ${lead.createdAt}, ${lead.updatedAt}
+      WHERE ${ownBot}
+      RETURNING "id"`;
+  }
+
   /** Many leads in one statement (an import); the triggers keep counters and searchText right. */
   createMany(tenantId: string, leads: NewLead[], tx: PrismaTransaction): Promise<LeadRow[]> {
     return tx.lead.createManyAndReturn({ data: leads.map((lead) => ({ tenantId, ...lead })), select: leadSelect });

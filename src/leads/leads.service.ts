@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { v7 } from 'uuid';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { IdempotencyService } from '../idempotency/idempotency.service';
@@ -57,24 +58,25 @@ export class LeadsService {
    */
   createLead(tenantId: string, body: CreateLeadDto, idempotencyKey: string | undefined): Promise<IdempotentResponse<LeadEnvelope>> {
     const request = { method: 'POST', path: '/api/v1/leads', body };
-    return this.idempotency.run(tenantId, idempotencyKey, request, async (tx) => {
+    const capture = async (tx: PrismaTransaction) => {
       const lead = await this.captureLead(tenantId, body, tx);
       return { status: 201, location: `/api/v1/leads/${lead.id}`, body: { lead: toLeadResponse(lead) } };
-    });
+    };
+    return this.idempotency.run(tenantId, idempotencyKey, request, capture, { oneStatement: true });
   }
 
   /**
    * A lead sent through the API: source `api`, status `new`, no conversation. A botId that is
    * not one of the tenant's bots is a validation error, never a hint that it exists elsewhere.
+   * The lead and its lead.created event are written by one statement: atomic by itself, or in
+   * the caller's transaction. Its values are made here, so that the event is built before it.
    */
-  async captureLead(tenantId: string, contact: LeadContact & { botId?: string | null }, tx?: PrismaTransaction): Promise<LeadRow> {
-    // The lead and its lead.created event commit together: in the caller's transaction, or in one of its own.
-    if (!tx) return this.prisma.$transaction((own) => this.captureLead(tenantId, contact, own));
-    if (contact.botId && !(await this.bots.exists(tenantId, contact.botId, tx))) {
-      throw ValidationError.field('botId', 'must be the id of one of your bots');
-    }
-    const lead = await this.leads.create(tenantId, toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }), tx);
-    await this.events.publish(tx, tenantId, { type: 'lead.created', object: toLeadResponse(lead) });
+  async captureLead(tenantId: string, contact: LeadContact & { botId?: string | null }, tx: PrismaTransaction = this.prisma): Promise<LeadRow> {
+    const now = new Date();
+    const lead: LeadRow = { id: v7(), ...toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }), status: 'new', createdAt: now, updatedAt: now };
+    const event = { type: 'lead.created', object: toLeadResponse(lead) } as const;
+    const stored = await this.events.publishAlong(tx, tenantId, this.leads.insertStatement(tenantId, lead), event);
+    if (!stored.length) throw ValidationError.field('botId', 'must be the id of one of your bots');
     return lead;
   }
 
