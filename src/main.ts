@@ -6,7 +6,7 @@ import { AppModule } from './app.module';
 import { ConfigError, configWarnings, loadConfig } from './config/env';
 import { configureApp } from './configure-app';
 import { openDatabaseConnection } from './database/database-connection';
-import { applyMigrations } from './database/migrate';
+import { openMigratedEmbeddedDatabase } from './database/migrate';
 import { demoBanner } from './demo/demo-banner';
 import { DemoDataSeeder } from './demo/demo-data';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown';
@@ -19,8 +19,10 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  const connection = await openDatabaseConnection(config.database);
-  const applied = connection.kind === 'embedded' ? await applyMigrations(connection.adapterFactory) : [];
+  const { connection, applied } =
+    config.database.kind === 'embedded'
+      ? await openMigratedEmbeddedDatabase(config.database)
+      : { connection: await openDatabaseConnection(config.database), applied: [] };
 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, connection), {
     bodyParser: false,

@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { EMBEDDED_EXTENSIONS } from '../../src/database/database-connection';
 import { ChildServer, freePort, request, requireBuild } from '../support/child-server';
 
 const PEPPER = 'a-production-pepper-0123456789abcdef';
@@ -143,15 +145,34 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       // Nest's per-module and per-route lines are not logged: only the service's own start-up lines precede the key.
       expect(first.stdout).not.toMatch(/Mapped \{|dependencies initialized|RoutesResolver/);
       expect(beforeBanner.split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
-        expect.stringMatching(/^Embedded database in /),
+        // Applied by the migration process the server forks (and waits for) before it opens the folder.
+        expect.stringMatching(/^Embedded database in .+; applied 20261121000000_init, \d{14}_/),
         expect.stringMatching(/^Listening on http:\/\/localhost:\d+$/),
         'Development mode: plain HTTP is accepted from loopback addresses only.',
       ]);
 
       const second = { stdout: await runUntil('A new key') };
+      expect(second.stdout).toMatch(/"msg":"Embedded database in [^;"]+"/);
       expect(second.stdout).not.toMatch(/svc_sk_|Demo tenant created/);
       expect(second.stdout).toMatch(/Demo tenant in .+ \(id [0-9a-f-]{36}\)\. Its key was shown on the first start only\./);
       expect(second.stdout).toMatch(/curl -s -X POST -H "Authorization: Bearer \$ADMIN_API_TOKEN" .*\n.*\/admin\/v1\/tenants\/[0-9a-f-]{36}\/api-keys\n/);
+    });
+
+    it('stops with exit code 1 and the schema engine\'s reason when the folder holds a failed migration, before listening', async () => {
+      const dir = dataDir();
+      const first = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dir, DEMO_DATA: 'false', SHUTDOWN_DRAIN_MS: '0' });
+      servers.push(first);
+      await first.waitFor('/health/ready');
+      first.process.kill('SIGTERM');
+      expect((await first.waitForExit(15_000)).code).toBe(0);
+      const pglite = await PGlite.create({ dataDir: dir, extensions: EMBEDDED_EXTENSIONS });
+      await pglite.query(`INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES (gen_random_uuid()::text, '-', '20261121000001_broken', now(), 0)`);
+      await pglite.close();
+
+      const { exit, stdout, stderr } = await runToExit({ DATA_DIR: dir });
+      expect(exit.code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/^Failed to start: Error: Migration failed: migrate found failed migrations in the target database.*\n.*`20261121000001_broken` migration started at/);
     });
 
     it('starts outside production with TRUST_PROXY=true, logging one warning that names TRUST_PROXY and suggests a list', async () => {
