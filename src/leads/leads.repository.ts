@@ -149,8 +149,8 @@ export class LeadsRepository {
    * one lead apply one after the other, each to what the previous one left.
    */
   async findForUpdate(tenantId: string, leadId: string, tx: PrismaTransaction): Promise<LeadRow | null> {
-    const locked = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "Lead" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${leadId}::uuid FOR UPDATE`;
-    return locked.length ? this.findById(tenantId, leadId, tx) : null;
+    const [lead] = await tx.$queryRaw<LeadRow[]>`SELECT ${LEAD_COLUMNS} FROM "Lead" AS lead WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${leadId}::uuid FOR UPDATE`;
+    return lead ?? null;
   }
 
   update(tenantId: string, leadId: string, changes: LeadChanges, tx: PrismaTransaction): Promise<LeadRow> {

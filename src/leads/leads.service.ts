@@ -6,7 +6,7 @@ import { IdempotencyService } from '../idempotency/idempotency.service';
 import type { IdempotentResponse } from '../idempotency/idempotent-response';
 import { assertDateRange } from '../common/paging/date-range';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
-import { changedFields } from '../common/validation/changed-fields';
+import { assertSomethingSent, changedFields } from '../common/validation/changed-fields';
 import { isUuid } from '../common/validation/uuid';
 import { BotsRepository } from '../bots/bots.repository';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
@@ -94,7 +94,7 @@ export class LeadsService {
    * `updatedAt` kept, no event.
    */
   async updateLead(tenantId: string, leadId: string, input: UpdateLeadDto, { canRead }: { canRead: boolean }): Promise<LeadRow> {
-    if (Object.values(input).every((value) => value === undefined)) throw ValidationError.field('body', 'must have at least one field to change');
+    assertSomethingSent(input);
     if (!isUuid(leadId)) throw new NotFoundError('Lead');
     return this.prisma.$transaction(async (tx) => {
       const lead = await this.leads.findForUpdate(tenantId, leadId, tx);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, ValidationError } from '../common/errors/app-error';
-import { changedFields } from '../common/validation/changed-fields';
+import { NotFoundError } from '../common/errors/app-error';
+import { assertSomethingSent, changedFields } from '../common/validation/changed-fields';
 import { isUuid } from '../common/validation/uuid';
 import { PrismaService } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
@@ -8,8 +8,6 @@ import { EventRecorder } from '../events/event-recorder';
 import type { UpdateBotSettingsDto } from './dto/update-bot-settings.dto';
 import type { UpdateTenantSettingsDto } from './dto/update-tenant-settings.dto';
 import { BotSettingsRow, SettingsRepository, TenantSettingsRow } from './settings.repository';
-
-const sentSomething = (body: object) => Object.values(body).some((value) => value !== undefined);
 
 /**
  * The tenant's settings (time zone, widget origins, visitor limit, lead form) and each bot's
@@ -29,7 +27,7 @@ export class SettingsService {
   }
 
   async updateTenantSettings(tenantId: string, body: UpdateTenantSettingsDto, actor: Actor): Promise<TenantSettingsRow> {
-    if (!sentSomething(body)) throw ValidationError.field('body', 'must have at least one field to change');
+    assertSomethingSent(body);
     return this.prisma.$transaction(async (tx) => {
       const current = (await this.settings.tenantSettings(tenantId, tx))!;
       const changes = changedFields<TenantSettingsRow>(current, {
@@ -55,7 +53,7 @@ export class SettingsService {
   }
 
   async updateBotSettings(tenantId: string, botId: string, body: UpdateBotSettingsDto, actor: Actor): Promise<BotSettingsRow> {
-    if (!sentSomething(body)) throw ValidationError.field('body', 'must have at least one field to change');
+    assertSomethingSent(body);
     if (!isUuid(botId)) throw new NotFoundError('Bot');
     return this.prisma.$transaction(async (tx) => {
       const current = await this.settings.botSettings(tenantId, botId, tx);
