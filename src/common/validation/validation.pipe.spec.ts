@@ -1,3 +1,4 @@
+import { IsIn, IsString } from 'class-validator';
 import { NoQueryDto, PageQueryDto } from '../paging/pagination';
 import { detailsOf, parse } from '../testing/validation-testing';
 
@@ -12,6 +13,23 @@ describe('createValidationPipe', () => {
     it('refuses any parameter as not allowed', async () => {
       expect(await detailsOf(NoQueryDto, { limit: '5' }, 'query')).toEqual([{ field: 'limit', message: 'is not an allowed field' }]);
       expect(await detailsOf(NoQueryDto, JSON.parse('{"__proto__":"1"}'), 'query')).toEqual([expect.objectContaining({ field: expect.any(String) })]);
+    });
+  });
+
+  describe('an empty query', () => {
+    class RequiredMetricQuery {
+      @IsString() @IsIn(['messages'])
+      metric: string;
+    }
+
+    it('is an instance of the class when its empty instance is valid (every parameter optional)', async () => {
+      const page = await parse(PageQueryDto, {}, 'query');
+      expect(page).toBeInstanceOf(PageQueryDto);
+      expect({ ...page }).toEqual({});
+    });
+
+    it('is refused, every time, when the class requires a parameter', async () => {
+      for (let i = 0; i < 2; i++) expect(await detailsOf(RequiredMetricQuery, {}, 'query')).toEqual([{ field: 'metric', message: expect.any(String) }]);
     });
   });
 

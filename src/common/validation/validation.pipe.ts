@@ -1,19 +1,35 @@
 import { ArgumentMetadata, ValidationError as ClassValidatorError, ValidationPipe } from '@nestjs/common';
 import { FieldError, ValidationError } from '../errors/app-error';
-import { NoQueryDto } from '../paging/pagination';
 import { inspectInput } from './input-guard';
+
+type QueryClass = new () => object;
 
 /** Runs the raw-input checks of inspectInput before class-transformer sees the value. */
 class GuardedValidationPipe extends ValidationPipe {
+  // Query classes whose empty instance passes validation, checked once per class.
+  private readonly emptyQueryValid = new Map<QueryClass, boolean>();
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    // Most hot reads take no parameters, and the empty query is then the only valid one: it needs
-    // neither class-transformer nor class-validator (3% of a verify's CPU).
-    if (metadata.metatype === NoQueryDto && isEmptyObject(value)) return new NoQueryDto();
+    // Hot reads are mostly sent without parameters (a first page, a verify). An empty query is
+    // valid for a class exactly when its empty instance is: then it needs neither
+    // class-transformer nor class-validator (3% of a verify's CPU, ~5% of a leads page).
+    if (metadata.type === 'query' && metadata.metatype && isEmptyObject(value) && (await this.acceptsEmptyQuery(metadata.metatype as QueryClass))) {
+      return new (metadata.metatype as QueryClass)();
+    }
     if (metadata.type === 'body' || metadata.type === 'query') {
       const problems = inspectInput(value, '');
       if (problems.length) throw new ValidationError(problems.map((problem) => ({ ...problem, field: problem.field || metadata.type })));
     }
     return super.transform(value, metadata);
+  }
+
+  private async acceptsEmptyQuery(metatype: QueryClass): Promise<boolean> {
+    let valid = this.emptyQueryValid.get(metatype);
+    if (valid === undefined) {
+      valid = this.toValidate({ type: 'query', metatype }) && (await this.validate(new metatype(), this.validatorOptions)).length === 0;
+      this.emptyQueryValid.set(metatype, valid);
+    }
+    return valid;
   }
 }
 
