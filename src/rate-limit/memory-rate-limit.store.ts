@@ -4,7 +4,9 @@ const SWEEP_EVERY_HITS = 10_000;
 
 /** In-process counters: the single-instance default, and the fallback while Redis is away. */
 export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly counters = new Map<string, { count: number; resetAt: number }>();
+  // Per key, per window name, the current window's counter: found without building a string id
+  // per window and request (the windows are aligned, so a new resetAt starts a new window).
+  private readonly counters = new Map<string, Map<string, { count: number; resetAt: number }>>();
   private hits = 0;
 
   constructor(private readonly clock: () => number = Date.now) {}
@@ -12,19 +14,23 @@ export class MemoryRateLimitStore implements RateLimitStore {
   async hit(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
     const now = this.clock();
     if (++this.hits % SWEEP_EVERY_HITS === 0) this.sweep(now);
+    let counters = this.counters.get(key);
+    if (!counters) this.counters.set(key, (counters = new Map()));
     let blocked = false;
     return windows.map((window) => {
       const resetAt = windowEnd(now, window.ttlMs);
-      const id = `${key}:${window.name}:${resetAt}`;
-      const counter = this.counters.get(id) ?? { count: 0, resetAt };
+      let counter = counters.get(window.name);
+      if (!counter || counter.resetAt !== resetAt) counters.set(window.name, (counter = { count: 0, resetAt }));
       if (!blocked) counter.count += 1;
-      this.counters.set(id, counter);
       if (counter.count > window.limit) blocked = true;
       return { ...window, count: counter.count, resetAt, now };
     });
   }
 
   private sweep(now: number): void {
-    for (const [id, counter] of this.counters) if (counter.resetAt <= now) this.counters.delete(id);
+    for (const [key, counters] of this.counters) {
+      for (const [name, counter] of counters) if (counter.resetAt <= now) counters.delete(name);
+      if (!counters.size) this.counters.delete(key);
+    }
   }
 }
