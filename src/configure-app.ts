@@ -1,15 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
-import type { HttpLogger } from 'pino-http';
 import { answerClientErrorsInEnvelope } from './common/http/client-error';
 import { everyAnswerMiddleware } from './common/http/every-answer.middleware';
 import { trustedProxies } from './config/trusted-proxies';
 import { publishOpenApiDocument } from './openapi/openapi.document';
 import type { AppConfig } from './config/env';
 import { AppLogger } from './logging/app-logger';
-import { HTTP_LOGGER } from './logging/logging.module';
+import { REQUEST_LOG } from './logging/logging.module';
 import { WIDGET_PATH_PREFIX, widgetCors } from './widget/widget-cors';
 
 /** Everything the app needs beyond its modules; main.ts and the e2e tests both call it. */
@@ -31,7 +30,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   // Before routing, so that every answer has them, unknown and undecodable paths included.
   express.use(everyAnswerMiddleware(securityHeaders));
   express.use(WIDGET_PATH_PREFIX, widgetCors);
-  express.use(app.get<HttpLogger>(HTTP_LOGGER));
+  express.use(app.get<RequestHandler>(REQUEST_LOG));
   publishOpenApiDocument(app);
 }
 

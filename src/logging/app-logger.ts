@@ -12,7 +12,7 @@ type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 /**
  * The app's logger: Nest's logging calls written as pino lines, `{ context, msg }` (or `err` for
  * an error), on the request logger's output. It holds no per-request state: a request's id is on
- * its own line (pino-http) and in the messages that concern it.
+ * its own line (request-log.middleware.ts) and in the messages that concern it.
  */
 export class AppLogger implements LoggerService {
   constructor(private readonly pino: BaseLogger) {}

@@ -1,4 +1,4 @@
-import { loggablePath } from './logging.module';
+import { loggablePath } from './request-log.middleware';
 
 describe('loggablePath', () => {
   it.each([
