@@ -11,7 +11,8 @@ import { PUBLIC_KEY_WINDOW, RATE_LIMIT_DISABLED } from './plan-limits';
 import { isOver, RATE_LIMIT_STORE, type RateLimitStore, type WindowSpec } from './rate-limit.store';
 import { writeRateLimitHeaders } from './rate-limit-headers';
 
-async function resolve(value: Resolvable<number>, context: ExecutionContext): Promise<number> {
+/** A throttler's limit or ttl; awaited only when it is a promise (ours are plain numbers). */
+function resolve(value: Resolvable<number>, context: ExecutionContext): number | Promise<number> {
   return typeof value === 'function' ? value(context) : value;
 }
 
@@ -47,7 +48,8 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     if (req.principal.apiKey.type === 'public') return this.limitPublicKey(req);
     const windows: WindowSpec[] = [];
     for (const throttler of this.throttlers) {
-      windows.push({ name: throttler.name ?? 'default', limit: await resolve(throttler.limit, context), ttlMs: await resolve(throttler.ttl, context) });
+      const [limit, ttlMs] = [resolve(throttler.limit, context), resolve(throttler.ttl, context)];
+      windows.push({ name: throttler.name ?? 'default', limit: typeof limit === 'number' ? limit : await limit, ttlMs: typeof ttlMs === 'number' ? ttlMs : await ttlMs });
     }
     // Shortest window first: a request the burst window refuses does not count against the hour.
     windows.sort((a, b) => a.ttlMs - b.ttlMs);
