@@ -6,7 +6,7 @@
 // (Dockerfile), once with Node's defaults. Builds nothing: run `npm run build` first.
 //   node bench/run.mjs --only=embedded [--quick]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -66,12 +66,15 @@ function embeddedEnv(dataDir, nodeOptions) {
  * with the demo key of a first start, the time it took, its RSS and VmHWM, and the peak resident
  * memory of its process tree, sampled every 50 ms (a child's peak is not in the parent's VmHWM).
  */
-async function startEmbedded(root, env) {
+async function startEmbedded(root, env, logFile) {
   const started = Date.now();
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Logs go to a file, as a container runtime takes them: a pipe read by this process, which also
+  // runs the load generator, would hold the server's writes up whenever this process is busy.
+  const logs = openSync(logFile, 'w');
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env, stdio: ['ignore', logs, 'pipe'] });
+  closeSync(logs);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
   running.add(child);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
@@ -79,6 +82,7 @@ async function startEmbedded(root, env) {
   let treePeak = 0;
   while (!/Demo tenant (created|in )[\s\S]*─{78}\n/.test(stdout)) {
     const exit = await Promise.race([exited, sleep(50).then(() => undefined)]);
+    stdout = readFileSync(logFile, 'utf8');
     if (exit !== undefined) throw new Error(`the service exited (${exit}) before its banner\nstdout:\n${stdout}\nstderr:\n${stderr}`);
     if (Date.now() - started > STARTUP_TIMEOUT_MS) throw new Error(`no banner within ${STARTUP_TIMEOUT_MS} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`);
     treePeak = Math.max(treePeak, treeRssMb(child.pid));
@@ -145,7 +149,8 @@ async function measureVariant({ root, log, nodeOptions, timing }) {
   const env = embeddedEnv(dataDir, nodeOptions);
   const label = nodeOptions || 'Node defaults';
   try {
-    const first = await startEmbedded(root, env);
+    const logFile = `${dataDir}.log`;
+    const first = await startEmbedded(root, env, logFile);
     if (!first.key) throw new Error('the first start printed no demo key');
     log(`embedded (${label}): first start in ${first.startMs} ms, RSS ${first.rss} MB, peak ${first.peak} MB (with children ${first.treePeak} MB)`);
     const baseUrl = `http://127.0.0.1:${PORT}`;
@@ -158,7 +163,7 @@ async function measureVariant({ root, log, nodeOptions, timing }) {
     const afterLoad = memoryMb(first.child.pid);
     log(`embedded (${label}): after the load RSS ${afterLoad.rss} MB, peak ${afterLoad.peak} MB`);
     await first.stop();
-    const second = await startEmbedded(root, env);
+    const second = await startEmbedded(root, env, logFile);
     await second.stop();
     log(`embedded (${label}): restart in ${second.startMs} ms, RSS ${second.rss} MB, peak ${second.peak} MB (with children ${second.treePeak} MB)`);
     return {
@@ -170,6 +175,7 @@ async function measureVariant({ root, log, nodeOptions, timing }) {
     };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(`${dataDir}.log`, { force: true });
   }
 }
 

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -33,8 +34,21 @@ export function openMigrationConnection(config: AppConfig['database']): Promise<
 
 export async function openDatabaseConnection(config: AppConfig['database']): Promise<DatabaseConnection> {
   if (config.kind === 'postgres') return openPostgres(config);
+  compileWebAssemblyWithLiftoffOnly();
   await mkdir(config.dataDir, { recursive: true });
   return openEmbedded(await PGlite.create({ dataDir: config.dataDir, extensions: EMBEDDED_EXTENSIONS, startParams: EMBEDDED_START_PARAMS }));
+}
+
+/**
+ * Compiles the WebAssembly loaded from now on (PGlite, then Prisma's query compiler) with V8's
+ * baseline compiler only. V8 otherwise recompiles hot functions with TurboFan on background
+ * threads, and their compiler memory stays resident: 60-70 MB of malloc arenas for PGlite alone
+ * (RSS after the first start 351 -> 235 MB, after a restart 303 -> 229 MB). The optimised code
+ * saved nothing measurable on these queries (PGlite alone: 330 against 283-347 µs a query).
+ * Not a NODE_OPTIONS flag, so it is set here, before the first module is compiled.
+ */
+function compileWebAssemblyWithLiftoffOnly(): void {
+  setFlagsFromString('--liftoff-only');
 }
 
 /**
