@@ -18,7 +18,7 @@ import { measureSteady, steadyMarkdown } from './open-loop.mjs';
 import { checkPeerAnswers, COMPARISON_HEADER, comparisonCells, measureRow, onlyPeer, PEER_PORT, peerDescription, peerScenarios } from './peer-section.mjs';
 import { leadsBulkMarkdown, measureLeadsBulk } from './leads-bulk.mjs';
 import { measureWebhooks, webhooksMarkdown } from './webhooks.mjs';
-import { onlyEmbedded } from './embedded.mjs';
+import { embeddedMarkdown, embeddedSection, onlyEmbedded } from './embedded.mjs';
 import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -204,8 +204,10 @@ async function main() {
   const webhooks = await measureWebhooks({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: webhooksKey, measure, quick, log, connections: CONNECTIONS });
   const leadsBulk = await measureLeadsBulk({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: bulkKey, tenantId: tenantIds[BULK_TENANT], pid: servers.service.proc.pid, log });
   for (const server of Object.values(servers)) await stopServer(server.proc);
+  // The embedded default alone on the machine, as a new user starts it (PGlite, demo data).
+  const embedded = await embeddedSection({ root, log, quick });
 
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, steady, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, analyticsAlone, webhooks, leadsBulk, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, steady, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, analyticsAlone, webhooks, leadsBulk, embedded, minutes: +((Date.now() - started) / 60000).toFixed(1) };
   writeFileSync(path.join(root, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(path.join(root, 'bench/results.md'), toMarkdown(report));
   log(`done in ${report.minutes} min: bench/results.md`);
@@ -374,6 +376,7 @@ function toMarkdown(r) {
     ``,
     webhooksMarkdown(r.webhooks),
     leadsBulkMarkdown(r.leadsBulk),
+    embeddedMarkdown(r.embedded),
   ].join('\n');
 }
 
