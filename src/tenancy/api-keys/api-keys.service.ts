@@ -11,7 +11,7 @@ import { generateApiKey, isWellFormedApiKey, KEY_PREFIX } from './api-key-format
 import { InvalidationBus } from '../../invalidation/invalidation-bus';
 import { ApiKeyCache } from './api-key-cache';
 import { ApiKeyHasher } from './api-key-hasher';
-import { ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
+import { ApiKeyRow, ApiKeysRepository, type AuthenticatedKeyRow } from './api-keys.repository';
 import type { Scope } from '../../common/access/scopes';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -44,10 +44,7 @@ export class ApiKeysService {
     const row = await this.cache.getOrLookUp(digest, now.getTime(), (key) => this.keys.findByDigest(key));
     if (!row || (row.expiresAt && row.expiresAt <= now)) throw new InvalidApiKeyError();
     this.recordUse(row, now);
-    return {
-      tenant: { id: row.tenant.id, name: row.tenant.name, slug: row.tenant.slug, plan: row.tenant.plan },
-      apiKey: { id: row.id, type: row.type, scopes: row.scopes },
-    };
+    return principalOf(row);
   }
 
   /** Creates a key; the full key is in this answer only and is never stored or shown again. */
@@ -91,8 +88,8 @@ export class ApiKeysService {
 
   /** lastUsedAt is informational: written at most once a minute, off the request's path. */
   private recordUse(row: ApiKeyRow, now: Date): void {
+    if (row.lastUsedAt && row.lastUsedAt.getTime() >= now.getTime() - LAST_USED_RESOLUTION_MS) return;
     const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
-    if (row.lastUsedAt && row.lastUsedAt >= staleBefore) return;
     // The row may be the cached one: marking it used now keeps the other requests of this second,
     // served from the cache, from each sending the same (already satisfied) update.
     row.lastUsedAt = now;
@@ -100,4 +97,20 @@ export class ApiKeysService {
       this.logger.warn(`Could not record key use: ${error instanceof Error ? error.message : String(error)}`);
     });
   }
+}
+
+// One principal per cached key row, shared by the requests it serves (frozen: nobody may change it).
+const principals = new WeakMap<AuthenticatedKeyRow, ApiPrincipal>();
+
+/** What the request learns of its caller: the key's tenant and the key's id, type and scopes. */
+function principalOf(row: AuthenticatedKeyRow): ApiPrincipal {
+  let principal = principals.get(row);
+  if (!principal) {
+    principal = Object.freeze({
+      tenant: Object.freeze({ id: row.tenant.id, name: row.tenant.name, slug: row.tenant.slug, plan: row.tenant.plan }),
+      apiKey: Object.freeze({ id: row.id, type: row.type, scopes: Object.freeze([...row.scopes]) }),
+    });
+    principals.set(row, principal);
+  }
+  return principal;
 }
