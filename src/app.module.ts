@@ -1,4 +1,4 @@
-import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { AnalyticsModule } from './analytics/analytics.module';
@@ -6,7 +6,6 @@ import { BotsModule } from './bots/bots.module';
 import { callerChecksProvider } from './caller-checks';
 import { AccessRuleGuard } from './common/access/access-rule.guard';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
-import { HttpsOnlyMiddleware } from './common/http/https-only.middleware';
 import { JsonBodyGuard } from './common/http/json-body.guard';
 import { OpenApiModule } from './openapi/openapi.module';
 import type { RateLimitPlans } from './rate-limit/plan-limits';
@@ -33,7 +32,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 
 
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   /** The app on a validated configuration and an open database (main.ts and the e2e tests). */
   static forRoot(config: AppConfig, connection: DatabaseConnection, options: { rateLimitPlans?: RateLimitPlans; webhookDelivery?: Partial<DeliveryOptions> } = {}): DynamicModule {
     return {
@@ -53,12 +52,5 @@ export class AppModule implements NestModule {
       ],
       exports: [APP_CONFIG, DATABASE_CONNECTION],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(HttpsOnlyMiddleware)
-      .exclude({ path: 'health/{*path}', method: RequestMethod.GET }, { path: 'health/{*path}', method: RequestMethod.HEAD })
-      .forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 }

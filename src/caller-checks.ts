@@ -11,7 +11,7 @@ import { PlanGuard } from './tenancy/plan.guard';
 /**
  * What each kind of caller must pass, in the contract's order (API_DECISIONS, Order of checks):
  * key (401), plan (403), rate limit (429), scope (403). The transport rule runs before all of
- * them (HttpsOnlyMiddleware) and the body is read after them (JsonBodyGuard). A new kind of
+ * them (httpsOnlyMiddleware) and the body is read after them (JsonBodyGuard). A new kind of
  * caller is a new access decorator, its guard, and one line here.
  */
 export const callerChecksProvider: Provider = {

@@ -3,7 +3,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { answerClientErrorsInEnvelope } from './common/http/client-error';
+import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { everyAnswerMiddleware } from './common/http/every-answer.middleware';
+import { httpsOnlyMiddleware } from './common/http/https-only.middleware';
+import type { AppRequest } from './common/http/request-context';
 import { trustedProxies } from './config/trusted-proxies';
 import { publishOpenApiDocument } from './openapi/openapi.document';
 import type { AppConfig } from './config/env';
@@ -31,6 +34,13 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.use(everyAnswerMiddleware(securityHeaders));
   express.use(WIDGET_PATH_PREFIX, widgetCors);
   express.use(app.get<RequestHandler>(REQUEST_LOG));
+  const errors = new GlobalExceptionFilter();
+  express.use(
+    httpsOnlyMiddleware(config, (error, request, response) => {
+      const { status, headers, body } = errors.answerTo(error, request as AppRequest);
+      response.status(status).set(headers).json(body);
+    }),
+  );
   publishOpenApiDocument(app);
 }
 

@@ -1,11 +1,13 @@
 import { isIPv4 } from 'node:net';
-import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { APP_CONFIG, type AppConfig } from '../../config/env';
+import type { AppConfig } from '../../config/env';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-codes';
 
 type TrustFunction = (address: string, hop: number) => boolean;
+
+/** Writes the error envelope of a refusal (the exception filter's answer, outside Nest's routing). */
+export type Refuse = (error: AppError, request: Request, response: Response) => void;
 
 function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
@@ -13,20 +15,22 @@ function isLoopback(address: string | undefined): boolean {
   return address === '::1' || (isIPv4(v4) && v4.startsWith('127.'));
 }
 
+/** Probes answer over plain HTTP: a load balancer checks them on the instance's own port. */
+const isHealthProbe = (request: Request) => (request.method === 'GET' || request.method === 'HEAD') && /^\/health\//i.test(request.path);
+
 /**
  * The transport rule (API_DECISIONS, Transport): HTTPS only, seen on the TLS socket or in a
  * trusted proxy's X-Forwarded-Proto. Outside production, plain HTTP from loopback is allowed
  * so that `curl http://localhost` works; a trusted proxy saying "http" is refused in every mode.
+ * A plain Express middleware before routing, so that unknown paths are refused too (as a Nest
+ * middleware on every path it cost a route match and an exclusion check per request).
  */
-@Injectable()
-export class HttpsOnlyMiddleware implements NestMiddleware {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
-
-  use(request: Request, _response: Response, next: NextFunction): void {
-    if (request.secure) return next();
+export function httpsOnlyMiddleware(config: Pick<AppConfig, 'production'>, refuse: Refuse) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    if (request.secure || isHealthProbe(request)) return next();
     const trust = request.app.get('trust proxy fn') as TrustFunction;
     const proxiedAsHttp = request.header('x-forwarded-proto') !== undefined && trust(request.socket.remoteAddress ?? '', 0);
-    if (!proxiedAsHttp && !this.config.production && isLoopback(request.socket.remoteAddress)) return next();
-    next(new AppError(ErrorCode.HTTPS_REQUIRED, 'HTTPS is required. Send the request over https://.'));
-  }
+    if (!proxiedAsHttp && !config.production && isLoopback(request.socket.remoteAddress)) return next();
+    refuse(new AppError(ErrorCode.HTTPS_REQUIRED, 'HTTPS is required. Send the request over https://.'), request, response);
+  };
 }
