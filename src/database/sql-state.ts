@@ -9,3 +9,13 @@ export function sqlStateOf(error: unknown): unknown {
   const cause = (error.meta as { driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } } | undefined)?.driverAdapterError?.cause;
   return cause?.originalCode ?? cause?.code;
 }
+
+/**
+ * The driver adapter's kind of error behind a Prisma error (`DatabaseNotReachable`,
+ * `ConnectionClosed`, ...): raw queries report a lost server as P2010 with only this to tell.
+ */
+export function driverErrorKindOf(error: unknown): string | undefined {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return undefined;
+  const kind = (error.meta as { driverAdapterError?: { cause?: { kind?: unknown } } } | undefined)?.driverAdapterError?.cause?.kind;
+  return typeof kind === 'string' ? kind : undefined;
+}

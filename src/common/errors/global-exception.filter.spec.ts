@@ -202,7 +202,15 @@ describe('GlobalExceptionFilter', () => {
       ["pg's query_timeout", new Error('Query read timeout')],
       ['a query on a client whose connection failed mid-transaction', new Error('Client has encountered a connection error and is not queryable')],
       ['the same, reported by Prisma', new Prisma.PrismaClientKnownRequestError('Client has encountered a connection error and is not queryable', { code: 'P2010', clientVersion: CLIENT_VERSION })],
-    ])('answers 503 SERVICE_UNAVAILABLE with Retry-After for %s', (_, exception) => {
+      ...(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'] as const).map((kind) => [
+        `a raw query's P2010 whose driver adapter error is ${kind}`,
+        new Prisma.PrismaClientKnownRequestError('Raw query failed. Code: `N/A`. Message: `Can\'t reach database server at 10.0.0.5:5432`', {
+          code: 'P2010',
+          clientVersion: CLIENT_VERSION,
+          meta: { driverAdapterError: new DriverAdapterError({ kind, host: '10.0.0.5', port: 5432 } as never) },
+        }),
+      ]),
+    ] as [string, unknown][])('answers 503 SERVICE_UNAVAILABLE with Retry-After for %s', (_, exception) => {
       const response = handle(exception);
       expect(response.statusCode).toBe(503);
       expect(response.body).toEqual(envelope('SERVICE_UNAVAILABLE', 503));

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { Prisma } from '../../generated/prisma/client';
-import { sqlStateOf } from '../../database/sql-state';
+import { driverErrorKindOf, sqlStateOf } from '../../database/sql-state';
 import type { AppRequest } from '../http/request-context';
 import { AppError, FieldError, ValidationError } from './app-error';
 import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
@@ -33,6 +33,14 @@ const defaultMessage = (code: ErrorCode): string => ERROR_CATALOGUE[code].defaul
  * (P2037: too many connections, PostgreSQL's 53300 as the pg adapter reports it).
  */
 const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028', 'P2037']);
+
+/**
+ * The driver adapter's kinds of error for a server that cannot be reached or is overloaded. A
+ * typed query maps them to P1001 and the like, a raw query ($queryRaw) reports them as P2010 with
+ * the kind in meta.driverAdapterError alone (the fault tests saw 500s for raw reads and writes
+ * during a PostgreSQL kill).
+ */
+const UNAVAILABLE_DRIVER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 
 /**
  * PostgreSQL SQLSTATEs of a server that is going away, starting up or overloaded: class 08
@@ -129,7 +137,12 @@ export class GlobalExceptionFilter implements ExceptionFilter {
 function isDatabaseUnavailable(exception: unknown): boolean {
   if (exception instanceof Prisma.PrismaClientInitializationError) return true;
   if (exception instanceof Prisma.PrismaClientKnownRequestError) {
-    return UNAVAILABLE_PRISMA_CODES.has(exception.code) || isUnavailableSqlState(sqlStateOf(exception)) || LOST_CONNECTION.test(exception.message);
+    return (
+      UNAVAILABLE_PRISMA_CODES.has(exception.code) ||
+      UNAVAILABLE_DRIVER_KINDS.has(driverErrorKindOf(exception) ?? '') ||
+      isUnavailableSqlState(sqlStateOf(exception)) ||
+      LOST_CONNECTION.test(exception.message)
+    );
   }
   if (exception instanceof Error) {
     const code = (exception as { code?: unknown }).code;
