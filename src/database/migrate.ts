@@ -89,7 +89,7 @@ export function applyMigrationsInChildProcess(): Promise<string[]> {
 
 /**
  * Whether the schema engine has work to do on this database: a migration of the folder not applied
- * yet, or a failed one that it must report. Read from \`_prisma_migrations\` (none there: all to do).
+ * yet, or a failed one that it must report. Read from `_prisma_migrations` (none there: all to do).
  */
 export async function hasPendingMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<boolean> {
   const adapter = await adapterFactory.connect();

