@@ -35,12 +35,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.use(WIDGET_PATH_PREFIX, widgetCors);
   express.use(app.get<RequestHandler>(REQUEST_LOG));
   const errors = new GlobalExceptionFilter();
-  express.use(
-    httpsOnlyMiddleware(config, (error, request, response) => {
-      const { status, headers, body } = errors.answerTo(error, request as AppRequest);
-      response.status(status).set(headers).json(body);
-    }),
-  );
+  express.use(httpsOnlyMiddleware(config, (error, request, response) => errors.reply(error, request as AppRequest, response)));
   publishOpenApiDocument(app);
 }
 

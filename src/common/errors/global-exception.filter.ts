@@ -72,10 +72,12 @@ export class GlobalExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<AppRequest>();
-    const response = http.getResponse<Response>();
-    const { status, headers, body } = this.answerTo(exception, request);
+    this.reply(exception, http.getRequest<AppRequest>(), http.getResponse<Response>());
+  }
 
+  /** Writes the answer to an exception; also for refusals made before Nest's routing (the HTTPS rule). */
+  reply(exception: unknown, request: AppRequest, response: Response): void {
+    const { status, headers, body } = this.answerTo(exception, request);
     if (response.headersSent) {
       response.end();
       return;
