@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AccountsModule } from './accounts/accounts.module';
 import { AdminModule } from './admin/admin.module';
 import { AnalyticsModule } from './analytics/analytics.module';
 import { BotsModule } from './bots/bots.module';
@@ -38,7 +39,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, AnalyticsModule, SettingsModule, WidgetModule, WebhookDeliveryModule.forRoot(options.webhookDelivery), DemoModule, OpenApiModule],
+      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, AccountsModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, AnalyticsModule, SettingsModule, WidgetModule, WebhookDeliveryModule.forRoot(options.webhookDelivery), DemoModule, OpenApiModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },

@@ -100,6 +100,18 @@ class EnvironmentVariables {
   @IsOptional() @Transform(toInteger) @IsInt() @Min(1000) @Max(120_000)
   LLM_TIMEOUT_MS?: number;
 
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: '$property must be an http(s) URL' })
+  PUBLIC_URL?: string;
+
+  @IsOptional() @IsIn(['open', 'closed'])
+  SIGNUP?: 'open' | 'closed';
+
+  @IsOptional() @IsString() @MinLength(1)
+  SMTP_URL?: string;
+
+  @IsOptional() @IsString() @MinLength(3)
+  MAIL_FROM?: string;
+
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000)
   SHUTDOWN_DRAIN_MS?: number;
 
@@ -149,6 +161,12 @@ export interface AppConfig {
     /** Signs visitor tokens (HMAC-SHA256); every instance needs the same one. */
     tokenSecret: string;
   };
+  /** The service's own origin (`https://chat.example.com`): the CSRF check and links in mails; unset: each request's own. */
+  publicOrigin: string | undefined;
+  /** Whether anyone may sign up (a new tenant on Free with its owner). */
+  signupOpen: boolean;
+  /** Mail for invitations and password resets; unset: links are only returned (and logged outside production). */
+  mail: { smtpUrl: string; from: string } | undefined;
   /** An OpenAI-compatible chat completions endpoint that writes replies; unset: extractive replies. */
   llm: { baseUrl: string; model: string; apiKey: string; timeoutMs: number } | undefined;
 }
@@ -207,6 +225,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     const missing = ['LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY'].filter((_, i) => !llmVars[i]);
     throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} must be set too: LLM_BASE_URL, LLM_MODEL and LLM_API_KEY go together`);
   }
+  if (vars.SMTP_URL && !hasProtocol(vars.SMTP_URL, ['smtp:', 'smtps:'])) {
+    throw new ConfigError('Invalid configuration: SMTP_URL must be an smtp:// or smtps:// URL');
+  }
   if (production && !vars.WIDGET_TOKEN_SECRET) {
     throw new ConfigError('Invalid configuration: WIDGET_TOKEN_SECRET is required when NODE_ENV=production');
   }
@@ -243,6 +264,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       worker: vars.WEBHOOK_WORKER ?? true,
     },
     widget: { tokenSecret: vars.WIDGET_TOKEN_SECRET ?? DEVELOPMENT_WIDGET_TOKEN_SECRET },
+    publicOrigin: vars.PUBLIC_URL ? new URL(vars.PUBLIC_URL).origin : undefined,
+    signupOpen: (vars.SIGNUP ?? 'open') === 'open',
+    mail: vars.SMTP_URL ? { smtpUrl: vars.SMTP_URL, from: vars.MAIL_FROM ?? 'Chatbot Platform <no-reply@localhost>' } : undefined,
     llm: vars.LLM_BASE_URL && vars.LLM_MODEL && vars.LLM_API_KEY
       ? { baseUrl: vars.LLM_BASE_URL.replace(/\/+$/, ''), model: vars.LLM_MODEL, apiKey: vars.LLM_API_KEY, timeoutMs: vars.LLM_TIMEOUT_MS ?? 20_000 }
       : undefined,

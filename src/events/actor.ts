@@ -1,19 +1,27 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { AppRequest } from '../common/http/request-context';
+import { clientIp } from '../rate-limit/client-ip';
 
 /** Who made a change, as the audit log records it, and the request that carried it. */
 export interface Actor {
-  /** `admin-api`, `api-key:<key id>`, or `system` for changes made outside a request (the demo data). */
+  /** `user:<user id>`, `api-key:<key id>`, `admin-api`, or `system` for changes made outside a request. */
   name: string;
   requestId: string | null;
+  /** The client address of that request; null outside a request. */
+  ip: string | null;
 }
 
-export const SYSTEM_ACTOR: Actor = { name: 'system', requestId: null };
+export const SYSTEM_ACTOR: Actor = { name: 'system', requestId: null, ip: null };
 
-/** The actor of an admin-API or API-key request: the key's id when a key authenticated it. */
+/** The actor name of a user (also what `GET /api/v1/audit-log?actor=` takes). */
+export const userActorName = (userId: string) => `user:${userId}`;
+
+/** The actor of a request: the signed-in user, the key that authenticated it, or the admin API. */
 export function actorOf(request: AppRequest): Actor {
-  const name = request.principal ? `api-key:${request.principal.apiKey.id}` : 'admin-api';
-  return { name, requestId: request.id };
+  const { principal, session } = request;
+  const userId = principal?.user?.id ?? session?.user.id;
+  const name = userId ? userActorName(userId) : principal?.apiKey ? `api-key:${principal.apiKey.id}` : 'admin-api';
+  return { name, requestId: request.id, ip: clientIp(request) };
 }
 
 /** Hands the request's actor to a controller, for the services that record events. */

@@ -34,7 +34,7 @@ export interface PublishedEvent {
 export class EventRecorder {
   async record(tx: PrismaTransaction, tenantId: string, actor: Actor, event: RecordedEvent): Promise<void> {
     await tx.auditEvent.create({
-      data: { tenantId, actor: actor.name, requestId: actor.requestId, action: event.action, targetType: event.targetType, targetId: event.targetId, data: event.data ?? {} },
+      data: { tenantId, actor: actor.name, requestId: actor.requestId, ip: actor.ip, action: event.action, targetType: event.targetType, targetId: event.targetId, data: event.data ?? {} },
       select: { id: true },
     });
   }

@@ -4,10 +4,14 @@ import { REDIS_CLIENT } from '../redis/redis.module';
 
 const CHANNEL = 'chatbots:invalidate-tenant';
 
-type Listener = (tenantId: string) => void;
+type Listener = (id: string) => void;
+
+// A user's change travels on the same channel, its id prefixed (tenant ids are bare UUIDs).
+const USER_PREFIX = 'user:';
 
 /**
- * Tells every instance that a tenant's cached state (its keys, its plan) changed. In-process
+ * Tells every instance that a tenant's cached state (its keys, its plan) or a user's (sessions,
+ * memberships) changed. In-process
  * listeners hear it at once; with Redis, other instances hear it through pub/sub. Caches also
  * expire on their own within a second, so a lost message only delays, never keeps, stale state.
  */
@@ -15,6 +19,7 @@ type Listener = (tenantId: string) => void;
 export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(InvalidationBus.name);
   private readonly listeners: Listener[] = [];
+  private readonly userListeners: Listener[] = [];
   private subscriber?: Redis;
 
   constructor(@Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis | null) {}
@@ -24,7 +29,7 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
     // A subscriber connection of its own; it may queue while reconnecting, since no request waits on it.
     this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
     this.subscriber.on('error', () => undefined);
-    this.subscriber.on('message', (_channel: string, tenantId: string) => this.notify(tenantId));
+    this.subscriber.on('message', (_channel: string, id: string) => this.notify(id));
     this.subscriber.subscribe(CHANNEL).catch((error: unknown) => this.logger.warn(`Cannot subscribe to invalidations: ${String(error)}`));
   }
 
@@ -32,11 +37,24 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
     this.listeners.push(listener);
   }
 
+  /** Hears that a user's sessions or memberships changed (a session ended, a role changed). */
+  onUserChange(listener: Listener): void {
+    this.userListeners.push(listener);
+  }
+
   /** Announces a change: here at once, elsewhere through Redis when configured. */
-  async tenantChanged(tenantId: string): Promise<void> {
-    this.notify(tenantId);
+  tenantChanged(tenantId: string): Promise<void> {
+    return this.announce(tenantId);
+  }
+
+  userChanged(userId: string): Promise<void> {
+    return this.announce(`${USER_PREFIX}${userId}`);
+  }
+
+  private async announce(message: string): Promise<void> {
+    this.notify(message);
     if (!this.redis) return;
-    await this.redis.publish(CHANNEL, tenantId).catch((error: unknown) => {
+    await this.redis.publish(CHANNEL, message).catch((error: unknown) => {
       this.logger.warn(`Invalidation not published (other instances catch up within a second): ${error instanceof Error ? error.message : String(error)}`);
     });
   }
@@ -45,7 +63,12 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
     this.subscriber?.disconnect();
   }
 
-  private notify(tenantId: string): void {
-    for (const listener of this.listeners) listener(tenantId);
+  private notify(message: string): void {
+    if (message.startsWith(USER_PREFIX)) {
+      const userId = message.slice(USER_PREFIX.length);
+      for (const listener of this.userListeners) listener(userId);
+      return;
+    }
+    for (const listener of this.listeners) listener(message);
   }
 }

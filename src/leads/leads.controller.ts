@@ -121,13 +121,13 @@ export class LeadsController {
   @ApiV1NoContent('Success, for a key without `leads:read`: no body.')
   @ApiIdParam('id', 'Lead')
   async update(
-    @Principal() { tenant, apiKey }: ApiPrincipal,
+    @Principal() { tenant, scopes }: ApiPrincipal,
     @Param('id') id: string,
     @Body() body: UpdateLeadDto,
     @Query() _query: NoQueryDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<LeadEnvelope | undefined> {
-    const canRead = apiKey.scopes.includes(Scope.LeadsRead);
+    const canRead = scopes.includes(Scope.LeadsRead);
     const lead = await this.leads.updateLead(tenant.id, id, body, { canRead });
     if (canRead) return { lead: toLeadResponse(lead) };
     response.status(204);
@@ -159,14 +159,14 @@ export class LeadsController {
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
   })
   async import(
-    @Principal() { tenant, apiKey }: ApiPrincipal,
+    @Principal() { tenant, scopes }: ApiPrincipal,
     @Body() body: ImportLeadsDto,
     @IdempotencyKey() idempotencyKey: string | undefined,
     @Query() _query: NoQueryDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ImportLeadsResponse> {
     const { imported, leads } = sendRecorded(response, await this.leads.importLeads(tenant.id, body.leads, idempotencyKey));
-    return apiKey.scopes.includes(Scope.LeadsRead) ? { imported, leads } : { imported };
+    return scopes.includes(Scope.LeadsRead) ? { imported, leads } : { imported };
   }
 
 }

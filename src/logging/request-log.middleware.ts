@@ -42,14 +42,15 @@ export function requestLogMiddleware(logger: Logger) {
 }
 
 function writeLine(logger: Logger, request: IncomingMessage & { originalUrl?: string }, response: ServerResponse, responseTime: number): void {
-  const { id, principal, route } = request as AppRequest;
+  const { id, principal, route, session } = request as AppRequest;
   const line = {
     req: { id, method: request.method, path: loggablePath(request.originalUrl ?? request.url ?? '') },
     res: { status: response.statusCode },
     responseTime,
     requestId: id,
     tenantId: principal?.tenant.id,
-    keyId: principal?.apiKey.id,
+    keyId: principal?.apiKey?.id,
+    userId: session?.user.id,
     route: route?.path,
   };
   if (response.statusCode >= 500) {

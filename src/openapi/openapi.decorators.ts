@@ -2,21 +2,29 @@ import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
 import type { ApiResponseOptions, HeaderObject, HeadersObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import type { Scope } from '../common/access/scopes';
-import { RequireScopes, WidgetOnly } from '../common/access/access.decorators';
+import { RequireScopes, SignedIn, SignInStep, UsersOnly, WidgetOnly, type UserRouteRole } from '../common/access/access.decorators';
 import { ErrorEnvelope, FieldErrorResponse } from '../common/errors/error-envelope';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
 
 export const API_KEY_SCHEME = 'ApiKeyAuth';
 export const ADMIN_BEARER_SCHEME = 'AdminBearerAuth';
+export const SESSION_SCHEME = 'SessionCookie';
+export const TENANT_HEADER_SCHEME = 'TenantId';
+
+/** A signed-in user's request for one of their tenants: the session cookie and X-Tenant-Id, together. */
+const USER_SECURITY = { [SESSION_SCHEME]: [], [TENANT_HEADER_SCHEME]: [] };
+
+/** What a user's request to a tenant route can be refused with, beyond a key's errors. */
+const USER_ERRORS: readonly ErrorCode[] = [ErrorCode.INVALID_SESSION, ErrorCode.CSRF_REJECTED, ErrorCode.TENANT_REQUIRED, ErrorCode.NOT_A_MEMBER, ErrorCode.INSUFFICIENT_ROLE];
 
 const header = (schema: SchemaObject, description: string, required = true): HeaderObject => ({ description, required, schema });
 
 const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
   'X-Request-Id': header({ type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' }, 'The request id: a well-formed incoming `X-Request-Id`, otherwise a new UUID.'),
-  'X-RateLimit-Limit': header({ type: 'integer', minimum: 1 }, "The plan's hourly request limit (all keys of the tenant share it)."),
+  'X-RateLimit-Limit': header({ type: 'integer', minimum: 1 }, "The plan's hourly request limit (all keys of the tenant share it); for a signed-in user, their own limit of 600 a minute."),
   'X-RateLimit-Remaining': header({ type: 'integer', minimum: 0 }, 'Requests left in the current hour, never negative.'),
   'X-RateLimit-Reset': header({ type: 'integer', minimum: 0 }, 'Unix epoch seconds at which the hourly window resets.'),
-  RateLimit: header({ type: 'string', pattern: '^"hourly";r=\\d+;t=\\d+$' }, 'IETF RateLimit field of the hourly window: requests left and seconds to the reset.'),
+  RateLimit: header({ type: 'string', pattern: '^"(hourly|user)";r=\\d+;t=\\d+$' }, "IETF RateLimit field of the hourly window (a user's: their minute window): requests left and seconds to the reset."),
   'RateLimit-Policy': header({ type: 'string', pattern: '^"[a-z]+";q=\\d+;w=\\d+(, "[a-z]+";q=\\d+;w=\\d+)*$' }, 'IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds.'),
   'Retry-After': header({ type: 'integer', minimum: 1 }, 'Whole seconds to wait before retrying.'),
   Location: header({ type: 'string', format: 'uri-reference', pattern: '^/api/v1/leads/[0-9a-f-]{36}$' }, 'The path of the new lead.'),
@@ -70,9 +78,11 @@ const COMPONENT_PREFIX: Record<Surface, string> = { v1: 'ApiV1', v1AnyKey: 'ApiV
  */
 const RATE_LIMITED_ERROR_STATUSES = new Set([400, 404, 409, 413, 415]);
 
-function errorHeaders(status: number, surface: Surface): HeadersObject {
+function errorHeaders(status: number, codes: readonly ErrorCode[], surface: Surface): HeadersObject {
   const headers: HeadersObject = { 'X-Request-Id': headerRef('X-Request-Id') };
-  if (surface !== 'other' && status !== 401) Object.assign(headers, rateLimitHeaders(surface === 'v1' && RATE_LIMITED_ERROR_STATUSES.has(status)));
+  // A user without X-Tenant-Id is refused before any limit counts the request.
+  const counted = surface === 'v1' && RATE_LIMITED_ERROR_STATUSES.has(status) && !codes.includes(ErrorCode.TENANT_REQUIRED);
+  if (surface !== 'other' && status !== 401) Object.assign(headers, rateLimitHeaders(counted));
   if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
   return headers;
 }
@@ -104,7 +114,7 @@ function errorResponse(status: number, codes: ErrorCode[], routeSurface: Surface
     };
     RESPONSE_COMPONENTS.set(name, {
       description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].when}.`).join('\n\n'),
-      headers: errorHeaders(status, surface),
+      headers: errorHeaders(status, codes, surface),
       content: { 'application/json': { schema: { allOf: [{ $ref: getSchemaPath(ErrorEnvelope) }, narrowed] } } },
     });
   }
@@ -175,16 +185,19 @@ export function ApiV1Endpoint(docs: EndpointDocs & { scopes: Scope[] }): MethodD
     ErrorCode.HTTPS_REQUIRED,
     ErrorCode.PLAN_UPGRADE_REQUIRED,
     ...(docs.scopes.length ? [ErrorCode.INSUFFICIENT_SCOPE] : []),
+    ...USER_ERRORS,
     ...(docs.errors ?? []),
     ErrorCode.RATE_LIMIT_EXCEEDED,
     ErrorCode.INTERNAL_ERROR,
     ErrorCode.SERVICE_UNAVAILABLE,
   ];
+  const userNote = 'A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.';
   return applyDecorators(
     // The access rule and its documentation come from one list of scopes, so they cannot drift.
     RequireScopes(...docs.scopes),
-    operation(docs, scopeNote),
+    operation(docs, `${scopeNote} ${userNote}`),
     ApiSecurity(API_KEY_SCHEME, docs.scopes),
+    ApiSecurity(USER_SECURITY),
     // Public keys may call a route without scopes, and their answers carry no quota headers.
     successResponse(docs, rateLimitHeaders(docs.scopes.length > 0), 'Success.'),
     ApiExtraModels(ErrorEnvelope),
@@ -229,6 +242,60 @@ export function ApiWidgetEndpoint(docs: EndpointDocs & { visitorToken: boolean }
 /** A second success answer of an /api/v1 endpoint: 204 without a body, with the same headers. */
 export function ApiV1NoContent(description: string): MethodDecorator {
   return ApiResponse({ status: 204, description, headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...rateLimitHeaders(true) } });
+}
+
+/**
+ * An /api/v1 route for the dashboard's users only (members, invitations, keys...): the session
+ * cookie and X-Tenant-Id, any member or owners and admins only. A key is refused with 403.
+ */
+export function ApiUserEndpoint(docs: EndpointDocs & { role: UserRouteRole }): MethodDecorator {
+  const errors: ErrorCode[] = [
+    ErrorCode.VALIDATION_ERROR,
+    ...USER_ERRORS,
+    ErrorCode.INVALID_API_KEY,
+    ErrorCode.INSUFFICIENT_SCOPE,
+    ErrorCode.HTTPS_REQUIRED,
+    ...(docs.errors ?? []),
+    ErrorCode.RATE_LIMIT_EXCEEDED,
+    ErrorCode.INTERNAL_ERROR,
+    ErrorCode.SERVICE_UNAVAILABLE,
+  ];
+  const note = `Dashboard users only (session cookie and \`X-Tenant-Id\`; API keys get 403 \`INSUFFICIENT_SCOPE\`): ${docs.role === 'manager' ? 'owners and admins' : 'every member'}.`;
+  return applyDecorators(
+    UsersOnly(docs.role),
+    operation(docs, note),
+    ApiSecurity(USER_SECURITY),
+    successResponse(docs, {}, 'Success.'),
+    ApiExtraModels(ErrorEnvelope),
+    ...errorDecorators(errors, 'other'),
+  );
+}
+
+/**
+ * An /auth/v1 endpoint: `signIn`, a step taken before a session exists (sign-up, log-in, resets,
+ * invitations), same-origin only; `session`, the signed-in user's own account.
+ */
+export function ApiAuthEndpoint(docs: EndpointDocs & { access: 'signIn' | 'session' }): MethodDecorator {
+  const errors: ErrorCode[] = [
+    ...(docs.access === 'session' ? [ErrorCode.INVALID_SESSION] : []),
+    ErrorCode.CSRF_REJECTED,
+    ErrorCode.HTTPS_REQUIRED,
+    ...(docs.errors ?? []),
+    ErrorCode.INTERNAL_ERROR,
+    ErrorCode.SERVICE_UNAVAILABLE,
+  ];
+  const note =
+    docs.access === 'session'
+      ? 'The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service\'s own `Origin`.'
+      : 'No session needed; the request must carry the service\'s own `Origin` (403 `CSRF_REJECTED` otherwise).';
+  return applyDecorators(
+    docs.access === 'session' ? SignedIn() : SignInStep(),
+    operation(docs, note),
+    ...(docs.access === 'session' ? [ApiSecurity(SESSION_SCHEME)] : []),
+    successResponse(docs, {}, 'Success.'),
+    ApiExtraModels(ErrorEnvelope),
+    ...errorDecorators(errors, 'other'),
+  );
 }
 
 /** An /admin/v1 endpoint: the admin bearer token, and the errors every admin route can give. */

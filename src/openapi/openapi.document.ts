@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ADMIN_BEARER_SCHEME, API_KEY_SCHEME, HEADER_COMPONENTS, RESPONSE_COMPONENTS } from './openapi.decorators';
+import { ADMIN_BEARER_SCHEME, API_KEY_SCHEME, HEADER_COMPONENTS, RESPONSE_COMPONENTS, SESSION_SCHEME, TENANT_HEADER_SCHEME } from './openapi.decorators';
 import { OpenApiDocumentStore } from './openapi-document.store';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -33,11 +33,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addServer('http://localhost:3000', 'A local development server (`npm start`)')
     .addSecurity(API_KEY_SCHEME, { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A tenant API key (`svc_sk_…` secret key; `svc_pk_…` public keys may only call /api/v1/verify).' })
     .addSecurity(ADMIN_BEARER_SCHEME, { type: 'http', scheme: 'bearer', description: 'The admin token from the `ADMIN_API_TOKEN` configuration variable.' })
+    .addSecurity(SESSION_SCHEME, { type: 'apiKey', in: 'cookie', name: 'svc_session', description: 'A signed-in user: the session cookie set by `POST /auth/v1/sessions` (HttpOnly, SameSite=Lax). A POST, PUT, PATCH or DELETE must carry the service\'s own `Origin`.' })
+    .addSecurity(TENANT_HEADER_SCHEME, { type: 'apiKey', in: 'header', name: 'X-Tenant-Id', description: "With the session cookie: the tenant of the request, one of the user's memberships." })
     .addTag('Account', 'The API key and its tenant')
     .addTag('Bots')
     .addTag('Conversations', 'Conversations and their messages')
     .addTag('Leads')
     .addTag('Webhooks', 'Endpoints that receive events, their secrets and deliveries')
+    .addTag('Auth', 'Dashboard users: sign-up, log-in, sessions, passwords and invitations')
+    .addTag('Tenant', "The signed-in user's tenant: its members, invitations, API keys and audit log")
     .addTag('Admin', 'The dashboard’s back end')
     .addTag('Operations', 'Health probes and this description')
     .build();

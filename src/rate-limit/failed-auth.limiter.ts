@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { isOver, RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
+import { isOver, isUsedUp, RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 
 export interface AuthFailurePolicy {
   limit: number;
@@ -14,11 +14,12 @@ export const AUTH_FAILURE_POLICY = Symbol('AUTH_FAILURE_POLICY');
 const MAX_REMEMBERED_BLOCKS = 10_000;
 
 /** What a failure was an attempt at; each has its own count per IP (same limit). */
-export type CredentialKind = 'apiKey' | 'adminToken';
+export type CredentialKind = 'apiKey' | 'adminToken' | 'password';
 
 const CREDENTIALS: Readonly<Record<CredentialKind, { keyPrefix: string; noun: string }>> = {
   apiKey: { keyPrefix: 'auth-failures', noun: 'a missing or invalid API key' },
   adminToken: { keyPrefix: 'admin-auth-failures', noun: 'a missing or invalid admin bearer token' },
+  password: { keyPrefix: 'login-failures', noun: 'failed log-ins' },
 };
 
 /**
@@ -39,6 +40,22 @@ export class FailedAuthLimiter {
   ) {}
 
   /**
+   * Refuses (429) an address already over its limit, before its credential is compared: a token
+   * or password guessed right while throttled must earn nothing (API_DECISIONS part 3,
+   * Throttling). Used where the credential is a secret a person chose or may leak (passwords, the
+   * admin token); API keys keep "a valid key always passes", their 192 random bits being unguessable.
+   */
+  async assertNotBlocked(kind: CredentialKind, ip: string, now = Date.now()): Promise<void> {
+    const key = this.keyOf(kind, ip);
+    const until = this.blockedUntil.get(key);
+    if (until !== undefined && until > now) throw this.tooManyFailures(kind, until - now);
+    const [usage] = await this.store.peek(key, [this.window()]);
+    if (!isUsedUp(usage)) return;
+    this.remember(key, usage.resetAt - usage.now + now, now);
+    throw this.tooManyFailures(kind, usage.resetAt - usage.now);
+  }
+
+  /**
    * Handles one failed attempt: throws 429 when the IP is over the limit (already known, or with
    * this failure), and returns otherwise, for the caller to throw its 401.
    */
@@ -49,7 +66,7 @@ export class FailedAuthLimiter {
       if (until > now) throw this.tooManyFailures(kind, until - now);
       this.blockedUntil.delete(key);
     }
-    const [usage] = await this.store.hit(key, [{ name: 'auth', limit: this.policy.limit, ttlMs: this.policy.ttlMs }]);
+    const [usage] = await this.store.hit(key, [this.window()]);
     if (!isOver(usage)) return;
     this.remember(key, usage.resetAt - usage.now + Date.now(), now);
     throw this.tooManyFailures(kind, usage.resetAt - usage.now);
@@ -61,6 +78,10 @@ export class FailedAuthLimiter {
       for (const [blocked, end] of this.blockedUntil) if (end <= now) this.blockedUntil.delete(blocked);
     }
     if (this.blockedUntil.size < MAX_REMEMBERED_BLOCKS) this.blockedUntil.set(key, until);
+  }
+
+  private window() {
+    return { name: 'auth', limit: this.policy.limit, ttlMs: this.policy.ttlMs };
   }
 
   private keyOf(kind: CredentialKind, ip: string): string {

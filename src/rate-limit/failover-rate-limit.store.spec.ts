@@ -11,6 +11,10 @@ class FlakyStore implements RateLimitStore {
     if (!this.up) throw new Error('Connection is closed.');
     return windows.map((window) => ({ ...window, count: 1, resetAt: 1_000, now: 0 }));
   }
+
+  async peek(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
+    return this.hit(key, windows);
+  }
 }
 
 describe('FailoverRateLimitStore', () => {

@@ -18,9 +18,17 @@ export class FailoverRateLimitStore implements RateLimitStore {
     private readonly replicas: number,
   ) {}
 
-  async hit(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
+  hit(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
+    return this.either((store, shares) => store.hit(key, shares), windows);
+  }
+
+  peek(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
+    return this.either((store, shares) => store.peek(key, shares), windows);
+  }
+
+  private async either(call: (store: RateLimitStore, windows: readonly WindowSpec[]) => Promise<WindowUsage[]>, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
     try {
-      const usage = await this.primary.hit(key, windows);
+      const usage = await call(this.primary, windows);
       if (this.degraded) {
         this.degraded = false;
         this.logger.log('Shared rate-limit store is back; counting in Redis again.');
@@ -32,7 +40,7 @@ export class FailoverRateLimitStore implements RateLimitStore {
         this.logger.warn(`Shared rate-limit store unreachable (${error instanceof Error ? error.message : String(error)}); limiting in-process at 1/${this.replicas} of each limit.`);
       }
       const shares = windows.map((window) => ({ ...window, limit: Math.max(1, Math.floor(window.limit / this.replicas)) }));
-      return this.fallback.hit(key, shares);
+      return call(this.fallback, shares);
     }
   }
 

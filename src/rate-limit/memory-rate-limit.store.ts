@@ -27,6 +27,16 @@ export class MemoryRateLimitStore implements RateLimitStore {
     });
   }
 
+  async peek(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
+    const now = this.clock();
+    const counters = this.counters.get(key);
+    return windows.map((window) => {
+      const resetAt = windowEnd(now, window.ttlMs);
+      const counter = counters?.get(window.name);
+      return { ...window, count: counter?.resetAt === resetAt ? counter.count : 0, resetAt, now };
+    });
+  }
+
   private sweep(now: number): void {
     for (const [key, counters] of this.counters) {
       for (const [name, counter] of counters) if (counter.resetAt <= now) counters.delete(name);

@@ -45,6 +45,8 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const { req, res } = this.getRequestResponse(context) as { req: AppRequest; res: Response };
     if (!req.principal || this.disabled) return true;
+    // Users have a limit of their own (UserRateLimitGuard), never the tenant's API quota.
+    if (!req.principal.apiKey) return true;
     if (req.principal.apiKey.type === 'public') return this.limitPublicKey(req);
     const windows: WindowSpec[] = [];
     for (const throttler of this.throttlers) {

@@ -10,6 +10,7 @@ import { BURST, HOURLY, planOf, PUBLIC_KEY_WINDOW, RATE_LIMIT_DISABLED, RATE_LIM
 import { RATE_LIMIT_STORE, type WindowSpec } from './rate-limit.store';
 import { RedisRateLimitStore } from './redis-rate-limit.store';
 import { REDIS_CLIENT } from '../redis/redis.module';
+import { UserRateLimitGuard } from './user-rate-limit.guard';
 
 function scalePlans(plans: RateLimitPlans, multiplier: number): RateLimitPlans {
   if (multiplier === 1) return plans;
@@ -59,8 +60,9 @@ export class RateLimitModule {
         },
         FailedAuthLimiter,
         PlanThrottlerGuard,
+        UserRateLimitGuard,
       ],
-      exports: [ThrottlerModule, RATE_LIMIT_PLANS, RATE_LIMIT_DISABLED, RATE_LIMIT_STORE, FailedAuthLimiter, PlanThrottlerGuard],
+      exports: [ThrottlerModule, RATE_LIMIT_PLANS, RATE_LIMIT_DISABLED, RATE_LIMIT_STORE, FailedAuthLimiter, PlanThrottlerGuard, UserRateLimitGuard],
     };
   }
 }

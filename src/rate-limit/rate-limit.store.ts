@@ -24,12 +24,19 @@ export interface WindowUsage {
  */
 export interface RateLimitStore {
   hit(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]>;
+  /** The windows' current counts, counting nothing: a check made before an attempt is allowed. */
+  peek(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]>;
 }
 
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
 
 export function isOver(usage: WindowUsage): boolean {
   return usage.count > usage.limit;
+}
+
+/** A peeked window whose next hit would be refused: its limit is used up. */
+export function isUsedUp(usage: WindowUsage): boolean {
+  return usage.count >= usage.limit;
 }
 
 export function windowEnd(now: number, ttlMs: number): number {

@@ -29,19 +29,42 @@ end
 return result
 `;
 
-type RedisWithHit = Redis & { rateLimitHit(key: string, ...args: (string | number)[]): Promise<number[]> };
+/** The same windows read, nothing counted (RateLimitStore.peek). */
+const PEEK_WINDOWS = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local result = { now }
+for i = 1, #ARGV, 2 do
+  local name, ttl = ARGV[i], tonumber(ARGV[i + 1])
+  local reset = (math.floor(now / ttl) + 1) * ttl
+  table.insert(result, tonumber(redis.call('GET', KEYS[1] .. ':' .. name .. ':' .. reset) or '0'))
+  table.insert(result, reset)
+end
+return result
+`;
+
+type RedisWithHit = Redis & {
+  rateLimitHit(key: string, ...args: (string | number)[]): Promise<number[]>;
+  rateLimitPeek(key: string, ...args: (string | number)[]): Promise<number[]>;
+};
 
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: RedisWithHit;
 
   constructor(redis: Redis, private readonly prefix = 'rl') {
     redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_WINDOWS });
+    redis.defineCommand('rateLimitPeek', { numberOfKeys: 1, lua: PEEK_WINDOWS });
     this.redis = redis as RedisWithHit;
   }
 
   async hit(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
     const args = windows.flatMap((window) => [window.name, window.limit, window.ttlMs]);
     const [now, ...pairs] = await this.redis.rateLimitHit(`${this.prefix}:{${key}}`, ...args);
+    return windows.map((window, index) => ({ ...window, count: pairs[index * 2], resetAt: pairs[index * 2 + 1], now }));
+  }
+
+  async peek(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
+    const [now, ...pairs] = await this.redis.rateLimitPeek(`${this.prefix}:{${key}}`, ...windows.flatMap((window) => [window.name, window.ttlMs]));
     return windows.map((window, index) => ({ ...window, count: pairs[index * 2], resetAt: pairs[index * 2 + 1], now }));
   }
 }

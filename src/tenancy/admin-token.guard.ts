@@ -13,8 +13,9 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest();
 /**
  * Admin routes take `Authorization: Bearer <ADMIN_API_TOKEN>`, compared in constant time (both
  * sides hashed first, so neither content nor length leaks). Unset token: the admin API is off.
- * Wrong or missing tokens count towards the per-IP failure limit (429 past it); the right token
- * always passes.
+ * Wrong or missing tokens count towards the per-IP failure limit; past it every request from that
+ * address is 429 before the token is compared, so the right token guessed while throttled earns
+ * nothing (API_DECISIONS part 3: 3,000 wrong tokens then the right one answered 200 before).
  */
 @Injectable()
 export class AdminTokenGuard implements AccessCheck {
@@ -30,6 +31,7 @@ export class AdminTokenGuard implements AccessCheck {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (!this.expected) throw new NotFoundError('Route');
     const request = context.switchToHttp().getRequest<Request>();
+    await this.failedAuth.assertNotBlocked('adminToken', clientIp(request));
     const match = /^Bearer (.+)$/.exec(request.header('authorization') ?? '');
     if (!match || !timingSafeEqual(sha256(match[1]), this.expected)) {
       await this.failedAuth.recordFailure('adminToken', clientIp(request));

@@ -18,6 +18,8 @@ const TEST_ENV = {
   API_KEY_PEPPER: 'e2e-pepper-0123456789abcdef',
   WIDGET_TOKEN_SECRET: 'e2e-widget-token-secret-0123456789abcdef',
   LOG_LEVEL: 'silent',
+  // The dashboard's origin: what a signed-in user's requests carry in Origin (test/support/users.ts).
+  PUBLIC_URL: 'http://dashboard.test',
   // Suites other than the rate-limit ones test their own behaviour, not the limiter, so they run
   // with limits they cannot reach; the rate-limit suites pass the production or small tables.
   AUTH_FAILURE_LIMIT: '100000',

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nest
 import { Reflector } from '@nestjs/core';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-codes';
-import { accessRuleOf, CallerKind } from './access.decorators';
+import { accessRuleOf, callerKindOf, CallerKind } from './access.decorators';
 
 /** One check a caller passes (a key, a token, a plan, a limit); it throws the error the caller gets. */
 export interface AccessCheck {
@@ -34,7 +34,8 @@ export class AccessRuleGuard implements CanActivate {
       this.logger.error(`${context.getClass().name}.${context.getHandler().name} declares no access rule; refused`);
       throw new AppError(ErrorCode.INSUFFICIENT_SCOPE, 'This route is not available.');
     }
-    for (const check of this.checks[rule.kind]) {
+    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>();
+    for (const check of this.checks[callerKindOf(rule, request)]) {
       // Checks throw the answer the caller gets; one that merely says no is a refusal all the same.
       if (!(await check.canActivate(context))) throw new AppError(ErrorCode.INSUFFICIENT_SCOPE, 'This route is not available.');
     }

@@ -106,9 +106,12 @@ const principals = new WeakMap<AuthenticatedKeyRow, ApiPrincipal>();
 function principalOf(row: AuthenticatedKeyRow): ApiPrincipal {
   let principal = principals.get(row);
   if (!principal) {
+    const scopes = Object.freeze([...row.scopes]);
     principal = Object.freeze({
+      kind: 'apiKey' as const,
       tenant: Object.freeze({ id: row.tenant.id, name: row.tenant.name, slug: row.tenant.slug, plan: row.tenant.plan }),
-      apiKey: Object.freeze({ id: row.id, type: row.type, scopes: Object.freeze([...row.scopes]) }),
+      scopes,
+      apiKey: Object.freeze({ id: row.id, type: row.type, scopes }),
     });
     principals.set(row, principal);
   }

@@ -18,10 +18,10 @@ export class ScopesGuard implements AccessCheck {
     const principal = context.switchToHttp().getRequest<AppRequest>().principal;
     const scopes = rule?.kind === 'apiKey' ? rule.scopes : [];
     if (!principal || scopes.length === 0) return true;
-    if (principal.apiKey.type === 'public') {
+    if (principal.apiKey?.type === 'public') {
       throw new InsufficientScopeError('Public keys (svc_pk_) can only verify themselves; use a secret key for this endpoint.');
     }
-    const missing = scopes.filter((scope) => !principal.apiKey.scopes.includes(scope));
+    const missing = scopes.filter((scope) => !principal.scopes.includes(scope));
     if (missing.length) throw new InsufficientScopeError(`This endpoint requires the scope ${missing.join(', ')}.`);
     return true;
   }

@@ -12,7 +12,7 @@ import type { AppRequest } from '../../common/http/request-context';
 export class WidgetKeyGuard implements AccessCheck {
   canActivate(context: ExecutionContext): boolean {
     const principal = context.switchToHttp().getRequest<AppRequest>().principal;
-    if (principal?.apiKey.type !== 'public') {
+    if (principal?.apiKey?.type !== 'public') {
       throw new InsufficientScopeError('Widget endpoints take a public key (svc_pk_); a secret key must never be used in a web page.');
     }
     return true;

@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { BriefLookupCache } from '../../common/cache/brief-lookup-cache';
+import { InvalidationBus } from '../../invalidation/invalidation-bus';
+import type { AuthenticatedSessionRow } from './sessions.repository';
+
+/** How long a verified session is trusted without asking the database: the "within one second" of an ended session. */
+export const SESSION_CACHE_TTL_MS = 1_000;
+
+/**
+ * Live sessions by token digest, for one second. Ending a session, a password change and a role
+ * or membership change drop the user's entries on every instance (InvalidationBus.userChanged); a
+ * tenant's rename or plan change drops the entries that carry it.
+ */
+@Injectable()
+export class SessionCache extends BriefLookupCache<AuthenticatedSessionRow> {
+  constructor(bus: InvalidationBus) {
+    super(SESSION_CACHE_TTL_MS);
+    bus.onUserChange((userId) => this.drop((row) => row.user.id === userId));
+    bus.onChange((tenantId) => this.drop((row) => row.user.memberships.some((membership) => membership.tenant.id === tenantId)));
+  }
+}
