@@ -50,3 +50,18 @@ export function asUser(t: TestApp, cookie: string, tenantId: string | null): Use
   };
   return { get: make('get'), post: make('post'), put: make('put'), patch: make('patch'), delete: make('delete') };
 }
+
+/**
+ * A new user with `role` in the owner's tenant, signed in: invited by the owner and accepted,
+ * through the API (the invitation flow is tested in accounts-invitations.e2e-spec.ts).
+ */
+export async function addMember(t: TestApp, owner: TestUser, role: 'owner' | 'admin' | 'agent' | 'viewer'): Promise<TestUser> {
+  const email = newEmail(role);
+  const password = 'member password 123';
+  const invited = await asUser(t, owner.cookie, owner.tenantId).post('/api/v1/invitations').send({ email, role });
+  if (invited.status !== 201) throw new Error(`invitation answered ${invited.status}: ${JSON.stringify(invited.body)}`);
+  const token = new URL(invited.body.acceptUrl).searchParams.get('token');
+  const accepted = await t.http().post('/auth/v1/invitations/accept').set('Origin', ORIGIN).send({ token, name: `A ${role}`, password });
+  if (accepted.status !== 201) throw new Error(`accepting answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
+  return { id: accepted.body.user.id, email, password, cookie: sessionCookieOf(accepted), tenantId: owner.tenantId };
+}
