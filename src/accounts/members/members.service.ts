@@ -38,7 +38,7 @@ export class MembersService {
     const tenantId = caller.tenant.id;
     const updated = await this.prisma.$transaction(async (tx) => {
       const target = await this.lockedMember(tx, tenantId, userId);
-      assertMayManage(caller, target.role, role);
+      assertMayManage(await this.currentRole(tx, caller), target.role, role);
       if (target.role === role) return target;
       if (target.role === 'owner' && (await this.members.countOwners(tenantId, tx)) === 1) throw lastOwner();
       const member = await this.members.updateRole(tenantId, userId, role, tx);
@@ -53,12 +53,22 @@ export class MembersService {
     const tenantId = caller.tenant.id;
     await this.prisma.$transaction(async (tx) => {
       const target = await this.lockedMember(tx, tenantId, userId);
-      if (userId !== caller.user.id) assertMayManage(caller, target.role, target.role);
+      if (userId !== caller.user.id) assertMayManage(await this.currentRole(tx, caller), target.role, target.role);
       if (target.role === 'owner' && (await this.members.countOwners(tenantId, tx)) === 1) throw lastOwner();
       await this.members.delete(tenantId, userId, tx);
       await this.events.record(tx, tenantId, actor, { action: 'member.removed', targetType: 'user', targetId: userId, data: { role: target.role } });
     });
     await this.sessions.announceChanged(userId);
+  }
+
+  /**
+   * The caller's role as the locked tenant has it now: the session's copy may be a second old, and
+   * two owners demoting each other at once must not both pass on their old roles.
+   */
+  private async currentRole(tx: PrismaTransaction, caller: UserPrincipal): Promise<Role> {
+    const member = await this.members.find(caller.tenant.id, caller.user.id, tx);
+    if (!member) throw insufficientRole('You are no longer a member of this tenant.');
+    return member.role;
   }
 
   private async lockedMember(tx: PrismaTransaction, tenantId: string, userId: string): Promise<MemberRow> {
@@ -70,7 +80,7 @@ export class MembersService {
 }
 
 /** Owners manage anyone; admins only members who are not owners, and cannot make owners. */
-function assertMayManage(caller: UserPrincipal, currentRole: Role, newRole: Role): void {
-  if (!isManager(caller.user.role)) throw insufficientRole(`Only owners and admins may change other members; your role is ${caller.user.role}.`);
-  if (caller.user.role !== 'owner' && (currentRole === 'owner' || newRole === 'owner')) throw insufficientRole('Only owners may change owners or make a member owner.');
+function assertMayManage(callerRole: Role, currentRole: Role, newRole: Role): void {
+  if (!isManager(callerRole)) throw insufficientRole(`Only owners and admins may change other members; your role is ${callerRole}.`);
+  if (callerRole !== 'owner' && (currentRole === 'owner' || newRole === 'owner')) throw insufficientRole('Only owners may change owners or make a member owner.');
 }
