@@ -106,7 +106,26 @@ const ADMIN_ROUTES = [
   'POST /admin/v1/tenants/:tenantId/bots/:botId/documents',
   'POST /admin/v1/tenants/:tenantId/bots/:botId/conversations',
   'GET /admin/v1/tenants/:tenantId/audit-log',
+  'POST /admin/v1/users/:userId/password-resets',
 ];
+
+/** The dashboard's users only (keys get 403), with who among them: test/e2e/roles.e2e-spec.ts checks every role on each. */
+const USER_ROUTES: [string, 'member' | 'manager'][] = [
+  ['GET /api/v1/tenant', 'member'],
+  ['PATCH /api/v1/tenant', 'manager'],
+  ['GET /api/v1/members', 'member'],
+  ['PATCH /api/v1/members/:userId', 'manager'],
+  ['DELETE /api/v1/members/:userId', 'member'],
+  ['POST /api/v1/invitations', 'manager'],
+  ['GET /api/v1/invitations', 'manager'],
+  ['DELETE /api/v1/invitations/:id', 'manager'],
+];
+
+/** A signed-in user's own account (accounts-sessions.e2e-spec.ts). */
+const SESSION_ROUTES = ['GET /auth/v1/me', 'PATCH /auth/v1/me', 'GET /auth/v1/sessions', 'DELETE /auth/v1/sessions/current', 'DELETE /auth/v1/sessions/:id'];
+
+/** Steps taken before a session exists: same-origin only (accounts-sessions and accounts-members specs). */
+const SIGN_IN_ROUTES = ['POST /auth/v1/signup', 'POST /auth/v1/sessions', 'POST /auth/v1/invitations/accept', 'POST /auth/v1/password-resets', 'POST /auth/v1/password-resets/confirm'];
 
 /** Open to anyone: the health probes and the API description. */
 const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/:file', 'GET /widget.js', 'GET /widget/demo'];
@@ -122,7 +141,7 @@ const WIDGET_ROUTES = [
   'POST /api/v1/widget/conversations/:id/lead',
   'POST /api/v1/widget/conversations/:id/end',
 ];
-const ALL_ROUTES = [...API_ROUTE_SCOPES.map(([route]) => route), ...ADMIN_ROUTES, ...PUBLIC_ROUTES, ...WIDGET_ROUTES];
+const ALL_ROUTES = [...API_ROUTE_SCOPES.map(([route]) => route), ...ADMIN_ROUTES, ...PUBLIC_ROUTES, ...WIDGET_ROUTES, ...USER_ROUTES.map(([route]) => route), ...SESSION_ROUTES, ...SIGN_IN_ROUTES];
 
 const NON_VERIFY = ENDPOINTS.map((endpoint) => [endpoint.name, endpoint] as const);
 
@@ -473,6 +492,9 @@ describe('Authentication, plans and scopes', () => {
       expect(admin.filter(([, rule]) => rule?.kind !== 'admin')).toEqual([]);
       expect(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, { kind: 'public' }])));
       expect(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, { kind: 'widget' }])));
+      expect(Object.fromEntries(USER_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(Object.fromEntries(USER_ROUTES.map(([route, role]) => [route, { kind: 'tenantUser', role }])));
+      expect(Object.fromEntries(SESSION_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(SESSION_ROUTES.map((route) => [route, { kind: 'session' }])));
+      expect(Object.fromEntries(SIGN_IN_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(SIGN_IN_ROUTES.map((route) => [route, { kind: 'signIn' }])));
     });
 
     it('tests the scopes of exactly the API routes that need one', () => {
