@@ -417,7 +417,9 @@ export interface paths {
         put?: never;
         /**
          * Add a document to a bot’s knowledge base
-         * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         * @description As `POST /api/v1/bots/{id}/documents`; the body may be up to 1 MiB.
+         *
+         *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
          */
         post: operations["addKnowledgeDocument"];
         delete?: never;
@@ -940,6 +942,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bots/{id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a bot’s knowledge documents, newest first
+         * @description Requires the scope `bots:read`.
+         */
+        get: operations["listKnowledgeDocuments"];
+        put?: never;
+        /**
+         * Add a document to a bot’s knowledge base
+         * @description The change is searchable by the bot’s answers as soon as this answer is sent. The body may be up to 1 MiB (other routes: 64 KiB): room for 200,000 characters of any script.
+         *
+         *     Requires the scope `knowledge:write`.
+         */
+        post: operations["createKnowledgeDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/{id}/documents/{docId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a knowledge document with its content
+         * @description Requires the scope `bots:read`.
+         */
+        get: operations["getKnowledgeDocument"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a knowledge document
+         * @description From this answer on, no reply cites it.
+         *
+         *     Requires the scope `knowledge:write`.
+         */
+        delete: operations["deleteKnowledgeDocument"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a knowledge document’s title or content
+         * @description The change is searchable by the bot’s answers as soon as this answer is sent. The body may be up to 1 MiB (other routes: 64 KiB): room for 200,000 characters of any script.
+         *
+         *     Requires the scope `knowledge:write`.
+         */
+        patch: operations["updateKnowledgeDocument"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1271,7 +1331,7 @@ export interface components {
         };
         CreateApiKeyDto: {
             /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a key can call only `GET /api/v1/verify` (as a public key can, whatever it is given). */
-            scopes: ("bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write")[];
+            scopes: ("bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write")[];
             /**
              * Format: date-time
              * @description An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.
@@ -1284,7 +1344,7 @@ export interface components {
         /** @enum {string} */
         ApiKeyType: "secret" | "public";
         /** @enum {string} */
-        Scope: "bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write";
+        Scope: "bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write";
         ApiKeyResponse: {
             /** Format: uuid */
             id: string;
@@ -1358,18 +1418,26 @@ export interface components {
             isActive?: boolean;
         };
         CreateDocumentDto: {
+            /** @description Trimmed; characters are Unicode code points. */
             title: string;
-            /** @description The document's text; the request body as a whole is at most 64 KiB. */
+            /** @description The text answers are made of; paragraphs are separated by a blank line. Characters are Unicode code points. */
             content: string;
         };
         KnowledgeDocumentResponse: {
             /** Format: uuid */
             id: string;
-            /** Format: uuid */
-            botId: string;
             title: string;
+            /** @description Length of the content in characters (Unicode code points). */
+            characters: number;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description The last change of the title or the content.
+             */
+            updatedAt: string;
+            /** @description The document’s text. */
+            content: string;
         };
         KnowledgeDocumentEnvelope: {
             document: components["schemas"]["KnowledgeDocumentResponse"];
@@ -1422,7 +1490,7 @@ export interface components {
             actor: string;
             /** @description The `X-Request-Id` of the request that made the change; null for changes made outside a request. */
             requestId: string | null;
-            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated` or `webhook.disabled` (by the delivery worker: the receiver answered 410, or failed for 5 days). */
+            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated` or `webhook.disabled` (by the delivery worker: the receiver answered 410, or failed for 5 days). */
             action: string;
             /** @description The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation` or `webhook`. */
             targetType: string;
@@ -1791,6 +1859,31 @@ export interface components {
         };
         WidgetConversationEnvelope: {
             conversation: components["schemas"]["ConversationResponse"];
+        };
+        KnowledgeDocumentSummaryResponse: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** @description Length of the content in characters (Unicode code points). */
+            characters: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description The last change of the title or the content.
+             */
+            updatedAt: string;
+        };
+        KnowledgeDocumentListResponse: {
+            /** @description Newest first; without their content. */
+            documents: components["schemas"]["KnowledgeDocumentSummaryResponse"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        UpdateDocumentDto: {
+            /** @description Trimmed; characters are Unicode code points. */
+            title?: string;
+            /** @description The text answers are made of; paragraphs are separated by a blank line. Characters are Unicode code points. */
+            content?: string;
         };
     };
     responses: {
@@ -4494,6 +4587,207 @@ export interface operations {
             };
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
+        };
+    };
+    listKnowledgeDocuments: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Results to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocumentListResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDocumentDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+                /** @description Document id (UUID). */
+                docId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+                /** @description Document id (UUID). */
+                docId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+                /** @description Document id (UUID). */
+                docId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDocumentDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
         };
     };
 }

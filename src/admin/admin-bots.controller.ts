@@ -9,7 +9,8 @@ import { CurrentActor } from '../events/actor';
 import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { ConversationEnvelope, toConversationResponse } from '../conversations/conversation.mapper';
 import { ConversationsService } from '../conversations/conversations.service';
-import { CreateDocumentDto } from '../knowledge/dto/create-document.dto';
+import { BodyLimit } from '../common/http/json-body.guard';
+import { CreateDocumentDto, DOCUMENT_BODY_LIMIT_BYTES } from '../knowledge/dto/create-document.dto';
 import { KnowledgeDocumentEnvelope, toKnowledgeDocumentResponse } from '../knowledge/knowledge-document.mapper';
 import { KnowledgeService } from '../knowledge/knowledge.service';
 import { CreateBotDto, UpdateBotDto } from '../bots/dto/bot.dto';
@@ -44,7 +45,8 @@ export class AdminBotsController {
 
   @Post(':botId/documents')
   @HttpCode(201)
-  @ApiAdminEndpoint({ operationId: 'addKnowledgeDocument', summary: 'Add a document to a bot’s knowledge base', status: 201, type: KnowledgeDocumentEnvelope, errors: JSON_BODY_ERRORS })
+  @BodyLimit(DOCUMENT_BODY_LIMIT_BYTES)
+  @ApiAdminEndpoint({ operationId: 'addKnowledgeDocument', summary: 'Add a document to a bot’s knowledge base', description: 'As `POST /api/v1/bots/{id}/documents`; the body may be up to 1 MiB.', status: 201, type: KnowledgeDocumentEnvelope, errors: JSON_BODY_ERRORS })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
   async addDocument(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: CreateDocumentDto, @CurrentActor() actor: Actor): Promise<KnowledgeDocumentEnvelope> {

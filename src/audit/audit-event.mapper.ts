@@ -12,7 +12,7 @@ export class AuditEventResponse {
   @ApiProperty({ type: String, nullable: true, description: 'The `X-Request-Id` of the request that made the change; null for changes made outside a request.' })
   requestId: string | null;
 
-  @ApiProperty({ description: 'What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated` or `webhook.disabled` (by the delivery worker: the receiver answered 410, or failed for 5 days).' })
+  @ApiProperty({ description: 'What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated` or `webhook.disabled` (by the delivery worker: the receiver answered 410, or failed for 5 days).' })
   action: string;
 
   @ApiProperty({ description: 'The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation` or `webhook`.' })

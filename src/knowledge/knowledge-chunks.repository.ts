@@ -33,6 +33,11 @@ export class KnowledgeChunksRepository {
       FROM unnest(${chunks}::text[]) WITH ORDINALITY AS c(content, n)`;
   }
 
+  /** Removes the document's passages (before its changed text is split again). */
+  async deleteForDocument(tenantId: string, documentId: string, tx: PrismaTransaction): Promise<void> {
+    await tx.knowledgeChunk.deleteMany({ where: { tenantId, documentId } });
+  }
+
   /**
    * The bot's passages that contain any of the question's words, best first. The words are OR-ed:
    * `plainto_tsquery` (and `websearch_to_tsquery`) AND them, and an ordinary question ("how much

@@ -1,18 +1,27 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { KnowledgeDocumentRow } from './knowledge-documents.repository';
+import { Pagination } from '../common/paging/pagination';
+import type { KnowledgeDocumentRow, KnowledgeDocumentSummaryRow } from './knowledge-documents.repository';
 
-export class KnowledgeDocumentResponse {
+export class KnowledgeDocumentSummaryResponse {
   @ApiProperty({ format: 'uuid' })
   id: string;
-
-  @ApiProperty({ format: 'uuid' })
-  botId: string;
 
   @ApiProperty()
   title: string;
 
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Length of the content in characters (Unicode code points).' })
+  characters: number;
+
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
+
+  @ApiProperty({ format: 'date-time', description: 'The last change of the title or the content.' })
+  updatedAt: string;
+}
+
+export class KnowledgeDocumentResponse extends KnowledgeDocumentSummaryResponse {
+  @ApiProperty({ description: 'The document’s text.' })
+  content: string;
 }
 
 export class KnowledgeDocumentEnvelope {
@@ -20,6 +29,31 @@ export class KnowledgeDocumentEnvelope {
   document: KnowledgeDocumentResponse;
 }
 
+export class KnowledgeDocumentListResponse {
+  @ApiProperty({ type: [KnowledgeDocumentSummaryResponse], description: 'Newest first; without their content.' })
+  documents: KnowledgeDocumentSummaryResponse[];
+
+  @ApiProperty({ type: Pagination })
+  pagination: Pagination;
+}
+
+export function toKnowledgeDocumentSummaryResponse(row: KnowledgeDocumentSummaryRow): KnowledgeDocumentSummaryResponse {
+  return {
+    id: row.id,
+    title: row.title,
+    characters: row.characters,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
 export function toKnowledgeDocumentResponse(row: KnowledgeDocumentRow): KnowledgeDocumentResponse {
-  return { id: row.id, botId: row.botId, title: row.title, createdAt: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    title: row.title,
+    characters: row.characters,
+    content: row.content,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
 }

@@ -1,15 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { BotsRepository } from '../bots/bots.repository';
 import { NotFoundError } from '../common/errors/app-error';
+import { Page, Pagination, toPagination } from '../common/paging/pagination';
+import { assertSomethingSent, changedFields } from '../common/validation/changed-fields';
 import { isUuid } from '../common/validation/uuid';
-import { PrismaService } from '../database/prisma.service';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
 import { splitIntoChunks } from './chunker';
 import { KnowledgeChunksRepository } from './knowledge-chunks.repository';
-import { KnowledgeDocumentRow, KnowledgeDocumentsRepository } from './knowledge-documents.repository';
+import { KnowledgeDocumentRow, KnowledgeDocumentsRepository, KnowledgeDocumentSummaryRow } from './knowledge-documents.repository';
 
-/** A bot's knowledge base: the documents its answers come from, and their searchable passages. */
+export interface DocumentInput {
+  title: string;
+  content: string;
+}
+
+/**
+ * A bot's knowledge base: the documents its answers come from, and their searchable passages.
+ * Every change of a document rewrites its passages in the change's transaction, so an answer
+ * given after the change's response never quotes the old text (nor a deleted document). The bot's
+ * knowledgeBaseSize is kept by the KnowledgeDocument_count trigger.
+ */
 @Injectable()
 export class KnowledgeService {
   constructor(
@@ -20,16 +32,79 @@ export class KnowledgeService {
     private readonly events: EventRecorder,
   ) {}
 
-  async addDocument(tenantId: string, botId: string, document: { title: string; content: string }, actor: Actor): Promise<KnowledgeDocumentRow> {
+  async listDocuments(tenantId: string, botId: string, page: Page): Promise<{ documents: KnowledgeDocumentSummaryRow[]; pagination: Pagination }> {
+    const bot = isUuid(botId) ? await this.bots.findById(tenantId, botId) : null;
+    if (!bot) throw new NotFoundError('Bot');
+    const documents = await this.documents.list(tenantId, botId, page);
+    // knowledgeBaseSize is the bot's document count (API_DECISIONS, Bots): no second count query.
+    return { documents, pagination: toPagination(page, bot.knowledgeBaseSize) };
+  }
+
+  async getDocument(tenantId: string, botId: string, documentId: string): Promise<KnowledgeDocumentRow> {
+    const document = isUuid(botId) && isUuid(documentId) ? await this.documents.findById(tenantId, botId, documentId) : null;
+    if (!document) throw new NotFoundError('Document');
+    return document;
+  }
+
+  async addDocument(tenantId: string, botId: string, input: DocumentInput, actor: Actor): Promise<KnowledgeDocumentRow> {
     if (!isUuid(botId)) throw new NotFoundError('Bot');
     return this.prisma.$transaction(async (tx) => {
       const bot = await this.bots.findById(tenantId, botId, tx);
       if (!bot) throw new NotFoundError('Bot');
-      const created = await this.documents.create(tenantId, botId, document, tx);
-      // Its passages commit with it: a document is answerable from the moment it exists.
-      await this.chunks.insert(tx, { tenantId, botId, documentId: created.id, title: created.title, language: bot.language }, splitIntoChunks(document.content));
-      await this.events.record(tx, tenantId, actor, { action: 'knowledge_document.created', targetType: 'knowledge_document', targetId: created.id, data: { botId, title: created.title } });
+      const created = await this.documents.create(tenantId, botId, { ...input, characters: characterCount(input.content) }, tx);
+      await this.writePassages(tx, tenantId, created, bot.language);
+      await this.events.record(tx, tenantId, actor, { action: 'knowledge_document.created', targetType: 'knowledge_document', targetId: created.id, data: auditData(created) });
       return created;
     });
   }
+
+  /** PATCH: a new title, new content, or both. Nothing changed: nothing written, `updatedAt` kept, no audit event. */
+  async updateDocument(tenantId: string, botId: string, documentId: string, input: Partial<DocumentInput>, actor: Actor): Promise<KnowledgeDocumentRow> {
+    assertSomethingSent(input);
+    if (!isUuid(botId) || !isUuid(documentId)) throw new NotFoundError('Document');
+    return this.prisma.$transaction(async (tx) => {
+      const current = await this.documents.findForUpdate(tenantId, botId, documentId, tx);
+      if (!current) throw new NotFoundError('Document');
+      const changes = changedFields<DocumentInput>(current, { title: input.title, content: input.content });
+      if (!Object.keys(changes).length) return current;
+      const updated = await this.documents.update(tenantId, documentId, { ...changes, ...(changes.content !== undefined ? { characters: characterCount(changes.content) } : {}) }, tx);
+      // The title is part of every passage's search vector, so a new title re-indexes them too.
+      await this.chunks.deleteForDocument(tenantId, documentId, tx);
+      const bot = (await this.bots.findById(tenantId, botId, tx))!;
+      await this.writePassages(tx, tenantId, updated, bot.language);
+      await this.events.record(tx, tenantId, actor, {
+        action: 'knowledge_document.updated',
+        targetType: 'knowledge_document',
+        targetId: documentId,
+        data: { ...auditData(updated), fields: Object.keys(changes) },
+      });
+      return updated;
+    });
+  }
+
+  async deleteDocument(tenantId: string, botId: string, documentId: string, actor: Actor): Promise<void> {
+    if (!isUuid(botId) || !isUuid(documentId)) throw new NotFoundError('Document');
+    await this.prisma.$transaction(async (tx) => {
+      const document = await this.documents.findForUpdate(tenantId, botId, documentId, tx);
+      if (!document || !(await this.documents.delete(tenantId, documentId, tx))) throw new NotFoundError('Document');
+      await this.events.record(tx, tenantId, actor, { action: 'knowledge_document.deleted', targetType: 'knowledge_document', targetId: documentId, data: auditData(document) });
+    });
+  }
+
+  /** The document's passages, committed with it: a document is answerable from the moment it exists. */
+  private writePassages(tx: PrismaTransaction, tenantId: string, document: KnowledgeDocumentRow, language: string): Promise<void> {
+    return this.chunks.insert(tx, { tenantId, botId: document.botId, documentId: document.id, title: document.title, language }, splitIntoChunks(document.content));
+  }
+}
+
+/** Length in Unicode code points, as every character limit of the API counts (API_DECISIONS, Leads). */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** What the audit log keeps of a document: never its content. */
+function auditData(document: KnowledgeDocumentSummaryRow): { botId: string; title: string; characters: number } {
+  return { botId: document.botId, title: document.title, characters: document.characters };
 }

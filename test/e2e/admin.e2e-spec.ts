@@ -8,7 +8,7 @@ const SECRET_KEY = /^svc_sk_[0-9A-Za-z]{33}$/;
 const PUBLIC_KEY = /^svc_pk_[0-9A-Za-z]{33}$/;
 /** The pepper createTestApp configures; used to prove that no digest leaks into answers. */
 const E2E_PEPPER = 'e2e-pepper-0123456789abcdef';
-const ALL_SCOPES = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write'];
+const ALL_SCOPES = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write', 'knowledge:write'];
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 
 const digestOf = (key: string) => createHmac('sha256', E2E_PEPPER).update(key).digest('hex');
@@ -593,7 +593,9 @@ describe('Admin API (/admin/v1)', () => {
     it("creates a document (201) and grows the bot's knowledgeBaseSize", async () => {
       const response = await t.admin().post(`/admin/v1/tenants/${main.id}/bots/${botId}/documents`).send({ title: '  Refund policy ', content: 'Refunds within 30 days.' });
       expect(response.status).toBe(201);
-      expect(response.body).toEqual({ document: { id: expect.stringMatching(UUID), botId, title: 'Refund policy', createdAt: expect.stringMatching(ISO) } });
+      expect(response.body).toEqual({
+        document: { id: expect.stringMatching(UUID), title: 'Refund policy', characters: 23, content: 'Refunds within 30 days.', createdAt: expect.stringMatching(ISO), updatedAt: response.body.document.createdAt },
+      });
       expect((await apiBot(main.key, botId)).knowledgeBaseSize).toBe(1);
 
       await t.admin().post(`/admin/v1/tenants/${main.id}/bots/${botId}/documents`).send({ title: 'Shipping', content: 'We ship worldwide.' }).expect(201);
@@ -609,7 +611,7 @@ describe('Admin API (/admin/v1)', () => {
         [{ title: 't'.repeat(201), content: 'text' }, 'title', 'must be 1 to 200 characters'],
         [{ title: 42, content: 'text' }, 'title', 'must be a string'],
         [{ title: 'Title' }, 'content', 'must be a string'],
-        [{ title: 'Title', content: '' }, 'content', 'must not be empty'],
+        [{ title: 'Title', content: '' }, 'content', 'must be 1 to 200000 characters'],
         [{ title: 'Title', content: ['a'] }, 'content', 'must be a string'],
       ];
       for (const [body, field, message] of cases) {

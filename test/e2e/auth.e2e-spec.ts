@@ -16,6 +16,7 @@ interface Fixture {
   leadId: string;
   webhookId: string;
   deliveryId: string;
+  documentId: string;
 }
 
 interface Endpoint {
@@ -59,6 +60,12 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'POST /api/v1/webhooks/:id/test', method: 'post', path: (f) => `/api/v1/webhooks/${f.webhookId}/test`, scope: 'webhooks:manage', success: 202, expected: () => ({ delivery: expect.objectContaining({ eventType: 'webhook.test', status: 'pending' }) }) },
   { name: 'GET /api/v1/webhooks/:id/deliveries', method: 'get', path: (f) => `/api/v1/webhooks/${f.webhookId}/deliveries`, scope: 'webhooks:manage', success: 200, expected: (f) => ({ deliveries: expect.arrayContaining([expect.objectContaining({ id: f.deliveryId })]), pagination }) },
   { name: 'POST /api/v1/webhooks/:id/deliveries/:deliveryId/retry', method: 'post', path: (f) => `/api/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/retry`, scope: 'webhooks:manage', success: 202, expected: (f) => ({ delivery: expect.objectContaining({ id: f.deliveryId, status: 'pending' }) }) },
+  { name: 'GET /api/v1/bots/:id/documents', method: 'get', path: (f) => `/api/v1/bots/${f.botId}/documents`, scope: 'bots:read', success: 200, expected: (f) => ({ documents: [expect.objectContaining({ id: f.documentId })], pagination }) },
+  { name: 'GET /api/v1/bots/:id/documents/:docId', method: 'get', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'bots:read', success: 200, expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, content: 'Fixture text.' }) }) },
+  { name: 'POST /api/v1/bots/:id/documents', method: 'post', path: (f) => `/api/v1/bots/${f.botId}/documents`, scope: 'knowledge:write', body: { title: 'Scoped', content: 'Scoped text.' }, success: 201, expected: () => ({ document: expect.objectContaining({ title: 'Scoped', characters: 12 }) }) },
+  { name: 'PATCH /api/v1/bots/:id/documents/:docId', method: 'patch', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'knowledge:write', body: { title: 'Renamed' }, success: 200, expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, title: 'Renamed' }) }) },
+  // Removes the fixture's document.
+  { name: 'DELETE /api/v1/bots/:id/documents/:docId', method: 'delete', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'knowledge:write', success: 204, expected: () => ({}) },
   // Last: it removes the fixture's endpoint.
   { name: 'DELETE /api/v1/webhooks/:id', method: 'delete', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', success: 204, expected: () => ({}) },
 ];
@@ -91,6 +98,11 @@ const API_ROUTE_SCOPES: [string, Scope[]][] = [
   ['POST /api/v1/webhooks/:id/test', ['webhooks:manage']],
   ['GET /api/v1/webhooks/:id/deliveries', ['webhooks:manage']],
   ['POST /api/v1/webhooks/:id/deliveries/:deliveryId/retry', ['webhooks:manage']],
+  ['GET /api/v1/bots/:id/documents', ['bots:read']],
+  ['GET /api/v1/bots/:id/documents/:docId', ['bots:read']],
+  ['POST /api/v1/bots/:id/documents', ['knowledge:write']],
+  ['PATCH /api/v1/bots/:id/documents/:docId', ['knowledge:write']],
+  ['DELETE /api/v1/bots/:id/documents/:docId', ['knowledge:write']],
 ];
 
 /** The admin API: every route takes the admin token. */
@@ -158,7 +170,8 @@ async function tenantWithData(t: TestApp): Promise<TestTenant & Fixture> {
   const webhook = await t.prisma.webhookEndpoint.create({ data: { tenantId: tenant.id, url: 'https://hooks.example.com/fixture', events: ['*'], secret: 'whsec_Zml4dHVyZQ==' }, select: { id: true } });
   const event = await t.prisma.webhookEvent.create({ data: { tenantId: tenant.id, type: 'webhook.test', data: { object: {} } }, select: { id: true } });
   const delivery = await t.prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: webhook.id, eventId: event.id, eventType: 'webhook.test', status: 'failed' }, select: { id: true } });
-  return { ...tenant, botId: bot.id, conversationId: conversation.id, leadId: conversation.leadId!, webhookId: webhook.id, deliveryId: delivery.id };
+  const document = await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${bot.id}/documents`).send({ title: 'Fixture', content: 'Fixture text.' });
+  return { ...tenant, botId: bot.id, conversationId: conversation.id, leadId: conversation.leadId!, webhookId: webhook.id, deliveryId: delivery.id, documentId: document.body.document.id };
 }
 
 function changeLastCharacter(key: string): string {
@@ -400,6 +413,8 @@ describe('Authentication, plans and scopes', () => {
     it('changed nothing through the refused writes', async () => {
       const rows = await t.prisma.lead.findMany({ where: { tenantId: tenant.id }, select: { id: true, status: true } });
       expect(rows).toEqual([{ id: tenant.leadId, status: 'new' }]);
+      const documents = await t.prisma.knowledgeDocument.findMany({ where: { tenantId: tenant.id }, select: { id: true, title: true } });
+      expect(documents).toEqual([{ id: tenant.documentId, title: 'Fixture' }]);
     });
 
     it.each(NON_VERIFY)('%s: a key with only the needed scope succeeds', async (_name, endpoint) => {

@@ -54,6 +54,8 @@ const STRICT = process.env.FUZZ_STRICT === '1';
 const SUMMARY = process.env.FUZZ_SUMMARY === '1';
 const ANSWER_TIMEOUT_MS = 5_000;
 const BODY_LIMIT = 64 * 1024;
+/** The knowledge document routes take up to 1 MiB (200,000 characters of any script). */
+const DOCUMENT_BODY_LIMIT = 1024 * 1024;
 const PROPERTY_TIMEOUT_MS = Math.max(120_000, RUNS * 400);
 
 function positiveInt(value: string | undefined, fallback: number): number {
@@ -79,7 +81,7 @@ const CODES_BY_STATUS: Record<number, string[]> = {
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const SCOPES = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write'];
+const SCOPES = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write', 'knowledge:write'];
 const PLANS = ['free', 'pro', 'business', 'enterprise'];
 const VOCABULARY = new Set<string>([...SCOPES, ...PLANS, 'new', 'contacted', 'qualified', 'unqualified', 'converted', 'active', 'ended', 'handed_off', 'widget', 'api', 'import', 'user', 'assistant', 'agent', 'secret', 'public', 'lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', 'pending', 'succeeded', 'failed', 'conversations']);
 
@@ -405,6 +407,7 @@ const { name: botName, ...botSettings } = botOptional;
 const botFields: BodyShape = { required: { name: botName }, optional: botSettings };
 const botPatchFields: BodyShape = { required: {}, optional: botOptional };
 const documentFields: BodyShape = { required: { title: str(weirdText), content: str(fc.oneof(weirdText, longText)) }, optional: {} };
+const documentPatchFields: BodyShape = { required: {}, optional: documentFields.required };
 const messageItem = fc
   .record({ role: maybe(str(fc.constantFrom('user', 'assistant', 'agent', 'system'))), content: maybe(str(fc.oneof(weirdText, fc.constant('Hello')))) })
   .map(({ role, content }) => `{"role":${role},"content":${content}}`);
@@ -496,6 +499,7 @@ const goodBotPatch = fc
   .record({ name: goodName, primaryColor: fc.constantFrom('#2563eb', '#fff'), language: fc.constantFrom('en', 'de'), isActive: fc.boolean() }, { requiredKeys: [] })
   .map((bot) => JSON.stringify(bot));
 const goodDocument = fc.record({ title: goodName, content: fc.oneof(goodName, fc.constant('Pricing: see the website.')) }).map((doc) => JSON.stringify(doc));
+const goodDocumentPatch = fc.record({ title: goodName, content: fc.oneof(goodName, fc.constant('Pricing: see the website.')) }, { requiredKeys: [] }).map((doc) => JSON.stringify(doc));
 const goodWebhook = fc
   .record({ url: fc.constantFrom('https://hooks.example.com/in', 'https://crm.example.org/webhooks?x=1'), events: fc.oneof(fc.constant(['*']), fc.subarray(WEBHOOK_EVENTS.slice(0, -1), { minLength: 1 })), description: fc.oneof(goodName, fc.constant(null)) }, { requiredKeys: ['url', 'events'] })
   .map((webhook) => JSON.stringify(webhook));
@@ -524,6 +528,7 @@ keyFields.valid = goodKey;
 botFields.valid = goodBot;
 botPatchFields.valid = goodBotPatch;
 documentFields.valid = goodDocument;
+documentPatchFields.valid = goodDocumentPatch;
 conversationFields.valid = goodConversation;
 webhookFields.valid = goodWebhook;
 webhookPatchFields.valid = goodWebhookPatch;
@@ -555,7 +560,7 @@ const ADMIN_ROUTES: RouteDef[] = [
   { method: 'DELETE', template: '/admin/v1/tenants/{tenantId}/api-keys/{keyId}', admin: true, ids: [ADMIN_TENANTS, ['sandbox.key', 'sandbox.key2']] },
   { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots', admin: true, ids: [ADMIN_TENANTS], body: botFields },
   { method: 'PATCH', template: '/admin/v1/tenants/{tenantId}/bots/{botId}', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: botPatchFields },
-  { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots/{botId}/documents', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: documentFields },
+  { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots/{botId}/documents', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: documentFields, bodyLimit: DOCUMENT_BODY_LIMIT },
   { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots/{botId}/conversations', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: conversationFields },
   { method: 'GET', template: '/admin/v1/tenants/{tenantId}/audit-log', admin: true, ids: [ADMIN_TENANTS], query: ['limit', 'offset'] },
 ];
@@ -590,7 +595,16 @@ const WEBHOOK_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/webhooks/{id}/deliveries', scope: 'webhooks:manage', query: ['limit', 'offset', 'status'], ids: [WEBHOOK_IDS] },
   { method: 'POST', template: '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS, ['own.delivery', 'foreign.delivery', 'own.lead']], body: emptyBody },
 ];
-const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, IMPORT_LEADS, EXPORT_LEADS, ...SETTINGS_ROUTES, ...WIDGET_ROUTES, ...WEBHOOK_ROUTES, ...ADMIN_ROUTES];
+const DOCUMENT_BOTS = ['own.bot', 'foreign.bot', 'own.lead'];
+const DOCUMENT_IDS = ['own.document', 'foreign.document', 'own.lead'];
+const KNOWLEDGE_ROUTES: RouteDef[] = [
+  { method: 'GET', template: '/api/v1/bots/{id}/documents', scope: 'bots:read', query: ['limit', 'offset'], ids: [DOCUMENT_BOTS] },
+  { method: 'POST', template: '/api/v1/bots/{id}/documents', scope: 'knowledge:write', query: [], ids: [DOCUMENT_BOTS], body: documentFields, bodyLimit: DOCUMENT_BODY_LIMIT },
+  { method: 'GET', template: '/api/v1/bots/{id}/documents/{docId}', scope: 'bots:read', query: [], ids: [DOCUMENT_BOTS, DOCUMENT_IDS] },
+  { method: 'PATCH', template: '/api/v1/bots/{id}/documents/{docId}', scope: 'knowledge:write', query: [], ids: [DOCUMENT_BOTS, DOCUMENT_IDS], body: documentPatchFields, bodyLimit: DOCUMENT_BODY_LIMIT },
+  { method: 'DELETE', template: '/api/v1/bots/{id}/documents/{docId}', scope: 'knowledge:write', query: [], ids: [DOCUMENT_BOTS, ['own.document2', 'foreign.document', 'own.lead']] },
+];
+const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, IMPORT_LEADS, EXPORT_LEADS, ...SETTINGS_ROUTES, ...WIDGET_ROUTES, ...WEBHOOK_ROUTES, ...KNOWLEDGE_ROUTES, ...ADMIN_ROUTES];
 /** Served routes with no key, body or query to fuzz: the health probes and the API description (openapi.e2e-spec). */
 const NOT_FUZZED = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/{file}', 'GET /widget.js', 'GET /widget/demo'];
 const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
@@ -803,6 +817,13 @@ describe('Fuzzing every endpoint over HTTP', () => {
       'own.webhook2': (await webhookOf(own.id)).webhook,
       'foreign.webhook': foreignWebhook.webhook,
       'foreign.delivery': foreignWebhook.delivery,
+    });
+    const documentOf = async (key: string, botId: string) =>
+      (await t.http().post(`/api/v1/bots/${botId}/documents`).set('X-API-Key', key).send({ title: 'Fixture', content: 'Fixture text.' }).expect(201)).body.document.id as string;
+    Object.assign(fixtures, {
+      'own.document': await documentOf(own.key, ownBot.id),
+      'own.document2': await documentOf(own.key, ownBot.id),
+      'foreign.document': await documentOf(foreign.key, foreignBot.id),
     });
     for (const [name, key] of Object.entries(keys)) fixtures[`key.${name}`] = key;
     for (const row of await snapshotRows()) initialLeads.set(row.id, row.leads);
@@ -1356,6 +1377,17 @@ describe('Fuzzing every endpoint over HTTP', () => {
         { ...base, method: 'POST', route: 'POST /api/v1/webhooks', path: '/api/v1/webhooks', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"url":"https://hooks.example.com/in","events":["*","lead.created"]}' } },
         { ...base, method: 'PATCH', route: 'PATCH /api/v1/webhooks/{id}', path: '/api/v1/webhooks/{{foreign.webhook}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"enabled":false}' } },
         { ...base, method: 'POST', route: 'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', path: '/api/v1/webhooks/{{own.webhook}}/deliveries/{{foreign.delivery}}/retry', key: ownKey },
+      ]),
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    'answers arbitrary knowledge document requests within the contract',
+    () =>
+      fuzz(fc.constantFrom(...KNOWLEDGE_ROUTES).chain((route) => requestFor(route)), RUNS, [
+        { ...base, method: 'POST', route: 'POST /api/v1/bots/{id}/documents', path: '/api/v1/bots/{{own.bot}}/documents', key: ownKey, contentType: 'application/json', body: { kind: 'sized', target: DOCUMENT_BODY_LIMIT + 1, field: 'content', char: 'a' } },
+        { ...base, method: 'PATCH', route: 'PATCH /api/v1/bots/{id}/documents/{docId}', path: '/api/v1/bots/{{own.bot}}/documents/{{foreign.document}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"title":"Hijacked"}' } },
+        { ...base, method: 'DELETE', route: 'DELETE /api/v1/bots/{id}/documents/{docId}', path: '/api/v1/bots/{{foreign.bot}}/documents/{{foreign.document}}', key: ownKey },
       ]),
     PROPERTY_TIMEOUT_MS,
   );

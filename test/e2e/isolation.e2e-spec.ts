@@ -15,6 +15,7 @@ interface World {
   capturedLead: string;
   apiLead: string;
   email: string;
+  document: string;
 }
 
 async function buildWorld(t: TestApp, label: string): Promise<World> {
@@ -29,6 +30,8 @@ async function buildWorld(t: TestApp, label: string): Promise<World> {
   const ended = await recordConversation(t, tenant.id, bot2.id, { status: 'ended' });
   const apiLead = await createLead(t, tenant.key, { name: `${label} Api Lead`, company: 'Isolation Corp', botId: bot1.id });
   const unbound = await createLead(t, tenant.key, { name: `${label} Unbound Lead`, company: 'Isolation Corp' });
+  const document = await t.http().post(`/api/v1/bots/${bot1.id}/documents`).set('X-API-Key', tenant.key).send({ title: `${label} Handbook`, content: `${label} private knowledge.` });
+  if (document.status !== 201) throw new Error(`create document answered ${document.status}`);
   return {
     tenant,
     bots: [bot1.id, bot2.id],
@@ -38,6 +41,7 @@ async function buildWorld(t: TestApp, label: string): Promise<World> {
     capturedLead: chat.leadId!,
     apiLead: apiLead.id,
     email,
+    document: document.body.document.id,
   };
 }
 
@@ -170,6 +174,26 @@ describe('Tenant isolation', () => {
         }
       });
 
+      it("GET /api/v1/bots/:id/documents(/:docId) with the other tenant's bot or document is 404 NOT_FOUND; mine list only mine", async () => {
+        const mine = await get(`/api/v1/bots/${me.bots[0]}/documents`);
+        expect({ status: mine.status, ids: ids(mine.body.documents), total: mine.body.pagination.total }).toEqual({ status: 200, ids: [me.document], total: 1 });
+        for (const id of other.bots) expectError(await get(`/api/v1/bots/${id}/documents`), 404, 'NOT_FOUND');
+        expectError(await get(`/api/v1/bots/${other.bots[0]}/documents/${other.document}`), 404, 'NOT_FOUND');
+        expectError(await get(`/api/v1/bots/${me.bots[0]}/documents/${other.document}`), 404, 'NOT_FOUND');
+      });
+
+      it("POST, PATCH and DELETE of the other tenant's documents are 404 NOT_FOUND and change nothing", async () => {
+        const key = me.tenant.key;
+        const theirs = async () => (await get(`/api/v1/bots/${other.bots[0]}/documents/${other.document}`, other.tenant.key)).body.document;
+        const before = { document: await theirs(), size: (await get(`/api/v1/bots/${other.bots[0]}`, other.tenant.key)).body.bot.knowledgeBaseSize };
+        expectError(await t.http().post(`/api/v1/bots/${other.bots[0]}/documents`).set('X-API-Key', key).send({ title: 'Planted', content: 'Planted text' }), 404, 'NOT_FOUND');
+        for (const bot of [other.bots[0], me.bots[0]]) {
+          expectError(await t.http().patch(`/api/v1/bots/${bot}/documents/${other.document}`).set('X-API-Key', key).send({ title: 'Hijacked' }), 404, 'NOT_FOUND');
+          expectError(await t.http().delete(`/api/v1/bots/${bot}/documents/${other.document}`).set('X-API-Key', key), 404, 'NOT_FOUND');
+        }
+        expect({ document: await theirs(), size: (await get(`/api/v1/bots/${other.bots[0]}`, other.tenant.key)).body.bot.knowledgeBaseSize }).toEqual(before);
+      });
+
       it("answers another tenant's id exactly like an id that does not exist", async () => {
         const missing = randomUUID();
         const pairs: [string, string][] = [
@@ -177,6 +201,8 @@ describe('Tenant isolation', () => {
           [`/api/v1/conversations/${other.conversations[0]}`, `/api/v1/conversations/${missing}`],
           [`/api/v1/conversations/${other.conversations[0]}/messages`, `/api/v1/conversations/${missing}/messages`],
           [`/api/v1/leads/${other.leads[0]}`, `/api/v1/leads/${missing}`],
+          [`/api/v1/bots/${other.bots[0]}/documents`, `/api/v1/bots/${missing}/documents`],
+          [`/api/v1/bots/${other.bots[0]}/documents/${other.document}`, `/api/v1/bots/${other.bots[0]}/documents/${missing}`],
         ];
         for (const [theirs, absent] of pairs) {
           const [a, b] = [await get(theirs), await get(absent)];
@@ -224,7 +250,7 @@ describe('Tenant isolation', () => {
         const before = await otherBot();
         expectError(await admin().post(`/admin/v1/tenants/${me.tenant.id}/bots/${other.bots[0]}/documents`).send({ title: 'Planted', content: 'Planted text' }), 404, 'NOT_FOUND');
         expect(await otherBot()).toEqual(before);
-        expect(await t.prisma.knowledgeDocument.count({ where: { botId: other.bots[0] } })).toBe(0);
+        expect(await t.prisma.knowledgeDocument.findMany({ where: { botId: other.bots[0] }, select: { id: true } })).toEqual([{ id: other.document }]);
       });
 
       it("POST .../bots/<other's bot>/conversations is 404 and records nothing", async () => {
@@ -252,7 +278,7 @@ describe('Tenant isolation', () => {
       });
 
       it('left no audit event about the other tenant in either log', async () => {
-        const theirIds = new Set([...other.bots, other.tenant.keyId, other.tenant.id]);
+        const theirIds = new Set([...other.bots, other.tenant.keyId, other.tenant.id, other.document]);
         const mine = await admin().get(`/admin/v1/tenants/${me.tenant.id}/audit-log?limit=100`);
         expect(mine.status).toBe(200);
         expect(mine.body.events.filter((event: { targetId: string }) => theirIds.has(event.targetId))).toEqual([]);

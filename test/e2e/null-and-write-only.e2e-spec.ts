@@ -105,6 +105,11 @@ describe('null in any body field, and write-only keys', () => {
       const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery.id;
       return { path: `/api/v1/webhooks/${id}/deliveries/${delivery}/retry`, key: tenant.key, body: {} };
     },
+    'POST /api/v1/bots/{id}/documents': async () => ({ path: `/api/v1/bots/${ids.botId}/documents`, key: tenant.key, body: { title: 'Pricing', content: 'Pro costs 49 EUR.' } }),
+    'PATCH /api/v1/bots/{id}/documents/{docId}': async () => {
+      const document = (await t.http().post(`/api/v1/bots/${ids.botId}/documents`).set('X-API-Key', tenant.key).send({ title: 'Draft', content: 'Draft text.' }).expect(201)).body.document;
+      return { path: `/api/v1/bots/${ids.botId}/documents/${document.id}`, key: tenant.key, body: { title: 'Pricing', content: 'Pro costs 49 EUR.' } };
+    },
     'POST /admin/v1/tenants': async () => ({ path: '/admin/v1/tenants', body: { name: 'Nulls', slug: `n-${randomUUID().slice(0, 8)}`, plan: 'pro' } }),
     'PATCH /admin/v1/tenants/{tenantId}': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}`, body: { name: 'Renamed', plan: 'enterprise' } }),
     'POST /admin/v1/tenants/{tenantId}/api-keys': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/api-keys`, body: { name: 'k', scopes: ['bots:read'], type: 'secret', expiresAt: new Date(Date.now() + 86_400_000).toISOString() } }),

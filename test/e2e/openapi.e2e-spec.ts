@@ -398,6 +398,27 @@ describe('OpenAPI document and contract', () => {
         expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 403);
       });
 
+      it('the knowledge document operations: their successes, 400, 404 and 413', async () => {
+        const http = () => t.http();
+        const list = '/api/v1/bots/{id}/documents';
+        const one = '/api/v1/bots/{id}/documents/{docId}';
+        const created = expectContract(await http().post(`/api/v1/bots/${botId}/documents`).set('X-API-Key', key()).send({ title: 'Returns', content: 'Returns are free.' }), 'POST', list, 201);
+        const id = created.body.document.id as string;
+        expectContract(await http().post(`/api/v1/bots/${botId}/documents`).set('X-API-Key', key()).send({ title: '', content: 'x' }), 'POST', list, 400);
+        expectContract(await http().post(`/api/v1/bots/${UUID_ZERO}/documents`).set('X-API-Key', key()).send({ title: 'x', content: 'y' }), 'POST', list, 404);
+        expectContract(await http().post(`/api/v1/bots/${botId}/documents`).set('X-API-Key', key()).send({ title: 'x', content: 'y'.repeat(1024 * 1024) }), 'POST', list, 413);
+        expectContract(await http().get(`/api/v1/bots/${botId}/documents?limit=1`).set('X-API-Key', key()), 'GET', list, 200);
+        expectContract(await http().get(`/api/v1/bots/${botId}/documents?limit=0`).set('X-API-Key', key()), 'GET', list, 400);
+        expectContract(await http().get(`/api/v1/bots/${UUID_ZERO}/documents`).set('X-API-Key', key()), 'GET', list, 404);
+        expectContract(await http().get(`/api/v1/bots/${botId}/documents/${id}`).set('X-API-Key', key()), 'GET', one, 200);
+        expectContract(await http().get(`/api/v1/bots/${botId}/documents/${UUID_ZERO}`).set('X-API-Key', key()), 'GET', one, 404);
+        expectContract(await http().patch(`/api/v1/bots/${botId}/documents/${id}`).set('X-API-Key', key()).send({ content: 'Returns are free for 30 days.' }), 'PATCH', one, 200);
+        expectContract(await http().patch(`/api/v1/bots/${botId}/documents/${id}`).set('X-API-Key', key()).send({ title: null }), 'PATCH', one, 400);
+        expectContract(await http().patch(`/api/v1/bots/${botId}/documents/${UUID_ZERO}`).set('X-API-Key', key()).send({ title: 'x' }), 'PATCH', one, 404);
+        expectContract(await http().delete(`/api/v1/bots/${botId}/documents/${id}`).set('X-API-Key', key()), 'DELETE', one, 204);
+        expectContract(await http().delete(`/api/v1/bots/${botId}/documents/${id}`).set('X-API-Key', key()), 'DELETE', one, 404);
+      });
+
       it('the analytics operations: 200, 400', async () => {
         expectContract(await t.http().get(`/api/v1/analytics/overview?botId=${botId}`).set('X-API-Key', key()), 'GET', '/api/v1/analytics/overview', 200);
         expectContract(await t.http().get('/api/v1/analytics/overview?from=2026-02-01&to=2026-01-01').set('X-API-Key', key()), 'GET', '/api/v1/analytics/overview', 400);

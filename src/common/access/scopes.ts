@@ -1,4 +1,4 @@
-/** The scopes of SPEC 5.3. */
+/** The scopes of SPEC 5.3, and the ones API_DECISIONS adds (knowledge:write, part 3). */
 export const Scope = {
   BotsRead: 'bots:read',
   ConversationsRead: 'conversations:read',
@@ -8,6 +8,7 @@ export const Scope = {
   AnalyticsRead: 'analytics:read',
   SettingsRead: 'settings:read',
   SettingsWrite: 'settings:write',
+  KnowledgeWrite: 'knowledge:write',
 } as const;
 
 export type Scope = (typeof Scope)[keyof typeof Scope];
