@@ -82,12 +82,15 @@ describe('OpenAPI document and contract', () => {
         }),
       );
       expect(actual).toEqual(expected);
-      expect(actual['GET /api/v1/leads']).toEqual([{ ApiKeyAuth: ['leads:read'] }]);
-      expect(actual['GET /api/v1/verify']).toEqual([{ ApiKeyAuth: [] }]);
+      expect(actual['GET /api/v1/leads']).toEqual([{ ApiKeyAuth: ['leads:read'] }, USER]);
+      expect(actual['GET /api/v1/verify']).toEqual([{ ApiKeyAuth: [] }, USER]);
+      expect(actual['GET /api/v1/members']).toEqual([USER]);
       expect(actual['GET /health/live']).toEqual([]);
       expect(document.components.securitySchemes).toEqual({
         ApiKeyAuth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
         AdminBearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+        SessionCookie: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'svc_session' }),
+        TenantId: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Tenant-Id' }),
       });
     });
 
@@ -547,8 +550,15 @@ describe('OpenAPI document and contract', () => {
   });
 });
 
+/** A signed-in user's request: the session cookie and X-Tenant-Id together. */
+const USER = { SessionCookie: [], TenantId: [] };
+
 function securityOf(rule: AccessRule | undefined): Record<string, string[]>[] | undefined {
-  if (rule?.kind === 'apiKey') return [{ ApiKeyAuth: [...rule.scopes] }];
+  // A key, or a user whose role holds the scopes.
+  if (rule?.kind === 'apiKey') return [{ ApiKeyAuth: [...rule.scopes] }, USER];
+  if (rule?.kind === 'tenantUser') return [USER];
+  if (rule?.kind === 'session') return [{ SessionCookie: [] }];
+  if (rule?.kind === 'signIn') return [];
   // A public key: no scope.
   if (rule?.kind === 'widget') return [{ ApiKeyAuth: [] }];
   if (rule?.kind === 'admin') return [{ AdminBearerAuth: [] }];

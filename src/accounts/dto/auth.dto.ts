@@ -6,94 +6,73 @@ import { ROLES } from '../roles';
 
 const PASSWORD_RULE = { message: 'must be 10 to 256 characters' };
 const NAME_RULE = { message: 'must be 1 to 100 characters' };
+const EMAIL_LENGTH_RULE = { message: 'must be at most 254 characters' };
+const EMAIL_RULE = { message: 'must be an e-mail address' };
+const STRING_RULE = { message: 'must be a string' };
 
-/** The password rules of API_DECISIONS part 3: 10 to 256 characters, nothing else imposed (NIST 800-63B). */
-function Password(): PropertyDecorator {
-  return (target, key) => {
-    IsString({ message: 'must be a string' })(target, key);
-    MinLength(10, PASSWORD_RULE)(target, key);
-    MaxLength(256, PASSWORD_RULE)(target, key);
-  };
-}
-
-function Email(): PropertyDecorator {
-  return (target, key) => {
-    Trim()(target, key);
-    IsString({ message: 'must be a string' })(target, key);
-    MaxLength(254, { message: 'must be at most 254 characters' })(target, key);
-    IsEmail({}, { message: 'must be an e-mail address' })(target, key);
-  };
-}
-
-function PersonName(): PropertyDecorator {
-  return (target, key) => {
-    Trim()(target, key);
-    IsString({ message: 'must be a string' })(target, key);
-    MinLength(1, NAME_RULE)(target, key);
-    MaxLength(100, NAME_RULE)(target, key);
-  };
-}
+// The rules are written out on each field (not composed) so that the OpenAPI plugin documents
+// their bounds. Passwords: 10 to 256 characters, nothing else imposed (NIST 800-63B).
 
 export class SignUpDto {
-  @Email()
+  @Trim() @IsString(STRING_RULE) @MaxLength(254, EMAIL_LENGTH_RULE) @IsEmail({}, EMAIL_RULE)
   email!: string;
 
-  @Password()
+  @IsString(STRING_RULE) @MinLength(10, PASSWORD_RULE) @MaxLength(256, PASSWORD_RULE)
   password!: string;
 
-  @PersonName()
+  @Trim() @IsString(STRING_RULE) @MinLength(1, NAME_RULE) @MaxLength(100, NAME_RULE)
   name!: string;
 
-  @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 200 characters' }) @MaxLength(200, { message: 'must be 1 to 200 characters' })
+  @Trim() @IsString(STRING_RULE) @MinLength(1, { message: 'must be 1 to 200 characters' }) @MaxLength(200, { message: 'must be 1 to 200 characters' })
   tenantName!: string;
 }
 
 export class LogInDto {
-  @Email()
+  @Trim() @IsString(STRING_RULE) @MaxLength(254, EMAIL_LENGTH_RULE) @IsEmail({}, EMAIL_RULE)
   email!: string;
 
   // Any length is compared (and fails) on log-in, so that the rules never tell a guesser anything.
-  @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must not be empty' }) @MaxLength(1024, { message: 'must be at most 1024 characters' })
+  @IsString(STRING_RULE) @MinLength(1, { message: 'must not be empty' }) @MaxLength(1024, { message: 'must be at most 1024 characters' })
   password!: string;
 }
 
 export class UpdateMeDto {
-  @OptionalNotNull() @PersonName()
+  @OptionalNotNull() @Trim() @IsString(STRING_RULE) @MinLength(1, NAME_RULE) @MaxLength(100, NAME_RULE)
   name?: string;
 
-  @OptionalNotNull() @Password()
+  @OptionalNotNull() @IsString(STRING_RULE) @MinLength(10, PASSWORD_RULE) @MaxLength(256, PASSWORD_RULE)
   password?: string;
 
-  @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must not be empty' }) @MaxLength(1024, { message: 'must be at most 1024 characters' })
+  @IsString(STRING_RULE) @MinLength(1, { message: 'must not be empty' }) @MaxLength(1024, { message: 'must be at most 1024 characters' })
   currentPassword!: string;
 }
 
 export class PasswordResetRequestDto {
-  @Email()
+  @Trim() @IsString(STRING_RULE) @MaxLength(254, EMAIL_LENGTH_RULE) @IsEmail({}, EMAIL_RULE)
   email!: string;
 }
 
 export class PasswordResetConfirmDto {
-  @IsString({ message: 'must be a string' }) @MaxLength(100, { message: 'must be at most 100 characters' })
+  @IsString(STRING_RULE) @MaxLength(100, { message: 'must be at most 100 characters' })
   token!: string;
 
-  @Password()
+  @IsString(STRING_RULE) @MinLength(10, PASSWORD_RULE) @MaxLength(256, PASSWORD_RULE)
   password!: string;
 }
 
 export class AcceptInvitationDto {
-  @IsString({ message: 'must be a string' }) @MaxLength(100, { message: 'must be at most 100 characters' })
+  @IsString(STRING_RULE) @MaxLength(100, { message: 'must be at most 100 characters' })
   token!: string;
 
-  @OptionalNotNull() @PersonName()
+  @OptionalNotNull() @Trim() @IsString(STRING_RULE) @MinLength(1, NAME_RULE) @MaxLength(100, NAME_RULE)
   name?: string;
 
-  @OptionalNotNull() @Password()
+  @OptionalNotNull() @IsString(STRING_RULE) @MinLength(10, PASSWORD_RULE) @MaxLength(256, PASSWORD_RULE)
   password?: string;
 }
 
 export class CreateInvitationDto {
-  @Email()
+  @Trim() @IsString(STRING_RULE) @MaxLength(254, EMAIL_LENGTH_RULE) @IsEmail({}, EMAIL_RULE)
   email!: string;
 
   @IsIn(ROLES, { message: `must be one of ${ROLES.join(', ')}` })
