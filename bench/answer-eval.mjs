@@ -66,6 +66,9 @@ async function main() {
     const report = await evaluate();
     print(report);
     if (typeof args.json === 'string') writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
+  } catch (error) {
+    console.error(readFileSync(log, 'utf8').slice(-3000));
+    throw error;
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));

@@ -3,11 +3,12 @@ import { APP_CONFIG, type AppConfig } from '../config/env';
 import { FoundPassage, KnowledgeChunksRepository } from '../knowledge/knowledge-chunks.repository';
 import type { Answer, AnswerInput } from './answer';
 import { ChatMessage, streamChatCompletion } from './llm-client';
+import { questionTerms } from './question-terms';
 
 /**
  * A passage answers a question when it holds at least this share of the question's words
- * (stemmed, stop words left out). Tuned on test/fixtures/knowledge-corpus.ts: below it, questions
- * about something the base does not cover matched on a lone common word.
+ * (stemmed, stop words left out, each weighted by how rare it is among the bot's passages), and
+ * holds its most specific word. Tuned on bench/answer-questions.json (npm run eval:answers).
  */
 export const MIN_COVERAGE = 0.3;
 /** Passages in a reply, and from one document at most. */
@@ -33,7 +34,8 @@ export class AnswerService {
 
   /** `onDelta` receives the reply as it is written; the pieces concatenate to `content`. */
   async answer(input: AnswerInput, onDelta: (text: string) => void = () => undefined): Promise<Answer> {
-    const passages = selectPassages(await this.chunks.search(input.tenantId, input.bot.id, input.bot.language, input.question, CANDIDATES));
+    const terms = questionTerms(input.question);
+    const passages = selectPassages(await this.chunks.search(input.tenantId, input.bot.id, input.bot.language, terms, CANDIDATES));
     if (!passages.length) {
       onDelta(input.bot.fallbackMessage);
       return { content: input.bot.fallbackMessage, sources: [], unanswered: true };
@@ -69,6 +71,7 @@ function selectPassages(found: FoundPassage[]): FoundPassage[] {
   const chosen: FoundPassage[] = [];
   for (const passage of found) {
     if (passage.coverage < MIN_COVERAGE || chosen.length === MAX_PASSAGES) break;
+    if (!passage.specific) continue;
     const taken = perDocument.get(passage.documentId) ?? 0;
     if (taken === MAX_PER_DOCUMENT) continue;
     perDocument.set(passage.documentId, taken + 1);
