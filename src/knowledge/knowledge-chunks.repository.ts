@@ -55,7 +55,8 @@ export class KnowledgeChunksRepository {
         SELECT t.grp, t.weight, phraseto_tsquery(knowledge_search_config(${language}), t.text) AS q
         FROM unnest(${terms.map((term) => term.text)}::text[], ${terms.map((term) => term.group)}::int[], ${terms.map((term) => term.weight)}::float8[]) AS t(text, grp, weight)
       ),
-      useful AS (SELECT grp, weight, q FROM terms WHERE numnode(q) > 0),
+      -- A stop word of the visitor's is left out with its synonyms (WordNet's for "do" are not stop words).
+      useful AS (SELECT grp, weight, q FROM terms WHERE numnode(q) > 0 AND grp IN (SELECT grp FROM terms WHERE weight = 1 AND numnode(q) > 0)),
       groups AS (
         SELECT grp, knowledge_tsquery_or(q) AS q FROM useful GROUP BY grp
       ),
