@@ -3,11 +3,14 @@ import { APP_CONFIG, type AppConfig } from '../config/env';
 import { FoundPassage, KnowledgeChunksRepository } from '../knowledge/knowledge-chunks.repository';
 import type { Answer, AnswerInput } from './answer';
 import { ChatMessage, streamChatCompletion } from './llm-client';
+import { botSynonymLookup } from './bot-synonyms';
+import { questionTerms } from './question-terms';
+import { WordNetSynonyms } from './wordnet-synonyms';
 
 /**
  * A passage answers a question when it holds at least this share of the question's words
- * (stemmed, stop words left out). Tuned on test/fixtures/knowledge-corpus.ts: below it, questions
- * about something the base does not cover matched on a lone common word.
+ * (stemmed, stop words left out, each weighted by how rare it is among the bot's passages), and
+ * holds its most specific word. Tuned on bench/answer-questions.json (npm run eval:answers).
  */
 export const MIN_COVERAGE = 0.3;
 /** Passages in a reply, and from one document at most. */
@@ -15,6 +18,9 @@ const MAX_PASSAGES = 3;
 const MAX_PER_DOCUMENT = 2;
 /** Candidates read from the database: enough for MAX_PASSAGES after the per-document cap. */
 const CANDIDATES = 12;
+/** A synonym weighs less than the visitor's own word; the bot's own synonyms more than WordNet's. */
+const BOT_SYNONYM_WEIGHT = 0.8;
+const WORDNET_WEIGHT = 0.5;
 
 /**
  * The bot's reply to a visitor's question, from its knowledge documents: the passages that fit
@@ -25,6 +31,7 @@ const CANDIDATES = 12;
 @Injectable()
 export class AnswerService {
   private readonly logger = new Logger('Answers');
+  private readonly wordNet = new WordNetSynonyms();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -33,7 +40,8 @@ export class AnswerService {
 
   /** `onDelta` receives the reply as it is written; the pieces concatenate to `content`. */
   async answer(input: AnswerInput, onDelta: (text: string) => void = () => undefined): Promise<Answer> {
-    const passages = selectPassages(await this.chunks.search(input.tenantId, input.bot.id, input.bot.language, input.question, CANDIDATES));
+    const terms = questionTerms(input.question, this.expansion(input.bot));
+    const passages = selectPassages(await this.chunks.search(input.tenantId, input.bot.id, input.bot.language, terms, CANDIDATES));
     if (!passages.length) {
       onDelta(input.bot.fallbackMessage);
       return { content: input.bot.fallbackMessage, sources: [], unanswered: true };
@@ -44,6 +52,16 @@ export class AnswerService {
     const content = passages.map((passage) => passage.content).join('\n\n');
     for (const piece of sentencesOf(content)) onDelta(piece);
     return { content, sources, unanswered: false };
+  }
+
+  /** A question word's synonyms: the bot's own, then WordNet's for an English bot. */
+  private expansion(bot: AnswerInput['bot']): (word: string) => { text: string; weight: number }[] {
+    const own = botSynonymLookup(bot.synonyms);
+    const english = bot.language.toLowerCase() === 'en';
+    return (word) => [
+      ...own(word).map((text) => ({ text, weight: BOT_SYNONYM_WEIGHT })),
+      ...(english ? this.wordNet.synonymsOf(word).map((text) => ({ text, weight: WORDNET_WEIGHT })) : []),
+    ];
   }
 
   /**
@@ -69,6 +87,7 @@ function selectPassages(found: FoundPassage[]): FoundPassage[] {
   const chosen: FoundPassage[] = [];
   for (const passage of found) {
     if (passage.coverage < MIN_COVERAGE || chosen.length === MAX_PASSAGES) break;
+    if (!passage.specific) continue;
     const taken = perDocument.get(passage.documentId) ?? 0;
     if (taken === MAX_PER_DOCUMENT) continue;
     perDocument.set(passage.documentId, taken + 1);

@@ -12,6 +12,8 @@ export interface FoundPassage {
   coverage: number;
   /** ts_rank, normalised to 0..1: how often they occur, title words weighing more. */
   rank: number;
+  /** Whether the passage holds the question's most specific word (the one the fewest of the bot's passages hold). */
+  specific: boolean;
 }
 
 /**
@@ -39,34 +41,70 @@ export class KnowledgeChunksRepository {
   }
 
   /**
-   * The bot's passages that contain any of the question's words, best first. The words are OR-ed:
-   * `plainto_tsquery` (and `websearch_to_tsquery`) AND them, and an ordinary question ("how much
-   * does the pro plan cost") then finds nothing. The matches are ranked (ts_rank: 4x cheaper than
-   * ts_rank_cd, which cost 42 ms over 10,000 matching passages), the best CANDIDATES are then scored
-   * by the share of the question's words each holds (a passage's vector holds its document's title).
+   * The bot's passages for a question's terms, best first. A term is one word of the visitor's
+   * (weight 1) or a synonym of one (a lower weight); the terms of one word form a group. Rules:
+   * - a passage must hold the question's most specific group, the one the fewest of the bot's
+   *   passages hold (counted up to DF_CAP): a lone common word ("card" in "gift cards") never
+   *   answers, and a word none of them holds means the knowledge base does not know;
+   * - candidates are the CANDIDATES passages ranked best (ts_rank: 4x cheaper than ts_rank_cd,
+   *   which cost 42 ms over 10,000 matching passages) and are scored by coverage: per group, the
+   *   weight of the best term the passage holds, over the number of groups;
+   * - ties are broken by document and position, so the same question always gets the same answer.
+   * The terms are OR-ed: `plainto_tsquery` (and `websearch_to_tsquery`) AND them, and an ordinary
+   * question ("how much does the pro plan cost") then finds nothing.
    */
-  async search(tenantId: string, botId: string, language: string, question: string, limit: number): Promise<FoundPassage[]> {
+  async search(tenantId: string, botId: string, language: string, terms: QueryTerm[], limit: number): Promise<FoundPassage[]> {
+    if (!terms.length) return [];
     return this.prisma.$queryRaw<FoundPassage[]>(Prisma.sql`
-      WITH words AS (
-        SELECT DISTINCT w AS word FROM unnest(tsvector_to_array(to_tsvector(knowledge_search_config(${language}), ${question}))) AS w
+      WITH terms AS (
+        SELECT t.grp, t.weight, phraseto_tsquery(knowledge_search_config(${language}), t.text) AS q
+        FROM unnest(${terms.map((term) => term.text)}::text[], ${terms.map((term) => term.group)}::int[], ${terms.map((term) => term.weight)}::float8[]) AS t(text, grp, weight)
       ),
+      -- A stop word of the visitor's is left out with its synonyms (WordNet's for "do" are not stop words).
+      useful AS (SELECT grp, weight, q FROM terms WHERE numnode(q) > 0 AND grp IN (SELECT grp FROM terms WHERE weight = 1 AND numnode(q) > 0)),
+      groups AS (
+        SELECT grp, knowledge_tsquery_or(q) AS q FROM useful GROUP BY grp
+      ),
+      passages AS (
+        SELECT count(*)::float8 AS n FROM (SELECT 1 FROM "KnowledgeChunk" c WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid LIMIT ${DF_CAP}) p
+      ),
+      counted AS (
+        SELECT g.grp, g.q, (SELECT count(*) FROM (
+          SELECT 1 FROM "KnowledgeChunk" c WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid AND c."searchVector" @@ g.q LIMIT ${DF_CAP}
+        ) held)::float8 AS df
+        FROM groups g
+      ),
+      weighted AS (SELECT c.grp, c.q, c.df, ln((passages.n + 1) / (least(greatest(c.df, 1), passages.n) + 0.5)) AS idf FROM counted c, passages),
+      specific AS (SELECT q FROM weighted WHERE df > 0 ORDER BY df, grp LIMIT 1),
       query AS (
-        SELECT to_tsquery('simple', string_agg(quote_literal(word), ' | ')) AS q, count(*) AS total FROM words HAVING count(*) > 0
+        SELECT knowledge_tsquery_or(q) AS q, sum(idf) AS total FROM weighted HAVING count(*) > 0
       ),
       ranked AS (
         SELECT c."documentId", c."content", c."position", c."searchVector", ts_rank(c."searchVector", query.q, 32)::float8 AS "rank"
         FROM query, "KnowledgeChunk" c
         WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid AND c."searchVector" @@ query.q
-        ORDER BY "rank" DESC
+        ORDER BY "rank" DESC, c."documentId", c."position"
         LIMIT ${CANDIDATES}
       )
       SELECT r."documentId", d."title", r."content", r."rank",
-             (SELECT count(*) FROM words WHERE r."searchVector" @@ to_tsquery('simple', quote_literal(words.word)))::float8 / (SELECT total FROM query) AS "coverage"
+             (SELECT coalesce(sum(best * idf), 0) FROM (
+               SELECT max(u.weight) AS best, w.idf FROM useful u JOIN weighted w ON w.grp = u.grp WHERE r."searchVector" @@ u.q GROUP BY u.grp, w.idf
+             ) held)::float8 / (SELECT total FROM query) AS "coverage",
+             r."searchVector" @@ (SELECT q FROM specific) AS "specific"
       FROM ranked r JOIN "KnowledgeDocument" d ON d."id" = r."documentId"
-      ORDER BY "coverage" DESC, r."rank" DESC, r."position"
+      ORDER BY "coverage" DESC, r."rank" DESC, r."documentId", r."position"
       LIMIT ${limit}`);
   }
 }
 
+/** A word of the question, or a synonym of one (`group` is the word's index, `weight` 1 for the visitor's own word). */
+export interface QueryTerm {
+  text: string;
+  group: number;
+  weight: number;
+}
+
+/** Document frequencies are counted up to this: beyond it a word is common, however common. */
+const DF_CAP = 1000;
 /** Passages ranked before their coverage is counted: a question's best ones are among them. */
 const CANDIDATES = 48;

@@ -51,6 +51,9 @@ export class BotSettings {
 
   @ApiProperty({ description: 'Replies list the knowledge documents they come from.' })
   showSources: boolean;
+
+  @ApiProperty({ type: [String], description: "The bot's own synonyms, one group per entry (\"bill = invoice, receipt\")." })
+  synonyms: string[];
 }
 
 export class BotSettingsEnvelope {
@@ -68,5 +71,5 @@ export function toTenantSettings(row: TenantSettingsRow): TenantSettings {
 }
 
 export function toBotSettings(row: BotSettingsRow): BotSettings {
-  return { welcomeMessage: row.welcomeMessage, suggestedQuestions: [...row.suggestedQuestions], fallbackMessage: row.fallbackMessage, showSources: row.showSources };
+  return { welcomeMessage: row.welcomeMessage, suggestedQuestions: [...row.suggestedQuestions], fallbackMessage: row.fallbackMessage, showSources: row.showSources, synonyms: [...row.synonyms] };
 }

@@ -63,6 +63,7 @@ export class SettingsService {
         suggestedQuestions: body.suggestedQuestions,
         fallbackMessage: body.fallbackMessage,
         showSources: body.showSources,
+        synonyms: body.synonyms,
       });
       if (!Object.keys(changes).length) return current;
       const updated = await this.settings.updateBotSettings(tenantId, botId, changes, tx);

@@ -14,6 +14,7 @@ const widgetBotSelect = {
   suggestedQuestions: true,
   fallbackMessage: true,
   showSources: true,
+  synonyms: true,
 } satisfies Prisma.BotSelect;
 
 export type WidgetBotRow = Prisma.BotGetPayload<{ select: typeof widgetBotSelect }>;

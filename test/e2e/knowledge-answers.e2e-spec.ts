@@ -107,3 +107,64 @@ describe('Knowledge base: passages, search in the bot language, retrieval qualit
     expect(hitAt1).toBeGreaterThanOrEqual(0.75);
   });
 });
+
+describe('Knowledge answers: synonyms, the most specific word, deterministic ties (issue 28)', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let publicKey: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await createTenant(t, { plan: 'enterprise' });
+    publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
+    await t.http().patch('/api/v1/settings').set('X-API-Key', tenant.key).send({ visitorMessageLimit: { messages: 1000 } }).expect(200);
+  });
+  afterAll(() => t.close());
+
+  const addDocument = async (botId: string, title: string, content: string): Promise<string> =>
+    (await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({ title, content }).expect(201)).body.document.id;
+  const ask = async (botId: string, question: string): Promise<Reply> => {
+    const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', publicKey).send({ botId }).expect(201)).body.visitorToken as string;
+    const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id as string;
+    return (await t.http().post(`/api/v1/widget/conversations/${id}/messages`).set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({ content: question }).expect(201)).body.reply;
+  };
+
+  it("finds a passage by an English synonym from WordNet (bill -> invoice), the visitor's own word ranking first", async () => {
+    const bot = (await createBot(t, tenant.id, { language: 'en' })).id;
+    await addDocument(bot, 'Invoices', 'Download every invoice as a PDF from the account page.');
+    await addDocument(bot, 'Opening hours', 'The shop opens at nine and closes at six.');
+    expect((await ask(bot, 'Where are my bills?')).sources.map((s) => s.title)).toEqual(['Invoices']);
+    // A passage holding the visitor's own word outranks one holding only a synonym.
+    await addDocument(bot, 'Bills', 'Bills are sent by post every month.');
+    expect((await ask(bot, 'Where are my bills?')).sources.map((s) => s.title)).toEqual(['Bills', 'Invoices']);
+    // A German bot gets no English synonyms.
+    const german = (await createBot(t, tenant.id, { language: 'de' })).id;
+    await addDocument(german, 'Rechnungen', 'Jede invoice steht als PDF bereit.');
+    expect((await ask(german, 'bill')).sources).toEqual([]);
+  });
+
+  it("finds a passage by the bot's own synonyms once they are set (RAM = Arbeitsspeicher)", async () => {
+    const bot = (await createBot(t, tenant.id, { language: 'de' })).id;
+    await addDocument(bot, 'Hardware', 'Der Arbeitsspeicher sollte mindestens 4 GB groß sein.');
+    const reply = await ask(bot, 'Wie viel RAM brauche ich?');
+    expect(reply.sources).toEqual([]);
+    await t.http().patch(`/api/v1/bots/${bot}/settings`).set('X-API-Key', tenant.key).send({ synonyms: ['RAM = Arbeitsspeicher, Speicher'] }).expect(200);
+    expect((await ask(bot, 'Wie viel RAM brauche ich?')).sources.map((s) => s.title)).toEqual(['Hardware']);
+  });
+
+  it("answers only from passages that hold the question's most specific word: common words alone never answer", async () => {
+    const bot = (await createBot(t, tenant.id, { language: 'en' })).id;
+    await addDocument(bot, 'Team plan', 'The team plan adds seats for your colleagues.');
+    await addDocument(bot, 'Plans for teams', 'Every team can switch plan at any time.');
+    await addDocument(bot, 'Refunds', 'Refunds are paid back within 14 days.');
+    for (const topic of ['Shipping', 'Privacy', 'Security', 'Contact']) await addDocument(bot, topic, `${topic} questions are answered by our staff.`);
+    expect((await ask(bot, 'Refund for my team plan?')).sources.map((s) => s.title)).toEqual(['Refunds']);
+  });
+
+  it('breaks ties the same way every time: by document, oldest first', async () => {
+    const bot = (await createBot(t, tenant.id, { language: 'en' })).id;
+    const first = await addDocument(bot, 'Returns A', 'Returns are free within thirty days.');
+    const second = await addDocument(bot, 'Returns B', 'Returns are free within thirty days.');
+    for (let i = 0; i < 3; i++) expect((await ask(bot, 'Are returns free?')).sources.map((s) => s.id)).toEqual([first, second]);
+  });
+});

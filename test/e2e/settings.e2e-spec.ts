@@ -134,9 +134,9 @@ describe('Settings: the tenant and its bots', () => {
     it('answers the defaults, then changes every field and audits it', async () => {
       const bot = (await createBot(t, tenant.id)).id;
       const defaults = (await get(`/api/v1/bots/${bot}/settings`).expect(200)).body.settings;
-      expect(defaults).toEqual({ welcomeMessage: expect.any(String), suggestedQuestions: [], fallbackMessage: expect.any(String), showSources: true });
-      const body = { welcomeMessage: ' Hello! ', suggestedQuestions: [' What does it cost? ', 'q'.repeat(200)], fallbackMessage: 'f'.repeat(500), showSources: false };
-      const expected = { welcomeMessage: 'Hello!', suggestedQuestions: ['What does it cost?', 'q'.repeat(200)], fallbackMessage: 'f'.repeat(500), showSources: false };
+      expect(defaults).toEqual({ welcomeMessage: expect.any(String), suggestedQuestions: [], fallbackMessage: expect.any(String), showSources: true, synonyms: [] });
+      const body = { welcomeMessage: ' Hello! ', suggestedQuestions: [' What does it cost? ', 'q'.repeat(200)], fallbackMessage: 'f'.repeat(500), showSources: false, synonyms: [' bill = invoice, receipt ', 'CPU,processor'] };
+      const expected = { welcomeMessage: 'Hello!', suggestedQuestions: ['What does it cost?', 'q'.repeat(200)], fallbackMessage: 'f'.repeat(500), showSources: false, synonyms: ['bill = invoice, receipt', 'CPU,processor'] };
       expect((await patch(`/api/v1/bots/${bot}/settings`, body).expect(200)).body).toEqual({ settings: expected });
       expect((await get(`/api/v1/bots/${bot}/settings`).expect(200)).body).toEqual({ settings: expected });
       expect(await auditOf('bot.settings_updated')).toContainEqual(expect.objectContaining({ actor: `api-key:${tenant.keyId}`, targetType: 'bot', targetId: bot }));
@@ -165,6 +165,10 @@ describe('Settings: the tenant and its bots', () => {
       [{ fallbackMessage: '' }, 'fallbackMessage', 'must be 1 to 500 characters'],
       [{ fallbackMessage: null }, 'fallbackMessage', 'must be a string'],
       [{ showSources: 'no' }, 'showSources', 'must be true or false'],
+      [{ synonyms: ['bill invoice'] }, 'synonyms', 'each entry must be two or more words or phrases separated by = or , (e.g. "bill = invoice")'],
+      [{ synonyms: ['bill = '] }, 'synonyms', 'each entry must be two or more words or phrases separated by = or , (e.g. "bill = invoice")'],
+      [{ synonyms: [`a = ${'b'.repeat(200)}`] }, 'synonyms', 'each entry must be 3 to 200 characters'],
+      [{ synonyms: Array.from({ length: 101 }, () => 'a = b') }, 'synonyms', 'must have at most 100 entries'],
       [{ isActive: false }, 'isActive', 'is not an allowed field'],
     ])('refuses %j with one detail naming the rule', async (body, field, message) => {
       expectError(await patch(`/api/v1/bots/${botId}/settings`, body), 400, 'VALIDATION_ERROR', [{ field, message }]);

@@ -1,8 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Validate } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, Validate } from 'class-validator';
 import { CodePointLength } from '../../common/validation/code-point-length';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { Trim, TrimEach } from '../../common/validation/transforms';
+
+/** A synonym entry: two or more words or phrases separated by `=` or `,` ("bill = invoice, receipt"). */
+const SYNONYM_GROUP = /^[^=,\s][^=,]*(?:[=,]\s*[^=,\s][^=,]*)+$/;
 
 /** PATCH /api/v1/bots/:id/settings: any field. A bot's state (isActive) is not among them. */
 export class UpdateBotSettingsDto {
@@ -23,4 +26,14 @@ export class UpdateBotSettingsDto {
   @ApiPropertyOptional({ description: 'Replies list the knowledge documents they come from.' })
   @OptionalNotNull() @IsBoolean({ message: 'must be true or false' })
   showSources?: boolean;
+
+  @ApiPropertyOptional({
+    type: [String], maxItems: 100, items: { type: 'string', minLength: 3, maxLength: 200 }, example: ['bill = invoice, receipt', 'cpu = processor'],
+    description: "The bot's own synonyms for its domain's words, one group per entry: two or more words or phrases separated by `=` or `,`. A question's word then also finds passages that hold the others of its group. Each entry is trimmed; replaces the list.",
+  })
+  @OptionalNotNull() @IsArray({ message: 'must be an array of strings' }) @ArrayMaxSize(100, { message: 'must have at most 100 entries' })
+  @TrimEach() @IsString({ each: true, message: 'each entry must be a string' })
+  @Validate(CodePointLength, [3, 200], { each: true, message: 'each entry must be 3 to 200 characters' })
+  @Matches(SYNONYM_GROUP, { each: true, message: 'each entry must be two or more words or phrases separated by = or , (e.g. "bill = invoice")' })
+  synonyms?: string[];
 }
