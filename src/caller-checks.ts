@@ -6,6 +6,7 @@ import { ApiKeyGuard } from './tenancy/api-keys/api-key.guard';
 import { ScopesGuard } from './tenancy/api-keys/scopes.guard';
 import { WidgetKeyGuard } from './tenancy/api-keys/widget-key.guard';
 import { WidgetOriginGuard } from './widget/widget-origin.guard';
+import { VisitorTokenGuard } from './widget/visitor-token.guard';
 import { PlanGuard } from './tenancy/plan.guard';
 
 /**
@@ -16,13 +17,15 @@ import { PlanGuard } from './tenancy/plan.guard';
  */
 export const callerChecksProvider: Provider = {
   provide: CALLER_CHECKS,
-  inject: [ApiKeyGuard, AdminTokenGuard, PlanGuard, PlanThrottlerGuard, ScopesGuard, WidgetKeyGuard, WidgetOriginGuard],
-  useFactory: (apiKey: ApiKeyGuard, adminToken: AdminTokenGuard, plan: PlanGuard, rateLimit: PlanThrottlerGuard, scopes: ScopesGuard, widgetKey: WidgetKeyGuard, widgetOrigin: WidgetOriginGuard): CallerChecks => ({
+  inject: [ApiKeyGuard, AdminTokenGuard, PlanGuard, PlanThrottlerGuard, ScopesGuard, WidgetKeyGuard, WidgetOriginGuard, VisitorTokenGuard],
+  useFactory: (apiKey: ApiKeyGuard, adminToken: AdminTokenGuard, plan: PlanGuard, rateLimit: PlanThrottlerGuard, scopes: ScopesGuard, widgetKey: WidgetKeyGuard, widgetOrigin: WidgetOriginGuard, visitorToken: VisitorTokenGuard): CallerChecks => ({
     public: [],
     admin: [adminToken],
     apiKey: [apiKey, plan, rateLimit, scopes],
     // A public key's requests are limited per client IP (PlanThrottlerGuard), never on the tenant's quota.
     // No plan check: the widget is the product itself, on every plan (Free included, with its message limit).
     widget: [apiKey, rateLimit, widgetKey, widgetOrigin],
+    // The widget's checks, then the visitor's token (X-Visitor-Token), which attaches the visitor.
+    visitor: [apiKey, rateLimit, widgetKey, widgetOrigin, visitorToken],
   }),
 };

@@ -1,14 +1,15 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Scope } from './scopes';
-import type { ApiPrincipal, AppRequest } from '../http/request-context';
+import type { ApiPrincipal, AppRequest, VisitorPrincipal } from '../http/request-context';
 
 /** Who may call a route. Every route declares one; a route without it is refused. */
 export type AccessRule =
   | { kind: 'public' }
   | { kind: 'admin' }
   | { kind: 'apiKey'; scopes: readonly Scope[] }
-  | { kind: 'widget' };
+  | { kind: 'widget' }
+  | { kind: 'visitor' };
 
 /** The kinds of caller; each has its own list of checks (CallerChecks). */
 export type CallerKind = AccessRule['kind'];
@@ -24,6 +25,9 @@ export const AdminOnly = () => Access({ kind: 'admin' });
 /** The chat widget: a valid public key (svc_pk_) of a tenant with API access; secret keys are refused. */
 export const WidgetOnly = () => Access({ kind: 'widget' });
 
+/** A widget visitor: the widget's checks, then a valid X-Visitor-Token of the key's tenant (401 INVALID_VISITOR_TOKEN). */
+export const VisitorOnly = () => Access({ kind: 'visitor' });
+
 /** A valid API key of a tenant with API access, holding every scope listed (none: any valid key). */
 export const RequireScopes = (...scopes: Scope[]) => Access({ kind: 'apiKey', scopes });
 
@@ -36,4 +40,11 @@ export const Principal = createParamDecorator((_: unknown, context: ExecutionCon
   const principal = context.switchToHttp().getRequest<AppRequest>().principal;
   if (!principal) throw new Error('Principal requested on a route without API-key authentication');
   return principal;
+});
+
+/** The widget visitor of a visitor route (its token checked before the handler). */
+export const Visitor = createParamDecorator((_: unknown, context: ExecutionContext): VisitorPrincipal => {
+  const visitor = context.switchToHttp().getRequest<AppRequest>().visitor;
+  if (!visitor) throw new Error('Visitor requested on a route without a visitor token check');
+  return visitor;
 });

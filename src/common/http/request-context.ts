@@ -7,4 +7,11 @@ export interface ApiPrincipal {
   apiKey: { id: string; type: ApiKeyType; scopes: readonly string[] };
 }
 
-export type AppRequest = Request & { id: string; principal?: ApiPrincipal };
+/** The widget visitor a valid X-Visitor-Token names (the visitor access kind attaches it). */
+export interface VisitorPrincipal {
+  tenantId: string;
+  botId: string;
+  visitorId: string;
+}
+
+export type AppRequest = Request & { id: string; principal?: ApiPrincipal; visitor?: VisitorPrincipal };
