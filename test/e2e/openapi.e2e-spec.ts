@@ -528,8 +528,8 @@ describe('OpenAPI document and contract', () => {
 
 function securityOf(rule: AccessRule | undefined): Record<string, string[]>[] | undefined {
   if (rule?.kind === 'apiKey') return [{ ApiKeyAuth: [...rule.scopes] }];
-  // A public key: no scope.
-  if (rule?.kind === 'widget') return [{ ApiKeyAuth: [] }];
+  // A public key: no scope (a visitor's token is a documented header, not a security scheme).
+  if (rule?.kind === 'widget' || rule?.kind === 'visitor') return [{ ApiKeyAuth: [] }];
   if (rule?.kind === 'admin') return [{ AdminBearerAuth: [] }];
   if (rule?.kind === 'public') return [];
   return undefined;
