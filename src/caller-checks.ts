@@ -12,6 +12,7 @@ import { ApiKeyGuard } from './tenancy/api-keys/api-key.guard';
 import { ScopesGuard } from './tenancy/api-keys/scopes.guard';
 import { WidgetKeyGuard } from './tenancy/api-keys/widget-key.guard';
 import { WidgetOriginGuard } from './widget/widget-origin.guard';
+import { VisitorTokenGuard } from './widget/visitor-token.guard';
 import { PlanGuard } from './tenancy/plan.guard';
 
 /**
@@ -23,7 +24,7 @@ import { PlanGuard } from './tenancy/plan.guard';
  */
 export const callerChecksProvider: Provider = {
   provide: CALLER_CHECKS,
-  inject: [ApiKeyGuard, AdminTokenGuard, PlanGuard, PlanThrottlerGuard, ScopesGuard, WidgetKeyGuard, WidgetOriginGuard, SessionGuard, SameOriginGuard, TenantMembershipGuard, UserRateLimitGuard, RoleGuard, KeyOnUserRouteGuard],
+  inject: [ApiKeyGuard, AdminTokenGuard, PlanGuard, PlanThrottlerGuard, ScopesGuard, WidgetKeyGuard, WidgetOriginGuard, SessionGuard, SameOriginGuard, TenantMembershipGuard, UserRateLimitGuard, RoleGuard, KeyOnUserRouteGuard, VisitorTokenGuard],
   useFactory: (
     apiKey: ApiKeyGuard,
     adminToken: AdminTokenGuard,
@@ -38,6 +39,7 @@ export const callerChecksProvider: Provider = {
     userRateLimit: UserRateLimitGuard,
     role: RoleGuard,
     keyOnUserRoute: KeyOnUserRouteGuard,
+    visitorToken: VisitorTokenGuard,
   ): CallerChecks => ({
     public: [],
     admin: [adminToken],
@@ -45,6 +47,8 @@ export const callerChecksProvider: Provider = {
     // A public key's requests are limited per client IP (PlanThrottlerGuard), never on the tenant's quota.
     // No plan check: the widget is the product itself, on every plan (Free included, with its message limit).
     widget: [apiKey, rateLimit, widgetKey, widgetOrigin],
+    // The widget's checks, then the visitor's token (X-Visitor-Token), which attaches the visitor.
+    visitor: [apiKey, rateLimit, widgetKey, widgetOrigin, visitorToken],
     // A user: no plan check (the dashboard works on every plan) and a limit of their own, not the tenant's quota.
     user: [session, sameOrigin, membership, userRateLimit, role],
     // A valid key on a users-only route: 401 for a bad key first, then 403.

@@ -71,6 +71,9 @@ class EnvironmentVariables {
   PUBLIC_KEY_RATE_LIMIT?: number;
 
   @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
+  WIDGET_SESSION_RATE_LIMIT?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
   RATE_LIMIT_MULTIPLIER?: number;
 
   @IsOptional() @IsString()
@@ -145,6 +148,8 @@ export interface AppConfig {
     authFailuresPerMinute: number;
     /** Requests made with a public key, per client IP and minute. */
     publicKeyPerMinute: number;
+    /** New widget sessions (visitor ids) per client IP and minute. */
+    widgetSessionsPerMinute: number;
     /** Load-testing knobs: every plan limit multiplied, or the tenant limiter switched off. */
     multiplier: number;
     disabled: boolean;
@@ -255,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       replicas: vars.RATE_LIMIT_REPLICAS ?? 1,
       authFailuresPerMinute: vars.AUTH_FAILURE_LIMIT ?? 20,
       publicKeyPerMinute: vars.PUBLIC_KEY_RATE_LIMIT ?? 60,
+      widgetSessionsPerMinute: vars.WIDGET_SESSION_RATE_LIMIT ?? 10,
       multiplier: vars.RATE_LIMIT_MULTIPLIER ?? 1,
       disabled: vars.RATE_LIMIT_DISABLED ?? false,
     },

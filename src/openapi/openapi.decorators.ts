@@ -2,7 +2,7 @@ import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
 import type { ApiResponseOptions, HeaderObject, HeadersObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import type { Scope } from '../common/access/scopes';
-import { RequireScopes, SignedIn, SignInStep, UsersOnly, WidgetOnly, type UserRouteRole } from '../common/access/access.decorators';
+import { RequireScopes, SignedIn, SignInStep, UsersOnly, VisitorOnly, WidgetOnly, type UserRouteRole } from '../common/access/access.decorators';
 import { ErrorEnvelope, FieldErrorResponse } from '../common/errors/error-envelope';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
 
@@ -227,9 +227,9 @@ export function ApiWidgetEndpoint(docs: EndpointDocs & { visitorToken: boolean }
   const note =
     'Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). ' +
     (docs.visitorToken ? 'The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. ' : '') +
-    "Limited to 60 requests a minute per client address; never counted against the tenant's API quota.";
+    "Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.";
   return applyDecorators(
-    WidgetOnly(),
+    docs.visitorToken ? VisitorOnly() : WidgetOnly(),
     operation(docs, note),
     ApiSecurity(API_KEY_SCHEME, []),
     ...(docs.visitorToken ? [ApiHeader({ name: 'X-Visitor-Token', required: true, description: 'The visitor token of the session.', schema: { type: 'string', maxLength: 1024 } })] : []),

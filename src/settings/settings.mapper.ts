@@ -20,6 +20,11 @@ export class LeadCapture {
   requireCompany: boolean;
 }
 
+export class WidgetLimits {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100000, description: 'Bot replies the widget gives one client address (IPv6: one /64) per UTC day; beyond, 429.' })
+  repliesPerIpPerDay: number;
+}
+
 export class TenantSettings {
   @ApiProperty({ example: 'UTC', description: 'IANA time zone name; analytics periods are days, weeks and months in it.' })
   timezone: string;
@@ -32,6 +37,9 @@ export class TenantSettings {
 
   @ApiProperty({ type: LeadCapture })
   leadCapture: LeadCapture;
+
+  @ApiProperty({ type: WidgetLimits })
+  widgetLimits: WidgetLimits;
 }
 
 export class TenantSettingsEnvelope {
@@ -67,6 +75,7 @@ export function toTenantSettings(row: TenantSettingsRow): TenantSettings {
     allowedOrigins: [...row.allowedOrigins],
     visitorMessageLimit: { messages: row.visitorMessageLimit, windowSeconds: row.visitorMessageWindowSeconds },
     leadCapture: { enabled: row.leadCaptureEnabled, requirePhone: row.leadCaptureRequirePhone, requireCompany: row.leadCaptureRequireCompany },
+    widgetLimits: { repliesPerIpPerDay: row.widgetRepliesPerIpPerDay },
   };
 }
 

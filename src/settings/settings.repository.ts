@@ -10,6 +10,7 @@ const tenantSettingsSelect = {
   leadCaptureEnabled: true,
   leadCaptureRequirePhone: true,
   leadCaptureRequireCompany: true,
+  widgetRepliesPerIpPerDay: true,
 } satisfies Prisma.TenantSelect;
 
 const botSettingsSelect = { welcomeMessage: true, suggestedQuestions: true, fallbackMessage: true, showSources: true, synonyms: true } satisfies Prisma.BotSelect;

@@ -10,7 +10,7 @@ import type { UpdateTenantSettingsDto } from './dto/update-tenant-settings.dto';
 import { BotSettingsRow, SettingsRepository, TenantSettingsRow } from './settings.repository';
 
 /**
- * The tenant's settings (time zone, widget origins, visitor limit, lead form) and each bot's
+ * The tenant's settings (time zone, widget origins, visitor limit, lead form, widget limits) and each bot's
  * (welcome, suggestions, fallback, sources). A change is written, and audited with the key as the
  * actor, only when a value differs: a PATCH with the current values leaves everything as it is.
  */
@@ -38,6 +38,7 @@ export class SettingsService {
         leadCaptureEnabled: body.leadCapture?.enabled,
         leadCaptureRequirePhone: body.leadCapture?.requirePhone,
         leadCaptureRequireCompany: body.leadCapture?.requireCompany,
+        widgetRepliesPerIpPerDay: body.widgetLimits?.repliesPerIpPerDay,
       });
       if (!Object.keys(changes).length) return current;
       const updated = await this.settings.updateTenantSettings(tenantId, changes, tx);

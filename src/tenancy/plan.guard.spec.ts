@@ -10,6 +10,8 @@ class VerifyController {
 }
 
 const principal = (plan: Plan): ApiPrincipal => ({
+  kind: 'apiKey',
+  scopes: ['bots:read'],
   tenant: { id: '0190b6a0-0000-7000-8000-000000000001', name: 'Acme', slug: 'acme', plan },
   apiKey: { id: '0190b6a0-0000-7000-8000-000000000002', type: 'secret', scopes: ['bots:read'] },
 });

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { Plan, PLAN_NAMES, PLANS } from '../tenancy/plans';
 
@@ -40,16 +40,17 @@ export class VerificationResponse {
   @ApiProperty({ type: VerifiedPlan })
   plan: VerifiedPlan;
 
-  @ApiProperty({ type: VerifiedUsage })
-  usage: VerifiedUsage;
+  @ApiPropertyOptional({ type: VerifiedUsage, description: 'Secret keys only: a public key is on web pages, for anyone to read.' })
+  usage?: VerifiedUsage;
 }
 
-export function toVerificationResponse(principal: ApiPrincipal, messagesThisMonth: number): VerificationResponse {
+/** `messagesThisMonth` undefined (a public key's request): the answer has no `usage`. */
+export function toVerificationResponse(principal: ApiPrincipal, messagesThisMonth: number | undefined): VerificationResponse {
   const plan = PLANS[principal.tenant.plan];
   return {
     valid: true,
     tenant: { id: principal.tenant.id, name: principal.tenant.name, slug: principal.tenant.slug },
     plan: { name: plan.name, botsLimit: plan.botsLimit, messagesLimit: plan.messagesLimit },
-    usage: { messagesThisMonth },
+    ...(messagesThisMonth === undefined ? {} : { usage: { messagesThisMonth } }),
   };
 }

@@ -15,6 +15,8 @@ export class VerifyController {
   @Get()
   @ApiV1Endpoint({ operationId: 'verifyKey', summary: 'Validate the API key and return its tenant and plan', scopes: [], type: VerificationResponse })
   async verify(@Principal() principal: ApiPrincipal, @Query() _query: NoQueryDto): Promise<VerificationResponse> {
-    return toVerificationResponse(principal, await this.usage.usedThisMonth(principal.tenant.id, new Date()));
+    // A public key is copied from web pages: its holder learns who the tenant is, not how busy it is.
+    const messages = principal.apiKey?.type === 'public' ? undefined : await this.usage.usedThisMonth(principal.tenant.id, new Date());
+    return toVerificationResponse(principal, messages);
   }
 }

@@ -12,6 +12,9 @@ export interface VisitorClaims {
 /** API_DECISIONS, Widget: valid 24 hours. */
 export const VISITOR_TOKEN_LIFETIME_S = 24 * 60 * 60;
 
+/** API_DECISIONS part 3: a new session keeps the visitor of a token expired up to 30 days ago. */
+export const VISITOR_RENEWAL_WINDOW_S = 30 * 24 * 60 * 60;
+
 /**
  * Visitor tokens: `v1.<base64url claims>.<base64url HMAC-SHA256>` signed with WIDGET_TOKEN_SECRET.
  * Stateless, so any instance checks a token another issued; a forged or altered one fails the
@@ -26,8 +29,11 @@ export class VisitorTokens {
     return `v1.${payload}.${this.mac(payload)}`;
   }
 
-  /** The claims of a genuine, unexpired token; undefined for anything else. */
-  verify(token: string | undefined, nowS = Math.floor(Date.now() / 1000)): VisitorClaims | undefined {
+  /**
+   * The claims of a genuine token unexpired at `nowS`; undefined for anything else. `graceS`
+   * accepts a token expired at most that long ago (its signature still checked).
+   */
+  verify(token: string | undefined, nowS = Math.floor(Date.now() / 1000), graceS = 0): VisitorClaims | undefined {
     if (!token || token.length > 1024) return undefined;
     const [version, payload, signature, ...rest] = token.split('.');
     if (version !== 'v1' || !payload || !signature || rest.length) return undefined;
@@ -40,7 +46,7 @@ export class VisitorTokens {
     } catch {
       return undefined;
     }
-    if (typeof raw.t !== 'string' || typeof raw.b !== 'string' || typeof raw.v !== 'string' || typeof raw.e !== 'number' || raw.e <= nowS) return undefined;
+    if (typeof raw.t !== 'string' || typeof raw.b !== 'string' || typeof raw.v !== 'string' || typeof raw.e !== 'number' || raw.e + graceS <= nowS) return undefined;
     return { tenantId: raw.t, botId: raw.b, visitorId: raw.v, expiresAt: raw.e };
   }
 

@@ -1,15 +1,16 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Principal } from '../common/access/access.decorators';
+import { Principal, Visitor } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { GlobalExceptionFilter } from '../common/errors/global-exception.filter';
-import type { ApiPrincipal, AppRequest } from '../common/http/request-context';
+import type { ApiPrincipal, AppRequest, VisitorPrincipal } from '../common/http/request-context';
 import { NoQueryDto } from '../common/paging/pagination';
 import { EmptyBodyDto } from '../common/validation/empty-body.dto';
 import { toConversationResponse, toMessageResponse } from '../conversations/conversation.mapper';
 import { toLeadResponse } from '../leads/lead.mapper';
 import { ApiIdParam, ApiWidgetEndpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
+import { ClientIp } from '../rate-limit/client-ip';
 import { CreateSessionDto, MessagesAfterQueryDto, SendMessageDto, WidgetLeadDto } from './dto/widget.dto';
 import {
   toWidgetBot,
@@ -24,7 +25,7 @@ import {
 } from './widget.mapper';
 import { WidgetCaller, WidgetService } from './widget.service';
 
-const callerOf = ({ tenant }: ApiPrincipal, visitorToken?: string): WidgetCaller => ({ tenantId: tenant.id, plan: tenant.plan, visitorToken });
+const callerOf = ({ tenant }: ApiPrincipal, clientIp: string): WidgetCaller => ({ tenantId: tenant.id, plan: tenant.plan, clientIp });
 
 /** One server-sent event. */
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -40,32 +41,32 @@ export class WidgetController {
   @Get('bots/:botId')
   @ApiWidgetEndpoint({ operationId: 'getWidgetBot', summary: 'The bot as the widget shows it', type: WidgetBotEnvelope, visitorToken: false, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('botId', 'Bot')
-  async bot(@Principal() principal: ApiPrincipal, @Param('botId') botId: string, @Query() _query: NoQueryDto): Promise<WidgetBotEnvelope> {
-    const { bot, settings } = await this.widget.botConfig(callerOf(principal), botId);
+  async bot(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Param('botId') botId: string, @Query() _query: NoQueryDto): Promise<WidgetBotEnvelope> {
+    const { bot, settings } = await this.widget.botConfig(callerOf(principal, ip), botId);
     return { bot: toWidgetBot(bot, settings) };
   }
 
   @Post('sessions')
   @HttpCode(201)
-  @ApiWidgetEndpoint({ operationId: 'createWidgetSession', summary: 'Start a visitor session', status: 201, type: WidgetSession, visitorToken: false, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
-  async session(@Principal() principal: ApiPrincipal, @Body() body: CreateSessionDto, @Query() _query: NoQueryDto): Promise<WidgetSession> {
-    const session = await this.widget.startSession(callerOf(principal), body.botId, body.visitorId);
+  @ApiWidgetEndpoint({ operationId: 'createWidgetSession', summary: 'Start a visitor session', description: 'The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. At most 10 new sessions a minute per client address.', status: 201, type: WidgetSession, visitorToken: false, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
+  async session(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Body() body: CreateSessionDto, @Query() _query: NoQueryDto): Promise<WidgetSession> {
+    const session = await this.widget.startSession(callerOf(principal, ip), body.botId, body.visitorToken);
     return { visitorToken: session.visitorToken, visitorId: session.visitorId, expiresAt: session.expiresAt.toISOString() };
   }
 
   @Post('conversations')
   @HttpCode(201)
   @ApiWidgetEndpoint({ operationId: 'startWidgetConversation', summary: "Start a conversation with the session's bot", status: 201, type: WidgetConversationStart, visitorToken: true, errors: [...JSON_BODY_ERRORS] })
-  async startConversation(@Principal() principal: ApiPrincipal, @Headers('x-visitor-token') token: string | undefined, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto): Promise<WidgetConversationStart> {
-    const { conversation, messages } = await this.widget.startConversation(callerOf(principal, token));
+  async startConversation(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto): Promise<WidgetConversationStart> {
+    const { conversation, messages } = await this.widget.startConversation(callerOf(principal, ip), visitor);
     return { conversation: toConversationResponse(conversation), messages: messages.map(toMessageResponse) };
   }
 
   @Get('conversations/:id/messages')
   @ApiWidgetEndpoint({ operationId: 'listWidgetMessages', summary: "The visitor's conversation's messages", type: WidgetMessages, visitorToken: true, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Conversation')
-  async messages(@Principal() principal: ApiPrincipal, @Headers('x-visitor-token') token: string | undefined, @Param('id') id: string, @Query() query: MessagesAfterQueryDto): Promise<WidgetMessages> {
-    return { messages: (await this.widget.messages(callerOf(principal, token), id, query.after)).map(toMessageResponse) };
+  async messages(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id') id: string, @Query() query: MessagesAfterQueryDto): Promise<WidgetMessages> {
+    return { messages: (await this.widget.messages(callerOf(principal, ip), visitor, id, query.after)).map(toMessageResponse) };
   }
 
   @Post('conversations/:id/messages')
@@ -86,16 +87,17 @@ export class WidgetController {
   @ApiIdParam('id', 'Conversation')
   async send(
     @Principal() principal: ApiPrincipal,
-    @Headers('x-visitor-token') token: string | undefined,
+    @ClientIp() ip: string,
+    @Visitor() visitor: VisitorPrincipal,
     @Param('id') id: string,
     @Body() body: SendMessageDto,
     @Query() _query: NoQueryDto,
     @Req() request: AppRequest,
     @Res() response: Response,
   ): Promise<void> {
-    const caller = callerOf(principal, token);
+    const caller = callerOf(principal, ip);
     if (!/\btext\/event-stream\b/.test(request.headers.accept ?? '')) {
-      response.status(201).json(toWidgetExchange(await this.widget.exchange(caller, id, body.content)));
+      response.status(201).json(toWidgetExchange(await this.widget.exchange(caller, visitor, id, body.content)));
       return;
     }
     // The stream starts with the first piece of the reply: every check before it still answers
@@ -107,7 +109,7 @@ export class WidgetController {
       response.flushHeaders();
     };
     try {
-      const exchange = await this.widget.exchange(caller, id, body.content, (text) => {
+      const exchange = await this.widget.exchange(caller, visitor, id, body.content, (text) => {
         start();
         response.write(sse('delta', { text }));
       });
@@ -131,15 +133,15 @@ export class WidgetController {
     errors: [ErrorCode.NOT_FOUND, ErrorCode.LEAD_CAPTURE_DISABLED, ErrorCode.LEAD_ALREADY_CAPTURED, ...JSON_BODY_ERRORS],
   })
   @ApiIdParam('id', 'Conversation')
-  async lead(@Principal() principal: ApiPrincipal, @Headers('x-visitor-token') token: string | undefined, @Param('id') id: string, @Body() body: WidgetLeadDto, @Query() _query: NoQueryDto): Promise<WidgetLeadEnvelope> {
-    return { lead: toLeadResponse(await this.widget.captureLead(callerOf(principal, token), id, body)) };
+  async lead(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id') id: string, @Body() body: WidgetLeadDto, @Query() _query: NoQueryDto): Promise<WidgetLeadEnvelope> {
+    return { lead: toLeadResponse(await this.widget.captureLead(callerOf(principal, ip), visitor, id, body)) };
   }
 
   @Post('conversations/:id/end')
   @HttpCode(200)
   @ApiWidgetEndpoint({ operationId: 'endWidgetConversation', summary: 'End the conversation', type: WidgetConversationEnvelope, visitorToken: true, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
   @ApiIdParam('id', 'Conversation')
-  async end(@Principal() principal: ApiPrincipal, @Headers('x-visitor-token') token: string | undefined, @Param('id') id: string, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto): Promise<WidgetConversationEnvelope> {
-    return { conversation: toConversationResponse(await this.widget.end(callerOf(principal, token), id)) };
+  async end(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id') id: string, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto): Promise<WidgetConversationEnvelope> {
+    return { conversation: toConversationResponse(await this.widget.end(callerOf(principal, ip), visitor, id)) };
   }
 }

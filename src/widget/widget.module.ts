@@ -11,11 +11,23 @@ import { WidgetController } from './widget.controller';
 import { WidgetOriginGuard } from './widget-origin.guard';
 import { WidgetRepository } from './widget.repository';
 import { WidgetService } from './widget.service';
+import { APP_CONFIG, type AppConfig } from '../config/env';
+import { VisitorTokens } from './visitor-token';
+import { VisitorTokenGuard } from './visitor-token.guard';
+import { WidgetLimits } from './widget-limits';
 
 @Module({
   imports: [TenancyModule, ConversationsModule, LeadsModule, UsageModule, AnsweringModule, SettingsModule],
   controllers: [WidgetController, WidgetAssetsController],
-  providers: [WidgetRepository, WidgetService, WidgetOriginGuard, GlobalExceptionFilter],
-  exports: [WidgetOriginGuard],
+  providers: [
+    WidgetRepository,
+    WidgetService,
+    WidgetLimits,
+    WidgetOriginGuard,
+    VisitorTokenGuard,
+    { provide: VisitorTokens, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new VisitorTokens(config.widget.tokenSecret) },
+    GlobalExceptionFilter,
+  ],
+  exports: [WidgetOriginGuard, VisitorTokenGuard],
 })
 export class WidgetModule {}

@@ -1,30 +1,30 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { isUuid } from '../common/validation/uuid';
-import { APP_CONFIG, type AppConfig } from '../config/env';
 import { ConversationRow, ConversationsRepository, MessageRow } from '../conversations/conversations.repository';
 import { toConversationResponse, toMessageResponse } from '../conversations/conversation.mapper';
 import { PrismaService } from '../database/prisma.service';
 import { EventRecorder } from '../events/event-recorder';
 import { LeadRow } from '../leads/leads.repository';
 import { LeadsService } from '../leads/leads.service';
-import { isOver, RATE_LIMIT_STORE, type RateLimitStore } from '../rate-limit/rate-limit.store';
 import { PLANS, type Plan } from '../tenancy/plans';
 import type { Answer } from '../answering/answer';
 import { AnswerService } from '../answering/answer.service';
 import type { WidgetLeadDto } from './dto/widget.dto';
 import { MessageQuotaRepository, nextMonth } from '../usage/message-quota.repository';
-import { VISITOR_TOKEN_LIFETIME_S, VisitorClaims, VisitorTokens } from './visitor-token';
+import type { VisitorPrincipal } from '../common/http/request-context';
+import { VISITOR_RENEWAL_WINDOW_S, VISITOR_TOKEN_LIFETIME_S, VisitorTokens } from './visitor-token';
+import { WidgetLimits } from './widget-limits';
 import { SettingsRepository, TenantSettingsRow } from '../settings/settings.repository';
 import { WidgetBotRow, WidgetRepository } from './widget.repository';
 
-/** The caller of a widget route: the public key's tenant, and the visitor's token when one is sent. */
+/** The caller of a widget route: the public key's tenant and the client's address (IPv6: its /64). */
 export interface WidgetCaller {
   tenantId: string;
   plan: Plan;
-  visitorToken?: string;
+  clientIp: string;
 }
 
 /** A visitor's message and the bot's reply, stored together. */
@@ -43,12 +43,10 @@ const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
  */
 @Injectable()
 export class WidgetService {
-  private readonly tokens: VisitorTokens;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly tokens: VisitorTokens,
     private readonly answers: AnswerService,
-    @Inject(RATE_LIMIT_STORE) private readonly limits: RateLimitStore,
+    private readonly limits: WidgetLimits,
     private readonly prisma: PrismaService,
     private readonly widget: WidgetRepository,
     private readonly settings: SettingsRepository,
@@ -56,9 +54,7 @@ export class WidgetService {
     private readonly quota: MessageQuotaRepository,
     private readonly leads: LeadsService,
     private readonly events: EventRecorder,
-  ) {
-    this.tokens = new VisitorTokens(config.widget.tokenSecret);
-  }
+  ) {}
 
   /** The bot as the widget shows it, with the tenant's lead-form settings. */
   async botConfig(caller: WidgetCaller, botId: string): Promise<{ bot: WidgetBotRow; settings: TenantSettingsRow }> {
@@ -66,16 +62,23 @@ export class WidgetService {
     return { bot, settings: (await this.settings.tenantSettings(caller.tenantId))! };
   }
 
-  async startSession(caller: WidgetCaller, botId: string, visitorId: string | undefined, now = new Date()): Promise<{ visitorToken: string; visitorId: string; expiresAt: Date }> {
+  /**
+   * A visitor token for the bot. The service mints visitor ids: the visitor of an earlier token of
+   * this tenant (genuine, expired at most 30 days ago) is kept; anything else gets a fresh id, so
+   * no caller can claim another visitor's conversations by naming its id.
+   */
+  async startSession(caller: WidgetCaller, botId: string, previousToken: string | undefined, now = new Date()): Promise<{ visitorToken: string; visitorId: string; expiresAt: Date }> {
+    await this.limits.countSession(caller.clientIp);
     await this.activeBot(caller.tenantId, botId);
-    const visitor = visitorId ?? `v_${randomBytes(12).toString('base64url')}`;
-    const expiresAt = Math.floor(now.getTime() / 1000) + VISITOR_TOKEN_LIFETIME_S;
+    const nowS = Math.floor(now.getTime() / 1000);
+    const previous = this.tokens.verify(previousToken, nowS, VISITOR_RENEWAL_WINDOW_S);
+    const visitor = previous?.tenantId === caller.tenantId ? previous.visitorId : `v_${randomBytes(12).toString('base64url')}`;
+    const expiresAt = nowS + VISITOR_TOKEN_LIFETIME_S;
     return { visitorToken: this.tokens.sign({ tenantId: caller.tenantId, botId, visitorId: visitor, expiresAt }), visitorId: visitor, expiresAt: new Date(expiresAt * 1000) };
   }
 
   /** A new conversation of the visitor with the token's bot, opened by its welcome message. */
-  async startConversation(caller: WidgetCaller): Promise<{ conversation: ConversationRow; messages: MessageRow[] }> {
-    const visitor = this.visitor(caller);
+  async startConversation(caller: WidgetCaller, visitor: VisitorPrincipal): Promise<{ conversation: ConversationRow; messages: MessageRow[] }> {
     const bot = await this.activeBot(caller.tenantId, visitor.botId);
     return this.prisma.$transaction(async (tx) => {
       const now = new Date();
@@ -88,8 +91,8 @@ export class WidgetService {
     });
   }
 
-  async messages(caller: WidgetCaller, conversationId: string, after: string | undefined): Promise<MessageRow[]> {
-    const { conversation } = await this.visitorConversation(caller, conversationId);
+  async messages(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string, after: string | undefined): Promise<MessageRow[]> {
+    const { conversation } = await this.visitorConversation(caller, visitor, conversationId);
     const messages = await this.widget.messagesAfter(caller.tenantId, conversation.id, after);
     if (!messages) throw ValidationError.field('after', 'must be the id of a message of this conversation');
     return messages;
@@ -101,10 +104,12 @@ export class WidgetService {
    * month, stores both messages and queues their events. A reply over the monthly limit is
    * refused there, exactly, and nothing is stored.
    */
-  async exchange(caller: WidgetCaller, conversationId: string, content: string, onDelta?: (text: string) => void): Promise<Exchange> {
-    const { visitor, bot, conversation } = await this.visitorConversation(caller, conversationId);
+  async exchange(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string, content: string, onDelta?: (text: string) => void): Promise<Exchange> {
+    const { bot, conversation } = await this.visitorConversation(caller, visitor, conversationId);
     if (conversation.status === 'ended') throw new AppError(ErrorCode.CONVERSATION_ENDED, 'This conversation has ended; start a new one.');
-    await this.limitVisitor(caller.tenantId, visitor);
+    const settings = (await this.settings.tenantSettings(caller.tenantId))!;
+    await this.limits.countVisitorMessage(settings, visitor);
+    await this.limits.countReply(caller.tenantId, settings, caller.clientIp);
     const limit = PLANS[caller.plan].messagesLimit;
     if ((await this.quota.usedThisMonth(caller.tenantId, new Date())) >= limit) throw messageLimitReached(limit);
     const answer = await this.answers.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
@@ -130,8 +135,8 @@ export class WidgetService {
   }
 
   /** The lead form: one lead per conversation, with source `widget`, linked both ways. */
-  async captureLead(caller: WidgetCaller, conversationId: string, contact: WidgetLeadDto): Promise<LeadRow> {
-    const { conversation } = await this.visitorConversation(caller, conversationId);
+  async captureLead(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string, contact: WidgetLeadDto): Promise<LeadRow> {
+    const { conversation } = await this.visitorConversation(caller, visitor, conversationId);
     const settings = (await this.settings.tenantSettings(caller.tenantId))!;
     if (!settings.leadCaptureEnabled) throw new AppError(ErrorCode.LEAD_CAPTURE_DISABLED, 'Lead capture is turned off for this widget.');
     const missing = [
@@ -152,23 +157,14 @@ export class WidgetService {
   }
 
   /** Ends the conversation (again: nothing changes) and sends conversation.ended once. */
-  async end(caller: WidgetCaller, conversationId: string): Promise<ConversationRow> {
-    const { conversation } = await this.visitorConversation(caller, conversationId);
+  async end(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string): Promise<ConversationRow> {
+    const { conversation } = await this.visitorConversation(caller, visitor, conversationId);
     return this.prisma.$transaction(async (tx) => {
       if (!(await this.widget.end(caller.tenantId, conversation.id, new Date(), tx))) return (await this.conversations.findById(caller.tenantId, conversation.id, tx))!;
       const ended = (await this.conversations.findById(caller.tenantId, conversation.id, tx))!;
       await this.events.publish(tx, caller.tenantId, { type: 'conversation.ended', object: toConversationResponse(ended) });
       return ended;
     });
-  }
-
-  /** The token's visitor, for this tenant; anything else is 401 INVALID_VISITOR_TOKEN. */
-  private visitor(caller: WidgetCaller): VisitorClaims {
-    const claims = this.tokens.verify(caller.visitorToken);
-    if (!claims || claims.tenantId !== caller.tenantId) {
-      throw new AppError(ErrorCode.INVALID_VISITOR_TOKEN, 'Send the visitor token of the session in X-Visitor-Token (POST /api/v1/widget/sessions gives one; it lasts 24 hours).');
-    }
-    return claims;
   }
 
   private async activeBot(tenantId: string, botId: string): Promise<WidgetBotRow> {
@@ -179,27 +175,11 @@ export class WidgetService {
   }
 
   /** The visitor's own conversation with the token's bot, the bot active; another's is 404. */
-  private async visitorConversation(caller: WidgetCaller, conversationId: string): Promise<{ visitor: VisitorClaims; bot: WidgetBotRow; conversation: ConversationRow }> {
-    const visitor = this.visitor(caller);
+  private async visitorConversation(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string): Promise<{ bot: WidgetBotRow; conversation: ConversationRow }> {
     const bot = await this.activeBot(caller.tenantId, visitor.botId);
     const conversation = isUuid(conversationId) ? await this.widget.visitorConversation(caller.tenantId, bot.id, visitor.visitorId, conversationId) : null;
     if (!conversation) throw new NotFoundError('Conversation');
-    return { visitor, bot, conversation };
-  }
-
-  /** The tenant's visitorMessageLimit, per visitor (in the rate-limit store: shared with Redis). */
-  private async limitVisitor(tenantId: string, visitor: VisitorClaims): Promise<void> {
-    const settings = (await this.settings.tenantSettings(tenantId))!;
-    const [usage] = await this.limits.hit(`visitor:${tenantId}:${visitor.botId}:${visitor.visitorId}`, [
-      { name: 'visitor', limit: settings.visitorMessageLimit, ttlMs: settings.visitorMessageWindowSeconds * 1000 },
-    ]);
-    if (!isOver(usage)) return;
-    throw new AppError(
-      ErrorCode.RATE_LIMIT_EXCEEDED,
-      `Too many messages: ${usage.limit} per ${settings.visitorMessageWindowSeconds} seconds for each visitor. Retry after the time in Retry-After.`,
-      undefined,
-      { 'Retry-After': seconds(usage.resetAt - usage.now) },
-    );
+    return { bot, conversation };
   }
 }
 

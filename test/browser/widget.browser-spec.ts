@@ -113,6 +113,72 @@ describe('The chat widget in headless Chromium', () => {
     await page.close();
   });
 
+  it('keeps focus in the dialog after the lead form is sent, so Escape still closes it', async () => {
+    const page = await openDemo();
+    await launcher(page).click();
+    await page.locator('[data-chatbot-widget] >> text=Hi! Ask me about our plans.').waitFor();
+    await page.locator('[data-chatbot-widget] >> css=button.lead-toggle').click();
+    await page.locator('[data-chatbot-widget] >> css=form.lead input[name=name]').fill('Focus Visitor');
+    await page.locator('[data-chatbot-widget] >> css=form.lead input[name=email]').fill('focus.visitor@example.com');
+    await page.locator('[data-chatbot-widget] >> css=form.lead button[type=submit]').press('Enter');
+    await page.locator('[data-chatbot-widget] >> text=Thank you! We will get back to you.').waitFor();
+    expect(await page.locator('[data-chatbot-widget]').evaluate((host) => host.shadowRoot?.activeElement?.textContent)).toBe('Thank you! We will get back to you.');
+    await page.keyboard.press('Escape');
+    await expect(panel(page).isVisible()).resolves.toBe(false);
+    expect(await page.locator('[data-chatbot-widget]').evaluate((host) => host.shadowRoot?.activeElement?.classList.contains('launcher'))).toBe(true);
+    await page.close();
+  });
+
+  it('keeps the conversation readable while the lead form is open, and pads the thank-you line', async () => {
+    const page = await openDemo();
+    await launcher(page).click();
+    await page.locator('[data-chatbot-widget] >> text=Hi! Ask me about our plans.').waitFor();
+    await page.locator('[data-chatbot-widget] >> css=button.lead-toggle').click();
+    const log = page.locator('[data-chatbot-widget] >> css=.log');
+    expect((await log.boundingBox())!.height).toBeGreaterThanOrEqual(150);
+    // The form scrolls inside the panel: its submit button is reachable and the panel stays on screen.
+    const submit = page.locator('[data-chatbot-widget] >> css=form.lead button[type=submit]');
+    await submit.scrollIntoViewIfNeeded();
+    const box = (await panel(page).boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    await page.locator('[data-chatbot-widget] >> css=form.lead input[name=name]').fill('Layout Visitor');
+    await page.locator('[data-chatbot-widget] >> css=form.lead input[name=email]').fill('layout.visitor@example.com');
+    await submit.click();
+    const thanks = page.locator('[data-chatbot-widget] >> text=Thank you! We will get back to you.');
+    await thanks.waitFor();
+    const padding = await thanks.evaluate((line) => {
+      const style = (line.ownerDocument.defaultView as { getComputedStyle(element: unknown): { paddingLeft: string; paddingTop: string } }).getComputedStyle(line);
+      return { left: parseFloat(style.paddingLeft), top: parseFloat(style.paddingTop) };
+    });
+    expect(padding.left).toBeGreaterThanOrEqual(8);
+    expect(padding.top).toBeGreaterThanOrEqual(4);
+    await page.close();
+  });
+
+  it('shows visitors nothing on a site the tenant did not allow, and tells the site owner in the console which origin to add', async () => {
+    const shop = await createTenant(t, { plan: 'pro' });
+    const shopKey = (await createKey(t, shop.id, { type: 'public', scopes: [] })).key;
+    const shopBot = (await createBot(t, shop.id)).id;
+    await t.http().patch('/api/v1/settings').set('X-API-Key', shop.key).send({ allowedOrigins: ['https://shop.example.com'] }).expect(200);
+    const page = await browser.newPage();
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text());
+    });
+    await page.goto(`${base}/widget/demo?botId=${shopBot}&key=${shopKey}`);
+    // The demo page is on the service's own origin: its GET carries no Origin and passes; the
+    // session (a POST, which does) is refused.
+    await launcher(page).waitFor();
+    const refused = page.waitForResponse((response) => response.url().endsWith('/api/v1/widget/sessions'));
+    await launcher(page).click();
+    expect((await refused).status()).toBe(403);
+    await page.waitForTimeout(200);
+    expect(await page.locator('[data-chatbot-widget]').count()).toBe(0);
+    expect(await page.locator('css=.bubble').count()).toBe(0);
+    expect(warnings).toEqual([expect.stringContaining(`add ${base} to the tenant's allowedOrigins`)]);
+    await page.close();
+  });
+
   it('shows nothing at all for an inactive bot', async () => {
     const sleeping = (await createBot(t, tenant.id, { isActive: false })).id;
     const page = await browser.newPage();

@@ -143,17 +143,19 @@ const SIGN_IN_ROUTES = ['POST /auth/v1/signup', 'POST /auth/v1/sessions', 'POST 
 const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/:file', 'GET /widget.js', 'GET /widget/demo'];
 
 /** Every route the app serves; a new endpoint fails the walk below until it is added here with its rule. */
-/** The widget's routes: public keys only (test/e2e/widget.e2e-spec.ts tests them). */
+/** The widget's routes: public keys only, a visitor's token on all but the first two (test/e2e/widget.e2e-spec.ts tests them). */
 const WIDGET_ROUTES = [
   'GET /api/v1/widget/bots/:botId',
   'POST /api/v1/widget/sessions',
+];
+const VISITOR_ROUTES = [
   'POST /api/v1/widget/conversations',
   'GET /api/v1/widget/conversations/:id/messages',
   'POST /api/v1/widget/conversations/:id/messages',
   'POST /api/v1/widget/conversations/:id/lead',
   'POST /api/v1/widget/conversations/:id/end',
 ];
-const ALL_ROUTES = [...API_ROUTE_SCOPES.map(([route]) => route), ...ADMIN_ROUTES, ...PUBLIC_ROUTES, ...WIDGET_ROUTES, ...USER_ROUTES.map(([route]) => route), ...SESSION_ROUTES, ...SIGN_IN_ROUTES];
+const ALL_ROUTES = [...API_ROUTE_SCOPES.map(([route]) => route), ...ADMIN_ROUTES, ...PUBLIC_ROUTES, ...WIDGET_ROUTES, ...VISITOR_ROUTES, ...USER_ROUTES.map(([route]) => route), ...SESSION_ROUTES, ...SIGN_IN_ROUTES];
 
 const NON_VERIFY = ENDPOINTS.map((endpoint) => [endpoint.name, endpoint] as const);
 
@@ -321,12 +323,12 @@ describe('Authentication, plans and scopes', () => {
       publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [...ALL_SCOPES] })).key;
     });
 
-    it('is a svc_pk_ key that may verify itself', async () => {
+    it('is a svc_pk_ key that may verify itself (without usage)', async () => {
       expect(publicKey).toMatch(/^svc_pk_/);
       const response = await t.http().get('/api/v1/verify').set('X-API-Key', publicKey);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
-        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: 'pro', botsLimit: 5, messagesLimit: 10000 }, usage: { messagesThisMonth: 0 } },
+        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: 'pro', botsLimit: 5, messagesLimit: 10000 } },
       });
     });
 
@@ -507,6 +509,7 @@ describe('Authentication, plans and scopes', () => {
       expect(admin.filter(([, rule]) => rule?.kind !== 'admin')).toEqual([]);
       expect(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, { kind: 'public' }])));
       expect(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, { kind: 'widget' }])));
+      expect(Object.fromEntries(VISITOR_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(VISITOR_ROUTES.map((route) => [route, { kind: 'visitor' }])));
       expect(Object.fromEntries(USER_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(Object.fromEntries(USER_ROUTES.map(([route, role]) => [route, { kind: 'tenantUser', role }])));
       expect(Object.fromEntries(SESSION_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(SESSION_ROUTES.map((route) => [route, { kind: 'session' }])));
       expect(Object.fromEntries(SIGN_IN_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(SIGN_IN_ROUTES.map((route) => [route, { kind: 'signIn' }])));

@@ -571,7 +571,7 @@ const SETTINGS_ROUTES: RouteDef[] = [
   { method: 'PATCH', template: '/api/v1/bots/{id}/settings', scope: 'settings:write', query: [], ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']], body: botSettingsFields },
 ];
 const WIDGET_IDS = ['own.conversation', 'foreign.conversation', 'own.lead'];
-const widgetSessionFields: BodyShape = { required: { botId: str(fc.constantFrom('{{own.bot}}', '{{own.inactiveBot}}', '{{foreign.bot}}', 'bot')) }, optional: { visitorId: str(fc.oneof(weirdText, fc.constantFrom('visitor-0001', 'short'))) } };
+const widgetSessionFields: BodyShape = { required: { botId: str(fc.constantFrom('{{own.bot}}', '{{own.inactiveBot}}', '{{foreign.bot}}', 'bot')) }, optional: { visitorToken: str(fc.oneof(weirdText, fc.constantFrom('v1.e30.x', 'short'))), visitorId: str(fc.oneof(weirdText, fc.constantFrom('visitor-0001', 'short'))) } };
 const widgetMessageFields: BodyShape = { required: { content: str(fc.oneof(weirdText, longText)) }, optional: {} };
 const widgetLeadFields: BodyShape = { required: leadFields.required, optional: { phone: leadFields.optional.phone, company: leadFields.optional.company, message: leadFields.optional.message } };
 const WIDGET_ROUTES: RouteDef[] = [

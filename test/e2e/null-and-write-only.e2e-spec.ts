@@ -93,7 +93,7 @@ describe('null in any body field, and write-only keys', () => {
     'PATCH /api/v1/settings': async () => ({
       path: '/api/v1/settings',
       key: tenant.key,
-      body: { timezone: 'Europe/Berlin', allowedOrigins: ['https://www.example.com'], visitorMessageLimit: { messages: 10, windowSeconds: 60 }, leadCapture: { enabled: true, requirePhone: true, requireCompany: false } },
+      body: { timezone: 'Europe/Berlin', allowedOrigins: ['https://www.example.com'], visitorMessageLimit: { messages: 10, windowSeconds: 60 }, leadCapture: { enabled: true, requirePhone: true, requireCompany: false }, widgetLimits: { repliesPerIpPerDay: 500 } },
     }),
     'PATCH /api/v1/bots/{id}/settings': async () => ({ path: `/api/v1/bots/${ids.botId}/settings`, key: tenant.key, body: { welcomeMessage: 'Hi', suggestedQuestions: ['Price?'], fallbackMessage: 'Sorry.', showSources: true } }),
     'POST /api/v1/webhooks': async () => ({ path: '/api/v1/webhooks', key: tenant.key, body: { url: 'https://hooks.example.com/in', events: ['*'], description: 'CRM' } }),

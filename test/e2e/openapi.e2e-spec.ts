@@ -559,8 +559,8 @@ function securityOf(rule: AccessRule | undefined): Record<string, string[]>[] | 
   if (rule?.kind === 'tenantUser') return [USER];
   if (rule?.kind === 'session') return [{ SessionCookie: [] }];
   if (rule?.kind === 'signIn') return [];
-  // A public key: no scope.
-  if (rule?.kind === 'widget') return [{ ApiKeyAuth: [] }];
+  // A public key: no scope (a visitor's token is a documented header, not a security scheme).
+  if (rule?.kind === 'widget' || rule?.kind === 'visitor') return [{ ApiKeyAuth: [] }];
   if (rule?.kind === 'admin') return [{ AdminBearerAuth: [] }];
   if (rule?.kind === 'public') return [];
   return undefined;

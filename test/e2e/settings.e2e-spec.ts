@@ -7,6 +7,7 @@ const DEFAULT_SETTINGS = {
   allowedOrigins: [],
   visitorMessageLimit: { messages: 20, windowSeconds: 60 },
   leadCapture: { enabled: true, requirePhone: false, requireCompany: false },
+  widgetLimits: { repliesPerIpPerDay: 200 },
 };
 
 describe('Settings: the tenant and its bots', () => {
@@ -45,12 +46,14 @@ describe('Settings: the tenant and its bots', () => {
         allowedOrigins: ['https://www.example.com', 'https://Shop.Example.com:8443', 'http://localhost:3000', 'https://www.example.com/'],
         visitorMessageLimit: { messages: 1000, windowSeconds: 86_400 },
         leadCapture: { enabled: false, requirePhone: true, requireCompany: true },
+        widgetLimits: { repliesPerIpPerDay: 100_000 },
       };
       const expected = {
         timezone: 'America/New_York',
         allowedOrigins: ['https://www.example.com', 'https://shop.example.com:8443', 'http://localhost:3000'],
         visitorMessageLimit: { messages: 1000, windowSeconds: 86_400 },
         leadCapture: { enabled: false, requirePhone: true, requireCompany: true },
+        widgetLimits: { repliesPerIpPerDay: 100_000 },
       };
       expect((await patch('/api/v1/settings', body, fresh.key).expect(200)).body).toEqual({ settings: expected });
       expect((await get('/api/v1/settings', fresh.key).expect(200)).body).toEqual({ settings: expected });
@@ -64,6 +67,7 @@ describe('Settings: the tenant and its bots', () => {
         leadCaptureEnabled: false,
         leadCaptureRequirePhone: true,
         leadCaptureRequireCompany: true,
+        widgetRepliesPerIpPerDay: 100_000,
       });
     });
 
@@ -110,9 +114,19 @@ describe('Settings: the tenant and its bots', () => {
       [{ leadCapture: { enabled: 'yes' } }, 'leadCapture.enabled', 'must be true or false'],
       [{ leadCapture: null }, 'leadCapture', 'must not be null'],
       [{ plan: 'enterprise' }, 'plan', 'is not an allowed field'],
+      [{ widgetLimits: { repliesPerIpPerDay: 0 } }, 'widgetLimits.repliesPerIpPerDay', 'must be at least 1'],
+      [{ widgetLimits: { repliesPerIpPerDay: 100_001 } }, 'widgetLimits.repliesPerIpPerDay', 'must be at most 100000'],
+      [{ widgetLimits: { repliesPerIpPerDay: '50' } }, 'widgetLimits.repliesPerIpPerDay', 'must be an integer'],
+      [{ widgetLimits: { repliesPerIpPerDay: null } }, 'widgetLimits.repliesPerIpPerDay', 'must be an integer'],
+      [{ widgetLimits: { perHour: 5 } }, 'widgetLimits.perHour', 'is not an allowed field'],
+      [{ widgetLimits: null }, 'widgetLimits', 'must not be null'],
     ])('refuses %j with one detail naming the rule, and changes nothing', async (body, field, message) => {
       expectError(await patch('/api/v1/settings', body, fresh.key), 400, 'VALIDATION_ERROR', [{ field, message }]);
       expect((await get('/api/v1/settings', fresh.key).expect(200)).body).toEqual({ settings: DEFAULT_SETTINGS });
+    });
+
+    it('changes widgetLimits alone, down to 1 reply a day', async () => {
+      expect((await patch('/api/v1/settings', { widgetLimits: { repliesPerIpPerDay: 1 } }, fresh.key).expect(200)).body.settings).toEqual({ ...DEFAULT_SETTINGS, widgetLimits: { repliesPerIpPerDay: 1 } });
     });
 
     it('accepts the edges: 50 origins, 1 message per second, and time zones by current name, alias or any letter case', async () => {

@@ -1,5 +1,5 @@
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { createTenant, TestTenant } from '../support/factories';
+import { createKey, createTenant, TestTenant } from '../support/factories';
 
 describe('GET /api/v1/verify', () => {
   let t: TestApp;
@@ -18,6 +18,16 @@ describe('GET /api/v1/verify', () => {
       tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug },
       plan: { name: 'business', botsLimit: 25, messagesLimit: 50000 },
       usage: { messagesThisMonth: 0 },
+    });
+  });
+
+  it('answers a public key without usage: a key on a web page tells nobody how busy the tenant is', async () => {
+    const publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
+    const response = await t.http().get('/api/v1/verify').set('X-API-Key', publicKey).expect(200);
+    expect(response.body).toEqual({
+      valid: true,
+      tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug },
+      plan: { name: 'business', botsLimit: 25, messagesLimit: 50000 },
     });
   });
 

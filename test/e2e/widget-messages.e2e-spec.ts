@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expectError, ISO_MS, UUID } from '../support/assertions';
@@ -21,7 +22,8 @@ describe('Widget API: messages, replies and limits', () => {
   let pricingDoc: { id: string; title: string };
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // TRUST_PROXY: the per-address tests send from addresses of their own (X-Forwarded-For from loopback).
+    t = await createTestApp({ TRUST_PROXY: 'loopback' });
     tenant = await createTenant(t, { plan: 'pro' });
     publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
     botId = (await createBot(t, tenant.id, { language: 'en' })).id;
@@ -130,6 +132,25 @@ describe('Widget API: messages, replies and limits', () => {
     expect(await t.prisma.message.count({ where: { conversationId: first.conversationId, role: 'user' } })).toBe(3);
     // Another visitor has its own allowance.
     await send(await visitor(bot, key), 'Hello').expect(201);
+  });
+
+  it("limits replies per client address (IPv6: per /64) and UTC day to the tenant's widgetLimits, whatever the visitor", async () => {
+    const limited = await createTenant(t, { plan: 'pro' });
+    const key = (await createKey(t, limited.id, { type: 'public', scopes: [] })).key;
+    const bot = (await createBot(t, limited.id)).id;
+    await t.http().patch('/api/v1/settings').set('X-API-Key', limited.key).send({ widgetLimits: { repliesPerIpPerDay: 3 } }).expect(200);
+    const network = `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}:`;
+    const sendFrom = (from: string, v: Visitor, content: string) => send(v, content).set('X-Forwarded-For', from);
+    // A new visitor (new session) for every message: minting sessions does not buy more replies.
+    for (let i = 1; i <= 3; i++) await sendFrom(`${network}${i}::1`, await visitor(bot, key), `Question ${i}`).expect(201);
+    const refused = await sendFrom(`${network}9::1`, await visitor(bot, key), 'One too many');
+    expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
+    const untilMidnight = 86_400 - Math.floor((Date.now() % 86_400_000) / 1000);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(untilMidnight + 1);
+    expect(await t.prisma.message.count({ where: { tenantId: limited.id, role: 'user' } })).toBe(3);
+    // Another network has its own allowance.
+    await sendFrom(`2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}::1`, await visitor(bot, key), 'Hello').expect(201);
   });
 
   it("stores exactly the plan's monthly limit of replies under 50 concurrent messages, refusing the rest with Retry-After to next month", async () => {

@@ -1,9 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { expectError, ISO_MS, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
 import { VisitorTokens } from '../../src/widget/visitor-token';
 
 const TEST_WIDGET_SECRET = 'e2e-widget-token-secret-0123456789abcdef';
+const DAY_S = 86_400;
+
+/** A random /64 of the documentation range, as `2001:db8:xxxx:xxxx:` (append the interface id). */
+const randomNetwork64 = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}:`;
 
 describe('Widget API: sessions, conversations, leads, origins', () => {
   let t: TestApp;
@@ -22,8 +27,8 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
   afterAll(() => t.close());
 
   const widget = (method: 'get' | 'post', path: string, key = publicKey) => t.http()[method](`/api/v1/widget${path}`).set('X-API-Key', key);
-  const session = async (bot = botId, key = publicKey, visitorId?: string) =>
-    (await widget('post', '/sessions', key).send({ botId: bot, ...(visitorId ? { visitorId } : {}) }).expect(201)).body as { visitorToken: string; visitorId: string; expiresAt: string };
+  const session = async (bot = botId, key = publicKey, previous: { visitorToken?: string; visitorId?: string } = {}) =>
+    (await widget('post', '/sessions', key).send({ botId: bot, ...previous }).expect(201)).body as { visitorToken: string; visitorId: string; expiresAt: string };
   const startConversation = async (token: string, key = publicKey) => (await widget('post', '/conversations', key).set('X-Visitor-Token', token).send({}).expect(201)).body;
   const eventsOf = async (type: string, id: string) =>
     (await t.prisma.webhookEvent.findMany({ where: { tenantId: tenant.id, type } })).filter((event) => JSON.stringify(event.data).includes(id));
@@ -55,18 +60,51 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       expect(response.headers['x-ratelimit-limit']).toBeUndefined();
     });
 
-    it('starts a session with a new visitor id, or the one the widget kept', async () => {
+    it('starts a session with a visitor id the service mints', async () => {
       const fresh = await session();
       expect(fresh).toEqual({ visitorToken: expect.stringMatching(/^v1\./), visitorId: expect.stringMatching(/^v_[A-Za-z0-9_-]{16}$/), expiresAt: expect.stringMatching(ISO_MS) });
       expect(Date.parse(fresh.expiresAt) - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
-      expect((await session(botId, publicKey, 'kept-visitor-1')).visitorId).toBe('kept-visitor-1');
+      expect((await session()).visitorId).not.toBe(fresh.visitorId);
+    });
+
+    it("keeps the visitor of an earlier token of the tenant, even expired up to 30 days ago", async () => {
+      const first = await session();
+      expect((await session(botId, publicKey, { visitorToken: first.visitorToken })).visitorId).toBe(first.visitorId);
+      const nowS = Math.floor(Date.now() / 1000);
+      const expired = new VisitorTokens(TEST_WIDGET_SECRET).sign({ tenantId: tenant.id, botId, visitorId: 'v_returning-visitor1', expiresAt: nowS - 29 * DAY_S });
+      const renewed = await session(botId, publicKey, { visitorToken: expired });
+      expect(renewed.visitorId).toBe('v_returning-visitor1');
+      // The new token is a valid one: the visitor goes on with it.
+      await widget('post', '/conversations').set('X-Visitor-Token', renewed.visitorToken).send({}).expect(201);
+    });
+
+    it("mints a new visitor for a bare visitorId, a token too old, forged or another tenant's", async () => {
+      const victim = await session();
+      const nowS = Math.floor(Date.now() / 1000);
+      const tooOld = new VisitorTokens(TEST_WIDGET_SECRET).sign({ tenantId: tenant.id, botId, visitorId: victim.visitorId, expiresAt: nowS - 31 * DAY_S });
+      const forged = new VisitorTokens('another-secret-of-at-least-32-characters!').sign({ tenantId: tenant.id, botId, visitorId: victim.visitorId, expiresAt: nowS + 60 });
+      const other = await createTenant(t, { plan: 'enterprise' });
+      const foreign = new VisitorTokens(TEST_WIDGET_SECRET).sign({ tenantId: other.id, botId, visitorId: victim.visitorId, expiresAt: nowS + 60 });
+      for (const previous of [{ visitorId: victim.visitorId }, { visitorToken: tooOld }, { visitorToken: forged }, { visitorToken: foreign }, { visitorToken: 'garbage' }]) {
+        const minted = await session(botId, publicKey, previous);
+        expect(minted.visitorId).toMatch(/^v_[A-Za-z0-9_-]{16}$/);
+        expect(minted.visitorId).not.toBe(victim.visitorId);
+      }
+    });
+
+    it("never lets a caller that names another visitor's id read that visitor's conversation", async () => {
+      const victim = await session();
+      const { conversation } = await startConversation(victim.visitorToken);
+      const intruder = await session(botId, publicKey, { visitorId: victim.visitorId });
+      expectError(await widget('get', `/conversations/${conversation.id}/messages`).set('X-Visitor-Token', intruder.visitorToken), 404, 'NOT_FOUND');
     });
 
     it.each([
       [{}, 'botId', 'must be a string'],
       [{ botId: 'nope' }, 'botId', 'must be a UUID'],
-      [{ botId: '00000000-0000-7000-8000-000000000000', visitorId: 'short' }, 'visitorId', 'must be 8 to 64 letters, digits, - or _'],
-      [{ botId: '00000000-0000-7000-8000-000000000000', visitorId: null }, 'visitorId', expect.any(String)],
+      [{ botId: '00000000-0000-7000-8000-000000000000', visitorToken: 5 }, 'visitorToken', 'must be a string'],
+      [{ botId: '00000000-0000-7000-8000-000000000000', visitorToken: 'x'.repeat(1025) }, 'visitorToken', 'must be at most 1024 characters'],
+      [{ botId: '00000000-0000-7000-8000-000000000000', visitorToken: null }, 'visitorToken', expect.any(String)],
     ])('refuses a session body %j', async (body, field, message) => {
       expectError(await widget('post', '/sessions').send(body), 400, 'VALIDATION_ERROR', [{ field, message }]);
     });
@@ -98,6 +136,10 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       }
       // The genuine one works, so the refusals above are the token's doing.
       await widget('post', '/conversations').set('X-Visitor-Token', visitorToken).send({}).expect(201);
+    });
+
+    it('checks the token before the body, like every credential', async () => {
+      expectError(await widget('post', '/conversations').send({ unexpected: true }), 401, 'INVALID_VISITOR_TOKEN');
     });
   });
 
@@ -132,7 +174,8 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       const { conversation } = await startConversation(mine.visitorToken);
       const stranger = await session();
       const otherBot = (await createBot(t, tenant.id)).id;
-      const sameVisitorOtherBot = await session(otherBot, publicKey, mine.visitorId);
+      const sameVisitorOtherBot = await session(otherBot, publicKey, { visitorToken: mine.visitorToken });
+      expect(sameVisitorOtherBot.visitorId).toBe(mine.visitorId);
       for (const token of [stranger.visitorToken, sameVisitorOtherBot.visitorToken]) {
         expectError(await widget('get', `/conversations/${conversation.id}/messages`).set('X-Visitor-Token', token), 404, 'NOT_FOUND');
         expectError(await widget('post', `/conversations/${conversation.id}/end`).set('X-Visitor-Token', token).send({}), 404, 'NOT_FOUND');
@@ -216,6 +259,39 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       } finally {
         await limited.close();
       }
+    });
+  });
+
+  describe('the per-address limits of new sessions, counting IPv6 by /64', () => {
+    let limited: TestApp;
+    let key: string;
+    let bot: string;
+    beforeAll(async () => {
+      // TRUST_PROXY: each test comes from addresses of its own (X-Forwarded-For from loopback).
+      limited = await createTestApp({ WIDGET_SESSION_RATE_LIMIT: '10', PUBLIC_KEY_RATE_LIMIT: '20', TRUST_PROXY: 'loopback' });
+      const owner = await createTenant(limited, { plan: 'enterprise' });
+      key = (await createKey(limited, owner.id, { type: 'public', scopes: [] })).key;
+      bot = (await createBot(limited, owner.id)).id;
+    });
+    afterAll(() => limited.close());
+
+    const newSession = (from: string) => limited.http().post('/api/v1/widget/sessions').set('X-Forwarded-For', from).set('X-API-Key', key).send({ botId: bot });
+
+    it('allows 10 new sessions a minute from one /64, then 429 with Retry-After; another /64 has its own', async () => {
+      const network = randomNetwork64();
+      // Ten addresses of one /64: a single subscriber's network is one client.
+      for (let i = 1; i <= 10; i++) await newSession(`${network}${i.toString(16)}::1`).expect(201);
+      const refused = await newSession(`${network}ffff::1`);
+      expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      await newSession(`${randomNetwork64()}1::1`).expect(201);
+    });
+
+    it('counts the public-key limit of an IPv6 client by /64 too', async () => {
+      const network = randomNetwork64();
+      for (let i = 1; i <= 20; i++) await limited.http().get(`/api/v1/widget/bots/${bot}`).set('X-Forwarded-For', `${network}${i.toString(16)}::2`).set('X-API-Key', key).expect(200);
+      expectError(await limited.http().get(`/api/v1/widget/bots/${bot}`).set('X-Forwarded-For', `${network}abcd::2`).set('X-API-Key', key), 429, 'RATE_LIMIT_EXCEEDED');
     });
   });
 

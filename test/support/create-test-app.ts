@@ -24,6 +24,7 @@ const TEST_ENV = {
   // with limits they cannot reach; the rate-limit suites pass the production or small tables.
   AUTH_FAILURE_LIMIT: '100000',
   PUBLIC_KEY_RATE_LIMIT: '100000',
+  WIDGET_SESSION_RATE_LIMIT: '100000',
   // No suite but the delivery ones sends webhooks (and none may reach beyond 127.0.0.1).
   WEBHOOK_WORKER: 'false',
 };

@@ -3,13 +3,15 @@ import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { AppError } from '../errors/app-error';
 import { AccessCheck, AccessRuleGuard, CallerChecks } from './access-rule.guard';
-import { AdminOnly, Public, RequireScopes } from './access.decorators';
+import { AdminOnly, Public, RequireScopes, VisitorOnly, WidgetOnly } from './access.decorators';
 
 class MixedController {
   @Public() health(): void {}
   @AdminOnly() createTenant(): void {}
   @RequireScopes() verify(): void {}
   @RequireScopes('bots:read') listBots(): void {}
+  @WidgetOnly() widgetBot(): void {}
+  @VisitorOnly() visitorMessages(): void {}
   forgotten(): void {}
 }
 
@@ -39,6 +41,7 @@ describe('AccessRuleGuard', () => {
       admin: [check('admin-token', ran)],
       apiKey: [check('api-key', ran), check('plan', ran), check('rate-limit', ran), check('scopes', ran)],
       widget: [check('api-key', ran), check('rate-limit', ran), check('widget-key', ran), check('widget-origin', ran)],
+      visitor: [check('api-key', ran), check('rate-limit', ran), check('widget-key', ran), check('widget-origin', ran), check('visitor-token', ran)], user: [], keyOnUserRoute: [], session: [], signIn: []
     };
     guard = new AccessRuleGuard(new Reflector(), checks);
     logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
@@ -50,6 +53,8 @@ describe('AccessRuleGuard', () => {
     ['admin', MixedController.prototype.createTenant, ['admin-token']],
     ['API-key without scopes', MixedController.prototype.verify, ['api-key', 'plan', 'rate-limit', 'scopes']],
     ['API-key with scopes', MixedController.prototype.listBots, ['api-key', 'plan', 'rate-limit', 'scopes']],
+    ['widget', MixedController.prototype.widgetBot, ['api-key', 'rate-limit', 'widget-key', 'widget-origin']],
+    ['visitor', MixedController.prototype.visitorMessages, ['api-key', 'rate-limit', 'widget-key', 'widget-origin', 'visitor-token']],
   ])('runs the checks of a %s route, and only those, in order', async (_, handler, expected) => {
     await expect(guard.canActivate(contextFor(MixedController, handler))).resolves.toBe(true);
     expect(ran).toEqual(expected);
@@ -73,13 +78,14 @@ describe('AccessRuleGuard', () => {
       admin: [],
       apiKey: [{ canActivate: () => { throw refused; } }, check('plan', ran)],
       widget: [],
+      visitor: [], user: [], keyOnUserRoute: [], session: [], signIn: []
     });
     await expect(failing.canActivate(contextFor(MixedController, MixedController.prototype.listBots))).rejects.toBe(refused);
     expect(ran).toEqual([]);
   });
 
   it('refuses with 403 when a check says no without throwing', async () => {
-    const saysNo = new AccessRuleGuard(new Reflector(), { public: [], admin: [check('admin-token', ran, false)], apiKey: [], widget: [] });
+    const saysNo = new AccessRuleGuard(new Reflector(), { public: [], admin: [check('admin-token', ran, false)], apiKey: [], widget: [], visitor: [], user: [], keyOnUserRoute: [], session: [], signIn: [] });
     await expect(saysNo.canActivate(contextFor(AdminController, AdminController.prototype.list))).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', status: 403 });
   });
 

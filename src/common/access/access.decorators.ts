@@ -1,7 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Scope } from './scopes';
-import type { ApiPrincipal, AppRequest, SessionContext } from '../http/request-context';
+import type { ApiPrincipal, AppRequest, SessionContext, VisitorPrincipal } from '../http/request-context';
 
 /** Who may call a route. Every route declares one; a route without it is refused. */
 export type AccessRule =
@@ -9,6 +9,7 @@ export type AccessRule =
   | { kind: 'admin' }
   | { kind: 'apiKey'; scopes: readonly Scope[] }
   | { kind: 'widget' }
+  | { kind: 'visitor' }
   | { kind: 'tenantUser'; role: UserRouteRole }
   | { kind: 'session' }
   | { kind: 'signIn' };
@@ -52,6 +53,9 @@ export const AdminOnly = () => Access({ kind: 'admin' });
 /** The chat widget: a valid public key (svc_pk_) of a tenant with API access; secret keys are refused. */
 export const WidgetOnly = () => Access({ kind: 'widget' });
 
+/** A widget visitor: the widget's checks, then a valid X-Visitor-Token of the key's tenant (401 INVALID_VISITOR_TOKEN). */
+export const VisitorOnly = () => Access({ kind: 'visitor' });
+
 /**
  * A valid API key of a tenant with API access, holding every scope listed (none: any valid key);
  * or a signed-in member of the tenant named in X-Tenant-Id whose role holds those scopes.
@@ -83,4 +87,11 @@ export const CurrentSession = createParamDecorator((_: unknown, context: Executi
   const session = context.switchToHttp().getRequest<AppRequest>().session;
   if (!session) throw new Error('Session requested on a route without session authentication');
   return session;
+});
+
+/** The widget visitor of a visitor route (its token checked before the handler). */
+export const Visitor = createParamDecorator((_: unknown, context: ExecutionContext): VisitorPrincipal => {
+  const visitor = context.switchToHttp().getRequest<AppRequest>().visitor;
+  if (!visitor) throw new Error('Visitor requested on a route without a visitor token check');
+  return visitor;
 });

@@ -38,4 +38,12 @@ export interface SessionContext {
   memberships: ReadonlyMap<string, { role: Role; tenant: PrincipalTenant }>;
 }
 
-export type AppRequest = Request & { id: string; principal?: ApiPrincipal; session?: SessionContext };
+
+/** The widget visitor a valid X-Visitor-Token names (the visitor access kind attaches it). */
+export interface VisitorPrincipal {
+  tenantId: string;
+  botId: string;
+  visitorId: string;
+}
+
+export type AppRequest = Request & { id: string; principal?: ApiPrincipal; session?: SessionContext; visitor?: VisitorPrincipal };

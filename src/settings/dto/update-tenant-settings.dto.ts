@@ -32,6 +32,13 @@ export class LeadCaptureDto {
   requireCompany?: boolean;
 }
 
+export class WidgetLimitsDto {
+  /** Bot replies the widget gives one client address (IPv6: one /64) per UTC day. */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100000 })
+  @OptionalNotNull() @IsInt({ message: 'must be an integer' }) @Min(1, { message: 'must be at least 1' }) @Max(100_000, { message: 'must be at most 100000' })
+  repliesPerIpPerDay?: number;
+}
+
 /** PATCH /api/v1/settings: any field, nested objects partial too; null is refused everywhere. */
 export class UpdateTenantSettingsDto {
   @ApiPropertyOptional({ maxLength: 64, example: 'Europe/Berlin', description: 'An IANA time zone name; analytics periods are days, weeks and months in it.' })
@@ -58,4 +65,8 @@ export class UpdateTenantSettingsDto {
   @ApiPropertyOptional({ type: LeadCaptureDto })
   @OptionalNotNull() @ValidateNested({ message: 'must be an object' }) @Type(() => LeadCaptureDto)
   leadCapture?: LeadCaptureDto;
+
+  @ApiPropertyOptional({ type: WidgetLimitsDto })
+  @OptionalNotNull() @ValidateNested({ message: 'must be an object' }) @Type(() => WidgetLimitsDto)
+  widgetLimits?: WidgetLimitsDto;
 }

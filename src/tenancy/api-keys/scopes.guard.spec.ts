@@ -22,6 +22,8 @@ class ConversationsController {
 }
 
 const key = (type: 'secret' | 'public', scopes: readonly string[]): ApiPrincipal => ({
+  kind: 'apiKey',
+  scopes,
   tenant: { id: '0190b6a0-0000-7000-8000-000000000001', name: 'Acme', slug: 'acme', plan: 'pro' },
   apiKey: { id: '0190b6a0-0000-7000-8000-000000000002', type, scopes },
 });

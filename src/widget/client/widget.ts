@@ -2,7 +2,8 @@
 //   <script src="https://api.example.com/widget.js" data-bot-id="<botId>" data-key="svc_pk_..." async></script>
 // Dependency-free, in a shadow root (the host page's CSS stays out), texts written with
 // textContent only (nothing the server or the visitor sends is parsed as HTML). Renders nothing at
-// all when the bot cannot be loaded (an inactive bot answers 409 BOT_INACTIVE).
+// all when the bot cannot be loaded (an inactive bot answers 409 BOT_INACTIVE), nor on a site the
+// tenant did not list in allowedOrigins (the site owner gets a console warning saying what to add).
 (() => {
   interface LeadCapture { enabled: boolean; requirePhone: boolean; requireCompany: boolean }
   interface Bot { id: string; name: string; primaryColor: string; language: string; welcomeMessage: string | null; suggestedQuestions: string[]; leadCapture: LeadCapture }
@@ -34,9 +35,19 @@
     return node;
   };
 
+  /** For the site owner, not the visitor: the refusal's answer is not readable cross-origin, so say what to check. */
+  const warnOrigin = (certain: boolean): void => {
+    const advice = `add ${location.origin} to the tenant's allowedOrigins setting (PATCH /api/v1/settings)`;
+    console.warn(certain ? `Chat widget: this site's origin is not allowed; ${advice}.` : `Chat widget: the bot could not be loaded. If this site's origin is not allowed, ${advice}.`);
+  };
+
   async function start(): Promise<void> {
     const answer = await call(`/bots/${encodeURIComponent(botId!)}`).catch(() => undefined);
-    if (!answer?.ok) return;
+    if (!answer) return warnOrigin(false);
+    if (!answer.ok) {
+      if ((await failure(answer)).error?.code === 'ORIGIN_NOT_ALLOWED') warnOrigin(true);
+      return;
+    }
     const bot = ((await answer.json()) as { bot: Bot }).bot;
     render(bot);
   }
@@ -54,11 +65,11 @@
       * { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }
       .launcher { position: fixed; right: 20px; bottom: 20px; width: 56px; height: 56px; border-radius: 50%; border: 0; background: ${color}; color: ${ink}; font-size: 24px; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.3); }
       .launcher:focus-visible, button:focus-visible, input:focus-visible { outline: 3px solid #111; outline-offset: 2px; }
-      .panel { position: fixed; right: 20px; bottom: 88px; width: 340px; max-height: 520px; display: flex; flex-direction: column; background: #fff; color: #111; border-radius: 12px; box-shadow: 0 4px 24px rgba(0,0,0,.25); overflow: hidden; }
+      .panel { position: fixed; right: 20px; bottom: 88px; width: 340px; max-height: min(520px, calc(100vh - 108px)); display: flex; flex-direction: column; background: #fff; color: #111; border-radius: 12px; box-shadow: 0 4px 24px rgba(0,0,0,.25); overflow: hidden; }
       .panel[hidden] { display: none; }
       header { display: flex; justify-content: space-between; align-items: center; padding: 10px 14px; background: ${color}; color: ${ink}; font-weight: 600; }
       header button { background: none; border: 0; color: inherit; font-size: 20px; cursor: pointer; }
-      .log { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 8px; }
+      .log { flex: 1 1 auto; min-height: 160px; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 8px; }
       .bubble { padding: 8px 10px; border-radius: 10px; max-width: 85%; white-space: pre-wrap; }
       .assistant, .agent { background: #f1f3f5; align-self: flex-start; }
       .user { background: ${color}; color: ${ink}; align-self: flex-end; }
@@ -73,6 +84,9 @@
       form.lead label { display: grid; gap: 2px; font-size: 12px; }
       form.lead input { padding: 6px; border: 1px solid #ccc; border-radius: 6px; }
       form.lead[hidden] { display: none; }
+      .lead-area { flex: 0 1 auto; min-height: 0; overflow-y: auto; }
+      .lead-status { margin: 0; padding: 8px 12px 10px; }
+      .lead-status:focus { outline: none; }
       .launcher svg { width: 26px; height: 26px; fill: currentColor; }
       .lead-toggle { margin: 0 12px 8px; }
       .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }`;
@@ -115,6 +129,13 @@
       }
       return session;
     };
+    // This site is not in allowedOrigins: nothing for the visitor to do, so nothing stays on screen.
+    const refusedOrigin = (error: unknown): boolean => {
+      if ((error as ApiError)?.error?.code !== 'ORIGIN_NOT_ALLOWED') return false;
+      host.remove();
+      warnOrigin(true);
+      return true;
+    };
     const problem = (error: unknown): string => {
       const code = (error as ApiError)?.error?.code;
       return code === 'RATE_LIMIT_EXCEEDED' || code === 'MESSAGE_LIMIT_REACHED' ? t.busy : ((error as ApiError)?.error?.message ?? t.failed);
@@ -123,7 +144,10 @@
       panel.hidden = !show;
       launcher.setAttribute('aria-expanded', String(show));
       if (show) {
-        conversation().catch((error: unknown) => log.append(element('div', { class: 'bubble assistant error' }, problem(error))));
+        conversation().catch((error: unknown) => {
+          if (refusedOrigin(error)) return;
+          log.append(element('div', { class: 'bubble assistant error' }, problem(error)));
+        });
         input.focus();
       } else launcher.focus();
     };
@@ -161,6 +185,7 @@
           else if (event === 'error') throw data;
         }
       } catch (error) {
+        if (refusedOrigin(error)) return;
         bubble.classList.add('error');
         bubble.textContent = problem(error);
       }
@@ -169,7 +194,7 @@
     }
 
     function leadForm(bot: Bot, texts: typeof t): HTMLElement {
-      const wrapper = element('div');
+      const wrapper = element('div', { class: 'lead-area' });
       const toggle = element('button', { type: 'button', class: 'lead-toggle', 'aria-expanded': 'false' }, texts.lead);
       const form = element('form', { class: 'lead' });
       form.hidden = true;
@@ -192,16 +217,20 @@
       form.addEventListener('submit', async (event) => {
         event.preventDefault();
         const values = Object.fromEntries([...new FormData(form).entries()].filter(([, value]) => String(value).trim() !== ''));
-        const status = element('p', { role: 'status' });
+        form.querySelector('p.error')?.remove();
+        const status = element('p', { role: 'status', class: 'lead-status', tabindex: '-1' });
         try {
           const { token, conversationId } = await conversation();
           const response = await call(`/conversations/${conversationId}/lead`, { method: 'POST', token, body: JSON.stringify(values) });
           if (!response.ok) throw await failure(response);
+          status.textContent = texts.thanks;
           form.replaceWith(status);
           toggle.remove();
-          status.textContent = texts.thanks;
+          // The focused button is gone: keep focus in the dialog (Escape still closes it).
+          status.focus();
         } catch (error) {
-          status.className = 'error';
+          if (refusedOrigin(error)) return;
+          status.className = 'lead-status error';
           status.textContent = problem(error);
           form.append(status);
         }
@@ -221,12 +250,13 @@
         return stored;
       }
     }
-    const visitorKey = `chatbot-widget:visitor:${bot.id}`;
-    const visitorId = localStorage.getItem(visitorKey) ?? undefined;
-    const opened = await call('/sessions', { method: 'POST', body: JSON.stringify({ botId: bot.id, ...(visitorId ? { visitorId } : {}) }) });
+    // The service mints visitor ids: the last token (even expired, up to 30 days) keeps the visitor.
+    const tokenKey = `chatbot-widget:visitor-token:${bot.id}`;
+    const previous = localStorage.getItem(tokenKey) ?? undefined;
+    const opened = await call('/sessions', { method: 'POST', body: JSON.stringify({ botId: bot.id, ...(previous ? { visitorToken: previous } : {}) }) });
     if (!opened.ok) throw await failure(opened);
-    const { visitorToken, visitorId: id, expiresAt } = (await opened.json()) as { visitorToken: string; visitorId: string; expiresAt: string };
-    localStorage.setItem(visitorKey, id);
+    const { visitorToken, expiresAt } = (await opened.json()) as { visitorToken: string; visitorId: string; expiresAt: string };
+    localStorage.setItem(tokenKey, visitorToken);
     const started = await call('/conversations', { method: 'POST', token: visitorToken, body: '{}' });
     if (!started.ok) throw await failure(started);
     const { conversation, messages } = (await started.json()) as { conversation: { id: string }; messages: Message[] };

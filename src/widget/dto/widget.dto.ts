@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, Matches, Validate } from 'class-validator';
+import { IsOptional, IsString, IsUUID, Matches, MaxLength, Validate } from 'class-validator';
 import { CodePointLength } from '../../common/validation/code-point-length';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { Trim } from '../../common/validation/transforms';
@@ -10,8 +10,16 @@ export class CreateSessionDto {
   @IsString({ message: 'must be a string' }) @IsUUID('all', { message: 'must be a UUID' })
   botId!: string;
 
-  @ApiPropertyOptional({ pattern: '^[A-Za-z0-9_-]{8,64}$', minLength: 8, maxLength: 64, description: 'The id the widget keeps for this browser (to resume a visitor); a new one is made when left out.' })
-  @OptionalNotNull() @IsString({ message: 'must be a string' }) @Matches(/^[A-Za-z0-9_-]{8,64}$/, { message: 'must be 8 to 64 letters, digits, - or _' })
+  @ApiPropertyOptional({
+    maxLength: 1024,
+    description: "The visitor's earlier visitor token (even expired, up to 30 days) to stay the same visitor; without a valid one a new visitor id is minted.",
+  })
+  @OptionalNotNull() @IsString({ message: 'must be a string' }) @MaxLength(1024, { message: 'must be at most 1024 characters' })
+  visitorToken?: string;
+
+  /** Ignored, still accepted from widget scripts of before part 3: the service mints visitor ids. */
+  @ApiPropertyOptional({ maxLength: 256, deprecated: true, description: 'Ignored: the service mints visitor ids (send `visitorToken` to stay the same visitor).' })
+  @OptionalNotNull() @IsString({ message: 'must be a string' }) @MaxLength(256, { message: 'must be at most 256 characters' })
   visitorId?: string;
 }
 

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Tenant" ADD COLUMN     "widgetRepliesPerIpPerDay" INTEGER NOT NULL DEFAULT 200;
