@@ -8,6 +8,9 @@ export interface DeliveryOptions {
   pollMs: number;
   /** Deliveries claimed and sent at once by one instance. */
   batchSize: number;
+  /** Attempts in flight at once on one instance, per endpoint and per tenant (fair delivery). */
+  perEndpoint: number;
+  perTenant: number;
   /** An endpoint whose deliveries all failed for this long is disabled (`failing`). */
   failingWindowMs: number;
   /** How long shutdown waits for attempts in flight before releasing them. */
@@ -27,6 +30,9 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   pollMs: 500,
   // Attempts in flight per instance: a receiver answering in 50 ms still takes 640 a second.
   batchSize: 32,
+  // A tenant whose receivers hang holds at most 8 of the 32 slots, so the others' events still go out.
+  perEndpoint: 4,
+  perTenant: 8,
   failingWindowMs: 5 * 86_400_000,
   drainMs: 10_000,
 };
