@@ -24,6 +24,7 @@ export const ErrorCode = {
   LEAD_CAPTURE_DISABLED: 'LEAD_CAPTURE_DISABLED',
   LEAD_ALREADY_CAPTURED: 'LEAD_ALREADY_CAPTURED',
   MESSAGE_LIMIT_REACHED: 'MESSAGE_LIMIT_REACHED',
+  DELIVERY_IN_FLIGHT: 'DELIVERY_IN_FLIGHT',
   INTERNAL_ERROR: 'INTERNAL_ERROR',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
 } as const;
@@ -65,6 +66,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   LEAD_CAPTURE_DISABLED: { status: 409, when: "the tenant's lead capture is off" },
   LEAD_ALREADY_CAPTURED: { status: 409, when: 'the conversation already has its lead' },
   MESSAGE_LIMIT_REACHED: { status: 429, when: "the plan's monthly message limit is reached; `Retry-After` gives the seconds to the next month (UTC)" },
+  DELIVERY_IN_FLIGHT: { status: 409, when: 'the webhook delivery is being sent right now; retry it once this attempt is recorded' },
   INTERNAL_ERROR: { status: 500, when: 'an unexpected error; quote the request id', defaultMessage: 'An internal error occurred. Quote the request id when reporting it.' },
   SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable; retry after `Retry-After` seconds', defaultMessage: 'The service is temporarily unavailable. Retry shortly.' },
 };

@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/env';
 import { PrismaService } from '../../database/prisma.service';
 import { SYSTEM_ACTOR } from '../../events/actor';
 import { EventRecorder } from '../../events/event-recorder';
+import { allowedRanges, isDeliverableAddress } from '../webhook-url';
 import { AttemptRecord, ClaimedDelivery, ClaimRoom, DeliveryQueueRepository } from './delivery-queue.repository';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery-options';
 import { nextAttemptAt } from './retry-schedule';
@@ -41,7 +42,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly prisma: PrismaService,
     private readonly events: EventRecorder,
   ) {
-    this.sender = new WebhookSender(config.webhooks.allowedCidrs, options.timeoutMs);
+    const allowed = allowedRanges(config.webhooks.allowedCidrs);
+    this.sender = new WebhookSender((address) => isDeliverableAddress(address, allowed), options.timeoutMs);
   }
 
   onApplicationBootstrap(): void {
@@ -140,6 +142,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
     const error = result.error ?? (succeeded ? null : result.status !== undefined && result.status >= 300 && result.status < 400 ? `redirect (${result.status}) not followed` : result.status !== undefined ? `HTTP ${result.status}` : null);
     const attempt: AttemptRecord = { status, attemptedAt: now, nextAttemptAt: next, responseStatus: result.status ?? null, responseBody: result.body ?? null, error, durationMs: result.durationMs };
+    if (!succeeded) {
+      // One structured line per failure, with the reason and never a stack (the reason is one line).
+      this.logger.warn({ msg: 'Webhook delivery attempt failed', deliveryId: delivery.id, tenantId: delivery.tenantId, endpointId: delivery.endpointId, attempt: attempts, status, reason: error });
+    }
     // A success is one statement; a failure may also disable the endpoint, in one transaction.
     if (succeeded) return this.queue.recordAttempt(delivery.id, attempt);
     await this.prisma.$transaction(async (tx) => {
