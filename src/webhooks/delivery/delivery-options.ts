@@ -2,7 +2,11 @@
 export interface DeliveryOptions {
   /** Per attempt, connection to the end of the answer (API_DECISIONS: 15 s). */
   timeoutMs: number;
-  /** How long a claim holds a delivery; past it, another instance may take it. */
+  /**
+   * How long a claim holds a delivery; past it, another instance may take it. Renewed every
+   * quarter of it while the attempt is in flight, so it bounds how long a delivery held by an
+   * instance that died waits, not how long an attempt may take.
+   */
   leaseMs: number;
   /** Idle wait between polls of the queue. */
   pollMs: number;
@@ -26,7 +30,7 @@ export const DELIVERY_OPTIONS = Symbol('DELIVERY_OPTIONS');
 
 export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   timeoutMs: 15_000,
-  leaseMs: 60_000,
+  leaseMs: 20_000,
   pollMs: 500,
   // Attempts in flight per instance: a receiver answering in 50 ms still takes 640 a second.
   batchSize: 32,

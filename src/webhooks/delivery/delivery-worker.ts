@@ -33,6 +33,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   /** An attempt ended during a poll: poll again right after it, for the room that ending made. */
   private pollAgain = false;
   private timer?: NodeJS.Timeout;
+  private renewal?: NodeJS.Timeout;
   private loop?: Promise<void>;
 
   constructor(
@@ -49,6 +50,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   onApplicationBootstrap(): void {
     if (!this.config.webhooks.worker) return;
     this.running = true;
+    this.renewal = setInterval(() => void this.renewLeases(), this.options.leaseMs / 4);
+    this.renewal.unref();
     this.wake();
   }
 
@@ -59,13 +62,23 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     await this.loop;
     const held = [...this.inFlight.keys()];
     const drained = await Promise.race([Promise.allSettled([...this.inFlight.values()].map((attempt) => attempt.done)).then(() => true), sleep(this.options.drainMs).then(() => false)]);
+    clearInterval(this.renewal);
     if (!drained) await this.queue.release(held.filter((id) => this.inFlight.has(id))).catch(() => undefined);
   }
 
+  /** A failed renewal is retried at the next one; the lease outlasts three of them. */
+  private async renewLeases(): Promise<void> {
+    try {
+      await this.queue.renewLeases([...this.inFlight.keys()], this.options.leaseMs);
+    } catch (error) {
+      this.logger.warn(`Cannot renew webhook delivery leases: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
+  }
+
   /**
-   * Polls now, or right after the poll under way: at start, after a claim (more may be due) and
-   * whenever an attempt ends (its slot, endpoint and tenant have room again). With nothing due it
-   * polls again after pollMs.
+   * Polls now, or right after the poll under way: at start, after a claim whose window was full
+   * (more may be due) and whenever an attempt ends (its slot, endpoint and tenant have room again).
+   * Otherwise it polls again after pollMs.
    */
   private wake(): void {
     if (!this.running) return;
@@ -75,9 +88,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     }
     clearTimeout(this.timer);
     this.polling = true;
-    this.loop = this.poll().then((claimed) => {
+    this.loop = this.poll().then((more) => {
       this.polling = false;
-      if (claimed || this.pollAgain) {
+      if (more || this.pollAgain) {
         this.pollAgain = false;
         return this.wake();
       }
@@ -87,13 +100,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
-  /** Claims what is due and this instance has room for, and starts sending it; true when it claimed any. */
+  /** Claims what is due and this instance has room for, and starts sending it; true when more may be due. */
   private async poll(): Promise<boolean> {
     const room = this.room();
     if (room.slots <= 0) return false;
     let claimed: ClaimedDelivery[];
+    let more: boolean;
     try {
-      claimed = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds);
+      ({ claimed, more } = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds));
     } catch (error) {
       this.logger.warn(`Cannot claim webhook deliveries: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
       return false;
@@ -104,7 +118,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       });
       this.inFlight.set(delivery.id, { tenantId: delivery.tenantId, endpointId: delivery.endpointId, done: sending.finally(() => this.attemptEnded(delivery.id)) });
     }
-    return claimed.length > 0;
+    return more;
   }
 
   /** The free slots, and the attempts in flight per endpoint and per tenant (the claim's caps). */
