@@ -41,12 +41,20 @@ export class WebhookDeliveriesRepository {
     return tx.webhookDelivery.findFirst({ where: { tenantId, id: deliveryId }, select: deliverySelect });
   }
 
-  /** Makes a delivery due now, whatever its state (a manual retry); attempts keep counting. */
-  async retryNow(tenantId: string, endpointId: string, deliveryId: string, now: Date): Promise<DeliveryRow | null> {
+  /**
+   * Makes a delivery due now, whatever its state (a manual retry), unless an instance holds its
+   * lease (an attempt is in flight): false then, and when there is no such delivery. Attempts keep
+   * counting.
+   */
+  async retryNow(tenantId: string, endpointId: string, deliveryId: string, now: Date): Promise<boolean> {
     const { count } = await this.prisma.webhookDelivery.updateMany({
-      where: { tenantId, endpointId, id: deliveryId },
+      where: { tenantId, endpointId, id: deliveryId, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
       data: { status: 'pending', nextAttemptAt: now, leaseUntil: null },
     });
-    return count ? this.findById(tenantId, deliveryId) : null;
+    return count > 0;
+  }
+
+  async exists(tenantId: string, endpointId: string, deliveryId: string): Promise<boolean> {
+    return (await this.prisma.webhookDelivery.count({ where: { tenantId, endpointId, id: deliveryId } })) > 0;
   }
 }

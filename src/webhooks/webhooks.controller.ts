@@ -94,7 +94,7 @@ export class WebhooksController {
 
   @Post(':id/deliveries/:deliveryId/retry')
   @HttpCode(202)
-  @ApiV1Endpoint({ operationId: 'retryWebhookDelivery', summary: 'Attempt a delivery again now', scopes, status: 202, type: DeliveryEnvelope, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
+  @ApiV1Endpoint({ operationId: 'retryWebhookDelivery', summary: 'Attempt a delivery again now', description: 'Not while an attempt is in flight: 409 `DELIVERY_IN_FLIGHT`.', scopes, status: 202, type: DeliveryEnvelope, errors: [ErrorCode.NOT_FOUND, ErrorCode.DELIVERY_IN_FLIGHT, ...JSON_BODY_ERRORS] })
   @ApiIdParam('id', 'Webhook')
   @ApiIdParam('deliveryId', 'Delivery')
   @ApiBody({ type: EmptyBodyDto, required: false })

@@ -132,9 +132,14 @@ export class WebhooksService {
     return { deliveries, pagination: toPagination(page, total) };
   }
 
+  /** A new attempt now; not while one is in flight, which would send the event twice at once. */
   async retryDelivery(tenantId: string, webhookId: string, deliveryId: string, now = new Date()): Promise<DeliveryRow> {
     if (!isUuid(webhookId) || !isUuid(deliveryId)) throw new NotFoundError('Delivery');
-    const delivery = await this.deliveries.retryNow(tenantId, webhookId, deliveryId, now);
+    if (!(await this.deliveries.retryNow(tenantId, webhookId, deliveryId, now))) {
+      if (await this.deliveries.exists(tenantId, webhookId, deliveryId)) throw new AppError(ErrorCode.DELIVERY_IN_FLIGHT, 'The delivery is being sent right now; retry it once this attempt is recorded.');
+      throw new NotFoundError('Delivery');
+    }
+    const delivery = await this.deliveries.findById(tenantId, deliveryId);
     if (!delivery) throw new NotFoundError('Delivery');
     return delivery;
   }

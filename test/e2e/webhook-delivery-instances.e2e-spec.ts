@@ -59,8 +59,37 @@ describe('Webhook delivery across instances', () => {
       const queued = await first.app.get(EventRecorder).publish(tx, tenant.id, { type: 'webhook.test', object: { dying: true } }, endpointId);
       await tx.webhookDelivery.update({ where: { id: queued!.deliveryIds[0] }, data: { leaseUntil: new Date(claimedAt + 1_500) } });
     });
-    await receiver.until(() => receiver.received.some((r) => r.body.includes('"dying":true')), 10_000);
-    expect(Date.now() - claimedAt).toBeGreaterThanOrEqual(1_400);
-    expect(receiver.received.filter((r) => r.body.includes('"dying":true'))).toHaveLength(1);
+    let answer: (() => void) | undefined;
+    receiver.respond = (_request, response) => void (answer = () => response.writeHead(200).end());
+    try {
+      await receiver.until(() => receiver.received.some((r) => r.body.includes('"dying":true')), 10_000);
+      expect(Date.now() - claimedAt).toBeGreaterThanOrEqual(1_400);
+      // While the instance that took it over sends it, the interrupted attempt is on record.
+      const [taken] = (await first.http().get(`/api/v1/webhooks/${endpointId}/deliveries?limit=1`).set('X-API-Key', tenant.key).expect(200)).body.deliveries;
+      expect(taken).toMatchObject({ status: 'pending', attempts: 1, lastError: 'interrupted: the delivering instance stopped', lastResponseStatus: null });
+      answer!();
+      await receiver.until(async () => (await first.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: taken.id } })).status === 'succeeded');
+      expect(await first.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: taken.id } })).toMatchObject({ attempts: 2, lastError: null, lastResponseStatus: 200 });
+      expect(receiver.received.filter((r) => r.body.includes('"dying":true'))).toHaveLength(1);
+    } finally {
+      receiver.respond = (_request, response) => response.writeHead(200).end('ok');
+    }
+  });
+
+  it('renews the lease while an attempt takes longer than it: the other instance never sends it too', async () => {
+    receiver.received.length = 0;
+    // Answered after 1.8 s: longer than the 1 s lease, within the 2 s timeout.
+    receiver.respond = (request, response) => void setTimeout(() => response.writeHead(200).end(), request.body.includes('"slow":true') ? 1_800 : 0);
+    try {
+      await first.prisma.$transaction((tx) => first.app.get(EventRecorder).publish(tx, tenant.id, { type: 'webhook.test', object: { slow: true } }, endpointId));
+      await receiver.until(() => receiver.received.some((r) => r.body.includes('"slow":true')), 10_000);
+      const [delivery] = (await first.http().get(`/api/v1/webhooks/${endpointId}/deliveries?limit=1`).set('X-API-Key', tenant.key).expect(200)).body.deliveries;
+      await receiver.until(async () => (await first.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).status === 'succeeded', 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(receiver.received.filter((r) => r.body.includes('"slow":true'))).toHaveLength(1);
+      expect(await first.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({ status: 'succeeded', attempts: 1 });
+    } finally {
+      receiver.respond = (_request, response) => response.writeHead(200).end('ok');
+    }
   });
 });

@@ -1,7 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { EventRecorder } from '../../src/events/event-recorder';
+import { AppLogger } from '../../src/logging/app-logger';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
 import { DeliveryWorker } from '../../src/webhooks/delivery/delivery-worker';
+import { expectError } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createTenant, TestTenant } from '../support/factories';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -24,7 +26,7 @@ describe('Webhook delivery', () => {
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2' }, { webhookDelivery: FAST });
+    t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32,::1/128', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2' }, { webhookDelivery: FAST });
     tenant = await createTenant(t, { plan: 'enterprise' });
     deliverOnlyFor(t, tenant.id);
   });
@@ -136,6 +138,99 @@ describe('Webhook delivery', () => {
     expect(busy).toMatchObject({ status: 'pending', lastResponseStatus: 503 });
     expect(Date.parse(busy.nextAttemptAt) - Date.parse(busy.lastAttemptAt)).toBeGreaterThanOrEqual(29_000);
     for (const id of Object.values(ids)) await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('counts a Retry-After of 99999999999999 seconds as one hour, and records the attempt', async () => {
+    receiver.respond = (_request, response) => response.writeHead(429, { 'Retry-After': '99999999999999' }).end();
+    const { id } = await endpoint('/far-future', { events: ['webhook.test'] });
+    await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+    await receiver.until(async () => (await deliveriesOf(id))[0].attempts >= 1);
+    const [delivery] = await deliveriesOf(id);
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastResponseStatus: 429, lastError: 'HTTP 429' });
+    expect(Date.parse(delivery.nextAttemptAt) - Date.parse(delivery.lastAttemptAt)).toBe(3_600_000);
+    expect(receiver.received.filter((request) => request.path === '/far-future')).toHaveLength(1);
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('answers 409 DELIVERY_IN_FLIGHT to a retry while the delivery is being sent, and sends it once', async () => {
+    let answer: (() => void) | undefined;
+    receiver.respond = (_request, response) => void (answer = () => response.writeHead(200).end());
+    const { id } = await endpoint('/in-flight', { events: ['webhook.test'] });
+    const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
+    await receiver.until(() => answer !== undefined);
+    const retried = await t.http().post(`/api/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set('X-API-Key', tenant.key);
+    expectError(retried, 409, 'DELIVERY_IN_FLIGHT');
+    answer!();
+    await receiver.until(async () => (await deliveriesOf(id))[0].status === 'succeeded');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received.filter((request) => request.path === '/in-flight')).toHaveLength(1);
+    expect((await deliveriesOf(id))[0]).toMatchObject({ status: 'succeeded', attempts: 1 });
+    // Once the attempt is recorded, a retry is accepted again.
+    await t.http().post(`/api/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set('X-API-Key', tenant.key).expect(202);
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('reads at most 64 KiB of an answer, then closes the connection', async () => {
+    let sent = 0;
+    let sentBeforeClose: number | undefined;
+    receiver.respond = (_request, response) => {
+      // An answer that never ends: written as fast as the connection takes it, until it closes.
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const pump = () => {
+        while (!response.destroyed) {
+          sent += chunk.length;
+          if (!response.write(chunk)) return;
+        }
+      };
+      response.writeHead(200, { 'Content-Type': 'text/plain' });
+      response.on('drain', pump).on('close', () => (sentBeforeClose = sent));
+      pump();
+    };
+    const { id } = await endpoint('/endless', { events: ['webhook.test'] });
+    const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
+    await receiver.until(async () => (await deliveriesOf(id))[0].attempts >= 1);
+    expect((await deliveriesOf(id))[0]).toMatchObject({ status: 'succeeded', attempts: 1, lastResponseStatus: 200, lastError: null });
+    const row = await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
+    expect(row.lastResponseBody).toBe('x'.repeat(16 * 1024));
+    expect(row.lastDurationMs).toBeLessThan(FAST.timeoutMs);
+    await receiver.until(() => sentBeforeClose !== undefined);
+    // What the sockets' buffers took before the close, not an endless read.
+    expect(sentBeforeClose).toBeLessThan(64 * 1024 * 1024);
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('refuses at send time an IPv4-compatible IPv6 address ([::127.0.0.1]) stored before the rule existed', async () => {
+    const { id } = await endpoint('/compatible', { events: ['webhook.test'] });
+    await t.prisma.webhookEndpoint.update({ where: { id }, data: { url: `http://[::127.0.0.1]:${receiver.port}/compatible` } });
+    await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+    await receiver.until(async () => (await deliveriesOf(id))[0].attempts >= 1);
+    expect((await deliveriesOf(id))[0]).toMatchObject({ status: 'pending', lastResponseStatus: null, lastError: 'address not allowed (private, loopback, link-local or reserved, outside WEBHOOK_ALLOWED_CIDRS)' });
+    expect(receiver.received.filter((request) => request.path === '/compatible')).toHaveLength(0);
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('logs a failed attempt (IPv6 here) as one structured warning with its reason, and nothing beside the log', async () => {
+    const closed = await new WebhookReceiver().start();
+    const port = closed.port;
+    await closed.stop();
+    const logged = jest.spyOn(AppLogger.prototype, 'warn');
+    const stray = [jest.spyOn(console, 'warn'), jest.spyOn(console, 'error'), jest.spyOn(console, 'log')];
+    try {
+      const created = await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: `http://[::1]:${port}/v6`, events: ['webhook.test'] }).expect(201);
+      const id = created.body.webhook.id;
+      const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
+      await receiver.until(async () => (await deliveriesOf(id))[0].attempts >= 1);
+      expect((await deliveriesOf(id))[0]).toMatchObject({ lastError: 'connection refused' });
+      const lines = logged.mock.calls.filter(([message]) => (message as { deliveryId?: string }).deliveryId === delivery.id);
+      expect(lines[0]).toEqual([
+        { msg: 'Webhook delivery attempt failed', deliveryId: delivery.id, tenantId: tenant.id, endpointId: id, attempt: 1, status: 'pending', reason: 'connection refused' },
+        'Webhooks',
+      ]);
+      for (const spy of stray) expect(spy).not.toHaveBeenCalled();
+      await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+    } finally {
+      for (const spy of [logged, ...stray]) spy.mockRestore();
+    }
   });
 
   it('sends nothing for a change that rolled back', async () => {

@@ -3,7 +3,8 @@ import { createTestApp, TestApp } from '../support/create-test-app';
 import { createKey, createTenant, TestTenant } from '../support/factories';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
-const URL_REFUSED = 'must not point to a private, loopback, link-local or reserved address';
+const URL_REFUSED = 'must not point to a private, loopback, link-local or reserved address (WEBHOOK_ALLOWED_CIDRS can allow a range, e.g. 127.0.0.1/32 for a local receiver)';
+const CONTROL_CHARACTERS = 'must not contain control characters (such as CR or LF)';
 
 /** The management API of webhooks (API_DECISIONS, Webhooks), scope webhooks:manage. */
 describe('Webhooks: the management API', () => {
@@ -51,6 +52,13 @@ describe('Webhooks: the management API', () => {
       ['https://169.254.169.254/latest', URL_REFUSED],
       ['https://[::1]/in', URL_REFUSED],
       ['http://127.0.0.2/in', URL_REFUSED],
+      ['https://[::127.0.0.1]/in', URL_REFUSED],
+      ['https://[::ffff:10.0.0.1]/in', URL_REFUSED],
+      ['https://[::ffff:a9fe:a9fe]/latest', URL_REFUSED],
+      ['https://[0:0:0:0:0:0:7f00:2]/in', URL_REFUSED],
+      ['https://hooks.example.com/in\r\nX-Injected: 1', CONTROL_CHARACTERS],
+      ['https://hooks.example.com/i\nn', CONTROL_CHARACTERS],
+      ['https://hooks.example.com/i\u0001n', CONTROL_CHARACTERS],
       [`https://example.com/${'a'.repeat(2_050)}`, 'must be at most 2048 characters'],
     ].map(([url, message]) => [url.length > 60 ? `${url.slice(0, 60)}...` : url, message, url]))('refuses the URL %s: %s', async (_label, message, url) => {
       expectError(await create(tenant.key, { url }), 400, 'VALIDATION_ERROR', [{ field: 'url', message }]);
@@ -109,6 +117,8 @@ describe('Webhooks: the management API', () => {
       const cleared = await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ description: null }).expect(200);
       expect(cleared.body.webhook.description).toBeNull();
       expectError(await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ url: 'https://10.0.0.1/x' }), 400, 'VALIDATION_ERROR', [{ field: 'url', message: URL_REFUSED }]);
+      expectError(await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ url: 'https://[::127.0.0.1]/x' }), 400, 'VALIDATION_ERROR', [{ field: 'url', message: URL_REFUSED }]);
+      expectError(await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ url: 'https://hooks.example.com/x\r\nHost: evil' }), 400, 'VALIDATION_ERROR', [{ field: 'url', message: CONTROL_CHARACTERS }]);
     });
 
     it('disables (reason manual) and enables again', async () => {
@@ -157,7 +167,12 @@ describe('Webhooks: the management API', () => {
       expect((await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=failed`).expect(200)).body.deliveries.map((d: { id: string }) => d.id)).toEqual([second.id]);
       expect((await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=pending`).expect(200)).body.deliveries.map((d: { id: string }) => d.id)).toEqual([first.body.delivery.id]);
 
+      // Held by an instance (an attempt in flight): no second, concurrent attempt.
       await t.prisma.webhookDelivery.update({ where: { id: second.id }, data: { leaseUntil: new Date(Date.now() + 60_000), lastError: 'timeout' } });
+      expectError(await as(tenant.key).post(`/api/v1/webhooks/${id}/deliveries/${second.id}/retry`), 409, 'DELIVERY_IN_FLIGHT');
+      expect((await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: second.id } })).status).toBe('failed');
+      // A lease that has passed (its instance died) no longer counts.
+      await t.prisma.webhookDelivery.update({ where: { id: second.id }, data: { leaseUntil: new Date(Date.now() - 1_000) } });
       const retriedAt = Date.now();
       const retried = await as(tenant.key).post(`/api/v1/webhooks/${id}/deliveries/${second.id}/retry`).expect(202);
       expect(retried.body).toEqual({ delivery: { ...second, status: 'pending', attempts: 10, lastError: 'timeout', nextAttemptAt: expect.stringMatching(ISO_MS) } });

@@ -29,6 +29,7 @@ describe('public https URLs', () => {
     'https://172.31.255.255/', 'https://192.168.1.1/', 'https://169.254.169.254/latest/meta-data', 'https://100.64.0.1/', 'https://0.0.0.0/',
     'https://224.0.0.1/', 'https://[::1]/', 'https://[::]/', 'https://[fc00::1]/', 'https://[fd12:3456::1]/', 'https://[fe80::1]/',
     'https://[::ffff:127.0.0.1]/', 'https://[::ffff:10.0.0.1]/', 'https://[::ffff:169.254.169.254]/',
+    'https://[::127.0.0.1]/', 'https://[::7f00:1]/', 'https://[::ffff:0:7f00:1]/', 'https://[2002:7f00:1::]/', 'https://[64:ff9b:1::a00:1]/',
   ])('refuses the non-public address in %s', (url) => {
     expect(publicHttpsUrlProblem(url)).toBe('must not point to a private, loopback, link-local or reserved address');
   });
@@ -37,5 +38,10 @@ describe('public https URLs', () => {
     expect(['1.1.1.1', '172.32.0.1', '2606:4700::1111'].map(isPublicAddress)).toEqual([true, true, true]);
     expect(['172.15.255.255', '192.169.0.1'].map(isPublicAddress)).toEqual([true, true]);
     expect(['127.0.0.1', '::1', 'fe80::1', 'not-an-ip'].map(isPublicAddress)).toEqual([false, false, false, false]);
+  });
+
+  it('refuses every IPv6 form that embeds an IPv4 address, and no IPv4 address for it', () => {
+    expect(['::7f00:1', '::808:808', '::ffff:808:808', '::ffff:0:808:808', '64:ff9b::808:808', '2001:0:4136:e378::1', '2002:808:808::1'].map(isPublicAddress)).toEqual(Array(7).fill(false));
+    expect(['8.8.8.8', '1.1.1.1', '2001:4860:4860::8888'].map(isPublicAddress)).toEqual([true, true, true]);
   });
 });

@@ -4,7 +4,7 @@ import { registerDecorator, type ValidationOptions } from 'class-validator';
 /**
  * Addresses that are not the public internet: this host, private networks, link-local (cloud
  * metadata at 169.254.169.254 included), carrier-grade NAT, benchmarking, multicast and reserved
- * ranges. IPv4-mapped IPv6 addresses are checked against the IPv4 ranges.
+ * ranges, and IPv6 addresses that embed an IPv4 one.
  */
 const NON_PUBLIC = new BlockList();
 for (const [network, prefix] of [
@@ -12,14 +12,26 @@ for (const [network, prefix] of [
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
   ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
+for (const [network, prefix] of [['::1', 128], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+}
+/**
+ * IPv6 forms that carry an IPv4 address, refused whole whatever address they carry: IPv4-compatible
+ * (::/96, so [::127.0.0.1] too, and ::), IPv4-mapped (::ffff:0:0/96, however written),
+ * IPv4-translated (::ffff:0:0:0/96), NAT64 (64:ff9b::/96, 64:ff9b:1::/48), Teredo (2001::/32) and
+ * 6to4 (2002::/16). A list of their own, checked for IPv6 addresses only: BlockList matches IPv4
+ * addresses against IPv6 rules such as ::ffff:0:0/96 too.
+ */
+const EMBEDS_IPV4 = new BlockList();
+for (const [network, prefix] of [['::', 96], ['::ffff:0:0', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2001::', 32], ['2002::', 16]] as const) {
+  EMBEDS_IPV4.addSubnet(network, prefix, 'ipv6');
 }
 
 /** Whether an IP address (v4 or v6) is on the public internet. */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
+  if (family === 6 && EMBEDS_IPV4.check(address, 'ipv6')) return false;
   return !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 

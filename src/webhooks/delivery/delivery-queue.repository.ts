@@ -24,6 +24,36 @@ export interface AttemptRecord {
 }
 
 /**
+ * What one instance may still take: free slots, and the caps per endpoint and per tenant against
+ * what it is sending already (endpoint or tenant id to attempts in flight).
+ */
+export interface ClaimRoom {
+  slots: number;
+  perEndpoint: number;
+  perTenant: number;
+  endpointsInFlight: ReadonlyMap<string, number>;
+  tenantsInFlight: ReadonlyMap<string, number>;
+}
+
+/**
+ * Due deliveries looked at per free slot: a claim locks little, and when one endpoint's backlog
+ * fills the window (`more`), the next claim, right after, passes over that endpoint at its cap.
+ */
+const CANDIDATES_PER_SLOT = 2;
+
+/** `(id, attempts in flight)` rows for a VALUES list; one row that matches nothing when empty. */
+function inFlightRows(counts: ReadonlyMap<string, number>): Prisma.Sql {
+  if (!counts.size) return Prisma.sql`(NULL::uuid, 0)`;
+  return Prisma.join([...counts].map(([id, count]) => Prisma.sql`(${id}::uuid, ${count}::int)`));
+}
+
+/**
+ * Recorded for an attempt whose instance stopped before recording it: a lease that ran out (an
+ * attempt recorded, or a delivery given back, clears it), found by the instance that claims it next.
+ */
+export const INTERRUPTED = 'interrupted: the delivering instance stopped';
+
+/**
  * The delivery queue as the workers see it. Claims are one UPDATE over a `FOR UPDATE SKIP LOCKED`
  * selection, so instances never claim the same row at once, and a lease: a delivery whose
  * instance died is claimed again once its lease has passed. (Raw SQL: the typed API cannot say
@@ -33,20 +63,52 @@ export interface AttemptRecord {
 export class DeliveryQueueRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async claimDue(limit: number, leaseMs: number, tenantIds?: readonly string[]): Promise<ClaimedDelivery[]> {
+  /**
+   * Claims due deliveries fairly (API_DECISIONS part 3): endpoints and tenants at their cap on this
+   * instance are passed over, the others get at most their remaining room, each endpoint its
+   * oldest events first (event order), and the slots go round the tenants before any tenant gets a
+   * second turn, so one tenant's backlog or hanging receivers cannot hold every slot. The window
+   * functions rank rows the inner SELECT has locked (Postgres allows no FOR UPDATE beside them).
+   */
+  async claimDue(room: ClaimRoom, leaseMs: number, tenantIds?: readonly string[]): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
+    const window = room.slots * CANDIDATES_PER_SLOT;
     const scope = tenantIds ? Prisma.sql`AND d."tenantId"::text IN (${Prisma.join(tenantIds.length ? [...tenantIds] : [''])})` : Prisma.empty;
-    const claimed = await this.prisma.$queryRaw<{ id: string }[]>(Prisma.sql`
-      UPDATE "WebhookDelivery" SET "leaseUntil" = now() + ${leaseMs} * interval '1 millisecond'
-      WHERE "id" IN (
-        SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+    const claimed = await this.prisma.$queryRaw<{ id: string; candidates: number }[]>(Prisma.sql`
+      WITH endpoint_busy ("id", "inFlight") AS (VALUES ${inFlightRows(room.endpointsInFlight)}),
+      tenant_busy ("id", "inFlight") AS (VALUES ${inFlightRows(room.tenantsInFlight)}),
+      candidate AS (
+        SELECT d."id", d."tenantId", d."endpointId", d."nextAttemptAt", d."eventId"
+        FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
         WHERE d."status" = 'pending' AND d."nextAttemptAt" <= now() AND (d."leaseUntil" IS NULL OR d."leaseUntil" < now()) AND e."enabled" ${scope}
+          AND NOT EXISTS (SELECT 1 FROM endpoint_busy b WHERE b."id" = d."endpointId" AND b."inFlight" >= ${room.perEndpoint})
+          AND NOT EXISTS (SELECT 1 FROM tenant_busy b WHERE b."id" = d."tenantId" AND b."inFlight" >= ${room.perTenant})
         ORDER BY d."nextAttemptAt", d."eventId"
-        LIMIT ${limit}
+        LIMIT ${window}
         FOR UPDATE OF d SKIP LOCKED
+      ),
+      per_endpoint AS (
+        SELECT c.*, row_number() OVER (PARTITION BY c."endpointId" ORDER BY c."nextAttemptAt", c."eventId") AS "endpointRank"
+        FROM candidate c
+      ),
+      per_tenant AS (
+        SELECT p.*, row_number() OVER (PARTITION BY p."tenantId" ORDER BY p."endpointRank", p."nextAttemptAt", p."eventId") AS "tenantRank"
+        FROM per_endpoint p LEFT JOIN endpoint_busy b ON b."id" = p."endpointId"
+        WHERE p."endpointRank" <= ${room.perEndpoint} - coalesce(b."inFlight", 0)
+      ),
+      chosen AS (
+        SELECT p."id" FROM per_tenant p LEFT JOIN tenant_busy b ON b."id" = p."tenantId"
+        WHERE p."tenantRank" <= ${room.perTenant} - coalesce(b."inFlight", 0)
+        ORDER BY p."tenantRank", p."nextAttemptAt", p."eventId"
+        LIMIT ${room.slots}
       )
-      RETURNING "id"::text AS "id"`);
-    if (!claimed.length) return [];
-    return this.prisma.webhookDelivery.findMany({
+      UPDATE "WebhookDelivery" d SET "leaseUntil" = now() + ${leaseMs} * interval '1 millisecond',
+        "attempts" = d."attempts" + CASE WHEN d."leaseUntil" IS NULL THEN 0 ELSE 1 END,
+        "lastError" = CASE WHEN d."leaseUntil" IS NULL THEN d."lastError" ELSE ${INTERRUPTED} END,
+        "lastResponseStatus" = CASE WHEN d."leaseUntil" IS NULL THEN d."lastResponseStatus" END
+      FROM chosen WHERE d."id" = chosen."id"
+      RETURNING d."id"::text AS "id", (SELECT count(*) FROM candidate)::int AS "candidates"`);
+    if (!claimed.length) return { claimed: [], more: false };
+    const deliveries = await this.prisma.webhookDelivery.findMany({
       where: { id: { in: claimed.map((row) => row.id) } },
       // Events in the order they happened: those of one transaction share their time, not their order.
       orderBy: [{ nextAttemptAt: 'asc' }, { eventId: 'asc' }],
@@ -60,6 +122,7 @@ export class DeliveryQueueRepository {
         endpoint: { select: { url: true, secret: true, previousSecret: true, previousSecretExpiresAt: true, enabled: true } },
       },
     });
+    return { claimed: deliveries, more: claimed[0].candidates >= window };
   }
 
   /** Records one attempt and releases the lease. */
@@ -79,6 +142,14 @@ export class DeliveryQueueRepository {
       },
       select: { id: true },
     });
+  }
+
+  /** Extends the leases of the attempts in flight, so that only a stopped instance's leases run out. */
+  async renewLeases(deliveryIds: string[], leaseMs: number): Promise<void> {
+    if (!deliveryIds.length) return;
+    await this.prisma.$executeRaw(Prisma.sql`
+      UPDATE "WebhookDelivery" SET "leaseUntil" = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE "id" IN (${Prisma.join(deliveryIds.map((id) => Prisma.sql`${id}::uuid`))}) AND "status" = 'pending' AND "leaseUntil" IS NOT NULL`);
   }
 
   /** Gives claimed deliveries back at once (shutdown), for another instance to send. */

@@ -3,26 +3,37 @@ import { APP_CONFIG, type AppConfig } from '../../config/env';
 import { PrismaService } from '../../database/prisma.service';
 import { SYSTEM_ACTOR } from '../../events/actor';
 import { EventRecorder } from '../../events/event-recorder';
-import { AttemptRecord, ClaimedDelivery, DeliveryQueueRepository } from './delivery-queue.repository';
+import { allowedRanges, isDeliverableAddress } from '../webhook-url';
+import { AttemptRecord, ClaimedDelivery, ClaimRoom, DeliveryQueueRepository } from './delivery-queue.repository';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery-options';
 import { nextAttemptAt } from './retry-schedule';
 import { AttemptResult, WebhookSender } from './webhook-sender';
 import { signatureHeaders } from './webhook-signer';
 
+/** An attempt this instance is making, counted against its endpoint's and tenant's caps. */
+interface InFlight {
+  tenantId: string;
+  endpointId: string;
+  done: Promise<void>;
+}
+
 /**
  * Delivers webhooks from every instance (WEBHOOK_WORKER=false turns it off on one): it claims due
  * deliveries with a lease, sends each signed, records the attempt and schedules the next, and on
- * shutdown finishes what it holds or gives it back.
+ * shutdown finishes what it holds or gives it back. Fair: at most `perEndpoint` attempts per
+ * endpoint and `perTenant` per tenant are in flight on this instance.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly sender: WebhookSender;
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<string, InFlight>();
   private running = false;
-  /** Every slot was taken at the last poll: the next one starts when an attempt ends. */
-  private waitingForRoom = false;
+  private polling = false;
+  /** An attempt ended during a poll: poll again right after it, for the room that ending made. */
+  private pollAgain = false;
   private timer?: NodeJS.Timeout;
+  private renewal?: NodeJS.Timeout;
   private loop?: Promise<void>;
 
   constructor(
@@ -32,13 +43,16 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly prisma: PrismaService,
     private readonly events: EventRecorder,
   ) {
-    this.sender = new WebhookSender(config.webhooks.allowedCidrs, options.timeoutMs);
+    const allowed = allowedRanges(config.webhooks.allowedCidrs);
+    this.sender = new WebhookSender((address) => isDeliverableAddress(address, allowed), options.timeoutMs);
   }
 
   onApplicationBootstrap(): void {
     if (!this.config.webhooks.worker) return;
     this.running = true;
-    this.schedule(0);
+    this.renewal = setInterval(() => void this.renewLeases(), this.options.leaseMs / 4);
+    this.renewal.unref();
+    this.wake();
   }
 
   /** Before the database closes: stop claiming, let attempts in flight finish, or give them back. */
@@ -47,50 +61,81 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     clearTimeout(this.timer);
     await this.loop;
     const held = [...this.inFlight.keys()];
-    const drained = await Promise.race([Promise.allSettled(this.inFlight.values()).then(() => true), sleep(this.options.drainMs).then(() => false)]);
+    const drained = await Promise.race([Promise.allSettled([...this.inFlight.values()].map((attempt) => attempt.done)).then(() => true), sleep(this.options.drainMs).then(() => false)]);
+    clearInterval(this.renewal);
     if (!drained) await this.queue.release(held.filter((id) => this.inFlight.has(id))).catch(() => undefined);
   }
 
-  private schedule(delayMs: number): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => {
-      this.loop = this.poll().then((outcome) => {
-        if (outcome === 'full') this.waitingForRoom = true;
-        else this.schedule(outcome === 'claimed' ? 0 : this.options.pollMs);
-      });
-    }, delayMs);
-    this.timer.unref();
+  /** A failed renewal is retried at the next one; the lease outlasts three of them. */
+  private async renewLeases(): Promise<void> {
+    try {
+      await this.queue.renewLeases([...this.inFlight.keys()], this.options.leaseMs);
+    } catch (error) {
+      this.logger.warn(`Cannot renew webhook delivery leases: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
   }
 
   /**
-   * Claims what is due and starts sending it: `claimed` (poll again at once), `idle` (nothing due:
-   * poll after pollMs) or `full` (every slot busy: poll when an attempt ends, not pollMs later,
-   * which capped an instance at batchSize deliveries per pollMs: 20 a second).
+   * Polls now, or right after the poll under way: at start, after a claim whose window was full
+   * (more may be due) and whenever an attempt ends (its slot, endpoint and tenant have room again).
+   * Otherwise it polls again after pollMs.
    */
-  private async poll(): Promise<'claimed' | 'idle' | 'full'> {
-    const room = this.options.batchSize - this.inFlight.size;
-    if (room <= 0) return 'full';
+  private wake(): void {
+    if (!this.running) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.polling = true;
+    this.loop = this.poll().then((more) => {
+      this.polling = false;
+      if (more || this.pollAgain) {
+        this.pollAgain = false;
+        return this.wake();
+      }
+      if (!this.running) return;
+      this.timer = setTimeout(() => this.wake(), this.options.pollMs);
+      this.timer.unref();
+    });
+  }
+
+  /** Claims what is due and this instance has room for, and starts sending it; true when more may be due. */
+  private async poll(): Promise<boolean> {
+    const room = this.room();
+    if (room.slots <= 0) return false;
     let claimed: ClaimedDelivery[];
+    let more: boolean;
     try {
-      claimed = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds);
+      ({ claimed, more } = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds));
     } catch (error) {
       this.logger.warn(`Cannot claim webhook deliveries: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-      return 'idle';
+      return false;
     }
     for (const delivery of claimed) {
       const sending = this.deliver(delivery).catch((error: unknown) => {
         this.logger.warn(`Webhook delivery ${delivery.id} not recorded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
       });
-      this.inFlight.set(delivery.id, sending.finally(() => this.attemptEnded(delivery.id)));
+      this.inFlight.set(delivery.id, { tenantId: delivery.tenantId, endpointId: delivery.endpointId, done: sending.finally(() => this.attemptEnded(delivery.id)) });
     }
-    return claimed.length ? 'claimed' : 'idle';
+    return more;
+  }
+
+  /** The free slots, and the attempts in flight per endpoint and per tenant (the claim's caps). */
+  private room(): ClaimRoom {
+    const endpointsInFlight = new Map<string, number>();
+    const tenantsInFlight = new Map<string, number>();
+    for (const { endpointId, tenantId } of this.inFlight.values()) {
+      endpointsInFlight.set(endpointId, (endpointsInFlight.get(endpointId) ?? 0) + 1);
+      tenantsInFlight.set(tenantId, (tenantsInFlight.get(tenantId) ?? 0) + 1);
+    }
+    const { batchSize, perEndpoint, perTenant } = this.options;
+    return { slots: batchSize - this.inFlight.size, perEndpoint, perTenant, endpointsInFlight, tenantsInFlight };
   }
 
   private attemptEnded(deliveryId: string): void {
     this.inFlight.delete(deliveryId);
-    if (!this.waitingForRoom) return;
-    this.waitingForRoom = false;
-    this.schedule(0);
+    this.wake();
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
@@ -111,6 +156,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
     const error = result.error ?? (succeeded ? null : result.status !== undefined && result.status >= 300 && result.status < 400 ? `redirect (${result.status}) not followed` : result.status !== undefined ? `HTTP ${result.status}` : null);
     const attempt: AttemptRecord = { status, attemptedAt: now, nextAttemptAt: next, responseStatus: result.status ?? null, responseBody: result.body ?? null, error, durationMs: result.durationMs };
+    if (!succeeded) {
+      // One structured line per failure, with the reason and never a stack (the reason is one line).
+      this.logger.warn({ msg: 'Webhook delivery attempt failed', deliveryId: delivery.id, tenantId: delivery.tenantId, endpointId: delivery.endpointId, attempt: attempts, status, reason: error });
+    }
     // A success is one statement; a failure may also disable the endpoint, in one transaction.
     if (succeeded) return this.queue.recordAttempt(delivery.id, attempt);
     await this.prisma.$transaction(async (tx) => {

@@ -15,4 +15,9 @@ describe('nextAttemptAt', () => {
     expect(nextAttemptAt(2, schedule, now, 60, () => 0.5)).toEqual(new Date(now.getTime() + 300_000));
     expect(nextAttemptAt(4, schedule, now)).toBeNull();
   });
+
+  it('counts Retry-After up to an hour', () => {
+    expect(nextAttemptAt(1, schedule, now, 99_999_999_999_999, () => 0.5)).toEqual(new Date(now.getTime() + 3_600_000));
+    expect(nextAttemptAt(1, schedule, now, Number.MAX_VALUE, () => 0.5)).toEqual(new Date(now.getTime() + 3_600_000));
+  });
 });

@@ -1,6 +1,7 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { Agent } from 'node:http';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
 
 /** What one attempt got: the answer's status and first 16 KB, or why there was none. */
 export interface AttemptResult {
@@ -13,6 +14,10 @@ export interface AttemptResult {
 }
 
 export const MAX_RECORDED_BODY = 16 * 1024;
+/** Bytes of an answer read at most; then the connection is closed (a receiver may send gigabytes). */
+export const MAX_READ_BODY = 64 * 1024;
+
+const ADDRESS_NOT_ALLOWED = 'EADDRNOTALLOWED';
 
 function retryAfterOf(value: string | string[] | undefined): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
@@ -22,42 +27,62 @@ function retryAfterOf(value: string | string[] | undefined): number | undefined 
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
+/** The reason recorded as the delivery's lastError and logged: one line, never a stack. */
 function describe(error: Error & { code?: string }, timeoutMs: number): string {
   if (error.message === 'timeout') return `timeout after ${timeoutMs / 1000} s`;
-  if (/is not allowed/.test(error.message)) return 'address not allowed (private, loopback, link-local or reserved, outside WEBHOOK_ALLOWED_CIDRS)';
+  if (error.code === ADDRESS_NOT_ALLOWED) return 'address not allowed (private, loopback, link-local or reserved, outside WEBHOOK_ALLOWED_CIDRS)';
   if (error.code === 'ECONNREFUSED') return 'connection refused';
   if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return 'host not found';
   if (error.code === 'ECONNRESET') return 'connection reset';
-  return error.code ? `${error.code}: ${error.message.slice(0, 200)}` : error.message.slice(0, 200);
+  const message = error.message.replace(/\s+/g, ' ').slice(0, 200);
+  return error.code ? `${error.code}: ${message}` : message;
+}
+
+function addressNotAllowed(): Error {
+  return Object.assign(new Error('address not allowed'), { code: ADDRESS_NOT_ALLOWED });
 }
 
 /**
- * POSTs with node:http(s) through request-filtering-agent, which checks the address DNS returned
- * when connecting (so a name that resolves inside cannot reach it, DNS rebinding included).
- * Redirects are not followed; the whole attempt is bounded by `timeoutMs`.
+ * dns.lookup that fails when any address the name resolves to may not be reached, so a name that
+ * resolves inside cannot reach it (DNS rebinding included): the connection uses what this returns.
+ */
+function guardedLookup(deliverable: (address: string) => boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '');
+      if (!addresses.length || addresses.some(({ address }) => !deliverable(address))) return callback(addressNotAllowed(), '');
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
+
+/**
+ * POSTs with node:http(s), connecting only to addresses `deliverable` accepts: a literal address in
+ * the URL is checked before connecting, a name's addresses when DNS returns them (guardedLookup).
+ * Redirects are not followed; the whole attempt is bounded by `timeoutMs`, and at most
+ * MAX_READ_BODY bytes of the answer are read.
  */
 export class WebhookSender {
-  private agents?: Promise<{ http: Agent; https: Agent }>;
+  private readonly agents = { http: new HttpAgent({ keepAlive: false }), https: new HttpsAgent({ keepAlive: false }) };
+  private readonly lookup: LookupFunction;
 
   constructor(
-    private readonly allowedCidrs: readonly string[],
+    private readonly deliverable: (address: string) => boolean,
     private readonly timeoutMs: number,
-  ) {}
-
-  /** request-filtering-agent is an ES module: loaded with import(), once, on the first attempt. */
-  private loadAgents(): Promise<{ http: Agent; https: Agent }> {
-    return (this.agents ??= import('request-filtering-agent').then(({ RequestFilteringHttpAgent, RequestFilteringHttpsAgent }) => {
-      const options = { allowIPAddressList: [...this.allowedCidrs], keepAlive: false };
-      return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
-    }));
+  ) {
+    this.lookup = guardedLookup(deliverable);
   }
 
   async send(url: string, body: string, headers: Record<string, string>): Promise<AttemptResult> {
-    const agents = await this.loadAgents();
     const started = Date.now();
-    const target = new URL(url);
-    const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve) => {
+    const target = URL.canParse(url) ? new URL(url) : undefined;
+    if (!target) return { error: 'invalid URL', durationMs: 0 };
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) && !this.deliverable(host)) return { error: describe(addressNotAllowed(), this.timeoutMs), durationMs: 0 };
+    const https = target.protocol === 'https:';
+    // What node:http refuses at once (a header it cannot send) is this attempt's error too.
+    return new Promise<AttemptResult>((resolve) => {
       let settled = false;
       const finish = (result: Omit<AttemptResult, 'durationMs'>) => {
         if (settled) return;
@@ -65,26 +90,30 @@ export class WebhookSender {
         clearTimeout(timer);
         resolve({ ...result, durationMs: Date.now() - started });
       };
-      const outgoing = request(
+      const outgoing = (https ? httpsRequest : httpRequest)(
         target,
         {
           method: 'POST',
-          agent: target.protocol === 'https:' ? agents.https : agents.http,
+          agent: https ? this.agents.https : this.agents.http,
+          lookup: this.lookup,
           headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'chatbot-platform-webhooks/1' },
         },
         (response) => {
           const chunks: Buffer[] = [];
-          let kept = 0;
-          response.on('data', (chunk: Buffer) => {
-            if (kept < MAX_RECORDED_BODY) chunks.push(chunk.subarray(0, MAX_RECORDED_BODY - kept));
-            kept += chunk.length;
-          });
+          let read = 0;
           const done = () =>
             finish({
               status: response.statusCode,
               body: Buffer.concat(chunks).toString('utf8'),
               retryAfterSeconds: retryAfterOf(response.headers['retry-after']),
             });
+          response.on('data', (chunk: Buffer) => {
+            if (read < MAX_RECORDED_BODY) chunks.push(chunk.subarray(0, MAX_RECORDED_BODY - read));
+            read += chunk.length;
+            if (read < MAX_READ_BODY) return;
+            done();
+            response.destroy();
+          });
           response.on('end', done);
           response.on('error', done);
         },
@@ -92,6 +121,6 @@ export class WebhookSender {
       const timer = setTimeout(() => outgoing.destroy(new Error('timeout')), this.timeoutMs);
       outgoing.on('error', (error: Error & { code?: string }) => finish({ error: describe(error, this.timeoutMs) }));
       outgoing.end(body);
-    });
+    }).catch((error: Error & { code?: string }) => ({ error: describe(error, this.timeoutMs), durationMs: Date.now() - started }));
   }
 }

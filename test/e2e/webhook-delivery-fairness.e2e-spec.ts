@@ -1,0 +1,57 @@
+import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
+import { createTestApp, TestApp } from '../support/create-test-app';
+import { createTenant, TestTenant } from '../support/factories';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+// The contract's slots (32 per instance, 4 per endpoint, 8 per tenant); attempts that hang are cut
+// after 10 s, so a tenant behind the hanging ones would wait at least that long without the caps.
+const OPTIONS = { pollMs: 50, timeoutMs: 10_000, leaseMs: 30_000, drainMs: 500, tenantIds: [] as string[] };
+const HANGING_ENDPOINTS = 12;
+const IMPORTED_LEADS = 20;
+
+/** Issue 23: a tenant whose receivers never answer must not hold back another tenant's events. */
+describe('Webhook delivery is fair between tenants', () => {
+  let t: TestApp;
+  let hanging: TestTenant;
+  let healthy: TestTenant;
+  let silentReceiver: WebhookReceiver;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    silentReceiver = await new WebhookReceiver().start();
+    silentReceiver.respond = () => undefined;
+    receiver = await new WebhookReceiver().start();
+    t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }, { webhookDelivery: OPTIONS });
+    [hanging, healthy] = await Promise.all([createTenant(t, { plan: 'enterprise' }), createTenant(t, { plan: 'enterprise' })]);
+    // On PostgreSQL the suites share one database: this instance sends only these tenants' events.
+    Object.assign(t.app.get<DeliveryOptions>(DELIVERY_OPTIONS), { tenantIds: [hanging.id, healthy.id] });
+  });
+  afterAll(async () => {
+    // The hanging attempts end (connection reset) before the app drains.
+    await silentReceiver.stop();
+    await t.close();
+    await receiver.stop();
+  });
+
+  it("delivers a tenant's lead.created within seconds while another tenant's 12 endpoints hang on 240 deliveries", async () => {
+    for (let i = 0; i < HANGING_ENDPOINTS; i++) {
+      await t.http().post('/api/v1/webhooks').set('X-API-Key', hanging.key).send({ url: silentReceiver.url(`/hang/${i}`), events: ['lead.created'] }).expect(201);
+    }
+    await t.http().post('/api/v1/webhooks').set('X-API-Key', healthy.key).send({ url: receiver.url('/healthy'), events: ['lead.created'] }).expect(201);
+    const leads = Array.from({ length: IMPORTED_LEADS }, (_, i) => ({ name: `Hanging ${i}`, email: `hanging${i}@example.com` }));
+    await t.http().post('/api/v1/leads/import').set('X-API-Key', hanging.key).send({ leads }).expect(201);
+    // The hanging tenant's attempts have taken their slots before the other tenant's lead exists.
+    await silentReceiver.until(() => silentReceiver.received.length >= 8);
+
+    const created = Date.now();
+    const lead = (await t.http().post('/api/v1/leads').set('X-API-Key', healthy.key).send({ name: 'Healthy', email: 'healthy@example.com' }).expect(201)).body.lead;
+    await receiver.until(() => receiver.received.some((request) => request.body.includes(lead.id)), 9_000);
+
+    expect(Date.now() - created).toBeLessThan(5_000);
+    // Still hanging, and never more than 8 attempts of the tenant, 4 of an endpoint, at once on this instance.
+    expect(silentReceiver.received).toHaveLength(8);
+    const perEndpoint = new Map<string, number>();
+    for (const { path } of silentReceiver.received) perEndpoint.set(path, (perEndpoint.get(path) ?? 0) + 1);
+    expect(Math.max(...perEndpoint.values())).toBeLessThanOrEqual(4);
+  }, 30_000);
+});
