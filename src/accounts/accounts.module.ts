@@ -1,4 +1,18 @@
 import { Module } from '@nestjs/common';
+import { BotsModule } from '../bots/bots.module';
+import { MailModule } from '../mail/mail.module';
+import { UsageModule } from '../usage/usage.module';
+import { AuthLinksController } from './auth-links.controller';
+import { InvitationsController } from './invitations/invitations.controller';
+import { InvitationsRepository } from './invitations/invitations.repository';
+import { InvitationsService } from './invitations/invitations.service';
+import { MembersController } from './members/members.controller';
+import { MembersRepository } from './members/members.repository';
+import { MembersService } from './members/members.service';
+import { PasswordResetsRepository } from './password-resets/password-resets.repository';
+import { PasswordResetsService } from './password-resets/password-resets.service';
+import { TenantAccountService } from './tenant/tenant-account.service';
+import { TenantController } from './tenant/tenant.controller';
 import { SameOriginGuard } from '../common/http/same-origin.guard';
 import { InvalidationModule } from '../invalidation/invalidation.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
@@ -17,9 +31,29 @@ import { UsersRepository } from './users/users.repository';
 
 /** The people of a tenant: users, sessions, roles, and the checks of a user's requests. */
 @Module({
-  imports: [InvalidationModule, TenancyModule],
-  controllers: [AuthController],
-  providers: [UsersRepository, SessionsRepository, SessionCache, SessionsService, PasswordHasher, LoginThrottle, AuthService, SessionGuard, SameOriginGuard, TenantMembershipGuard, RoleGuard, KeyOnUserRouteGuard],
-  exports: [UsersRepository, SessionsService, PasswordHasher, SessionGuard, SameOriginGuard, TenantMembershipGuard, RoleGuard, KeyOnUserRouteGuard],
+  imports: [InvalidationModule, TenancyModule, BotsModule, UsageModule, MailModule],
+  controllers: [AuthController, AuthLinksController, TenantController, MembersController, InvitationsController],
+  providers: [
+    UsersRepository,
+    SessionsRepository,
+    SessionCache,
+    SessionsService,
+    PasswordHasher,
+    LoginThrottle,
+    AuthService,
+    SessionGuard,
+    SameOriginGuard,
+    TenantMembershipGuard,
+    RoleGuard,
+    KeyOnUserRouteGuard,
+    TenantAccountService,
+    MembersRepository,
+    MembersService,
+    InvitationsRepository,
+    InvitationsService,
+    PasswordResetsRepository,
+    PasswordResetsService,
+  ],
+  exports: [UsersRepository, SessionsService, PasswordHasher, PasswordResetsService, SessionGuard, SameOriginGuard, TenantMembershipGuard, RoleGuard, KeyOnUserRouteGuard],
 })
 export class AccountsModule {}

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { AuditModule } from '../audit/audit.module';
 import { BotsModule } from '../bots/bots.module';
 import { ConversationsModule } from '../conversations/conversations.module';
@@ -8,10 +9,11 @@ import { AdminApiKeysController } from './admin-api-keys.controller';
 import { AdminAuditLogController } from './admin-audit-log.controller';
 import { AdminBotsController } from './admin-bots.controller';
 import { AdminTenantsController } from './admin-tenants.controller';
+import { AdminUsersController } from './admin-users.controller';
 
 /** The dashboard's back end: thin controllers over the features' services. */
 @Module({
-  imports: [TenancyModule, BotsModule, KnowledgeModule, ConversationsModule, AuditModule],
-  controllers: [AdminTenantsController, AdminApiKeysController, AdminBotsController, AdminAuditLogController],
+  imports: [TenancyModule, BotsModule, KnowledgeModule, ConversationsModule, AuditModule, AccountsModule],
+  controllers: [AdminTenantsController, AdminApiKeysController, AdminBotsController, AdminAuditLogController, AdminUsersController],
 })
 export class AdminModule {}

@@ -1,5 +1,5 @@
 import { ALL_SCOPES } from '../common/access/scopes';
-import type { DemoTenant } from './demo-data';
+import { DEMO_LOGIN, type DemoTenant } from './demo-data';
 
 /**
  * What the terminal shows about the demo tenant once the service listens: its key and a curl line
@@ -22,5 +22,6 @@ export function demoBanner(demo: DemoTenant, baseUrl: string, dataDir: string): 
         `    -d '{"name":"Demo key","scopes":${JSON.stringify(ALL_SCOPES)}}' ${baseUrl}/admin/v1/tenants/${demo.tenantId}/api-keys`,
         `Or stop the service, delete ${dataDir} and start again for a fresh demo tenant and key.`,
       ];
-  return ['', rule, ...lines, rule, ''].join('\n') + '\n';
+  const dashboard = [`Dashboard: ${baseUrl}/dashboard  (sign in as ${DEMO_LOGIN.email} / ${DEMO_LOGIN.password})`];
+  return ['', rule, ...lines, ...dashboard, rule, ''].join('\n') + '\n';
 }

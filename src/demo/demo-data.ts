@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { PasswordHasher } from '../accounts/passwords/password-hasher';
+import { UsersRepository } from '../accounts/users/users.repository';
 import { BotsService } from '../bots/bots.service';
 import { ConversationsService } from '../conversations/conversations.service';
 import { SYSTEM_ACTOR } from '../events/actor';
@@ -10,6 +12,12 @@ import { TenantsRepository } from '../tenancy/tenants.repository';
 import { TenantsService } from '../tenancy/tenants.service';
 
 const HOUR = 3_600_000;
+
+/**
+ * The demo tenant's owner, to sign in to the dashboard at once. Known on purpose: demo data exists
+ * only outside production (loadConfig turns DEMO_DATA off there), on a developer's own machine.
+ */
+export const DEMO_LOGIN = { email: 'demo@example.com', password: 'demo-password' } as const;
 const DEMO_SLUG = 'demo';
 
 export interface DemoTenant {
@@ -39,6 +47,8 @@ export class DemoDataSeeder {
     private readonly conversations: ConversationsService,
     private readonly knowledge: KnowledgeService,
     private readonly leads: LeadsService,
+    private readonly users: UsersRepository,
+    private readonly hasher: PasswordHasher,
   ) {}
 
   /**
@@ -74,6 +84,9 @@ export class DemoDataSeeder {
       }, SYSTEM_ACTOR);
     }
     await this.leads.captureLead(tenant.id, { name: 'Alan Turing', email: 'alan@bletchley.example', company: 'Bletchley Park', tags: ['enterprise', 'imported'] });
+
+    const owner = await this.users.create({ email: DEMO_LOGIN.email, name: 'Demo Owner', passwordHash: await this.hasher.hash(DEMO_LOGIN.password) });
+    await this.users.addMembership(tenant.id, owner.id, 'owner');
 
     const { key } = await this.apiKeys.createKey(tenant.id, { name: 'Demo key', scopes: [...ALL_SCOPES], type: 'secret', expiresAt: null }, SYSTEM_ACTOR);
     return { tenantId: tenant.id, key };

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { BotsModule } from '../bots/bots.module';
 import { KnowledgeModule } from '../knowledge/knowledge.module';
 import { ConversationsModule } from '../conversations/conversations.module';
@@ -7,7 +8,7 @@ import { TenancyModule } from '../tenancy/tenancy.module';
 import { DemoDataSeeder } from './demo-data';
 
 @Module({
-  imports: [TenancyModule, BotsModule, KnowledgeModule, ConversationsModule, LeadsModule],
+  imports: [TenancyModule, BotsModule, KnowledgeModule, ConversationsModule, LeadsModule, AccountsModule],
   providers: [DemoDataSeeder],
   exports: [DemoDataSeeder],
 })

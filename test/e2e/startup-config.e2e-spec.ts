@@ -123,6 +123,11 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       await server.waitFor('/health/live'); // the banner follows the listener
       for (let i = 0; i < 50 && !server.stdout.includes('Try it:'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
       expect(server.stdout).toMatch(/Demo tenant created \(plan pro\)\. Its secret key, shown this once:\n {2}svc_sk_[0-9A-Za-z]{33}\n/);
+      // The demo tenant's owner, to sign in to the dashboard at once.
+      expect(server.stdout).toMatch(/\nDashboard: http:\/\/localhost:\d+\/dashboard {2}\(sign in as demo@example\.com \/ demo-password\)\n/);
+      const login = await request({ port: server.port, path: '/auth/v1/sessions', method: 'POST', headers: { Origin: `http://localhost:${server.port}`, Host: `localhost:${server.port}` }, body: { email: 'demo@example.com', password: 'demo-password' } });
+      // Without PUBLIC_URL the service's own origin is derived from the request (scheme and Host).
+      expect(login.status).toBe(201);
       server.process.kill('SIGTERM');
       expect((await server.waitForExit(15_000)).code).toBe(0);
       expect(server.stderr).toBe('');

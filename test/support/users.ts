@@ -31,13 +31,13 @@ export const newEmail = (label = 'user') => `${label}-${randomUUID().slice(0, 12
 /** Signs up a new user with a new tenant they own. */
 export async function signUp(t: TestApp, overrides: { email?: string; password?: string; name?: string; tenantName?: string } = {}): Promise<TestUser> {
   const body = { email: newEmail(), password: 'correct horse battery', name: 'Test User', tenantName: 'Test Tenant', ...overrides };
-  const response = await t.http().post('/auth/v1/signup').set('Origin', ORIGIN).send(body);
+  const response = await t.http().post('/auth/v1/signup').set('Origin', ORIGIN).set('User-Agent', 'e2e-browser').send(body);
   if (response.status !== 201) throw new Error(`sign-up answered ${response.status}: ${JSON.stringify(response.body)}`);
   return { id: response.body.user.id, email: body.email, password: body.password, cookie: sessionCookieOf(response), tenantId: response.body.memberships[0].tenant.id };
 }
 
 export async function logIn(t: TestApp, email: string, password: string): Promise<string> {
-  const response = await t.http().post('/auth/v1/sessions').set('Origin', ORIGIN).send({ email, password });
+  const response = await t.http().post('/auth/v1/sessions').set('Origin', ORIGIN).set('User-Agent', 'e2e-browser').send({ email, password });
   if (response.status !== 201) throw new Error(`log-in answered ${response.status}: ${JSON.stringify(response.body)}`);
   return sessionCookieOf(response);
 }

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, NotFoundError, ValidationError } from '../../common/errors/app-error';
+import { ErrorCode } from '../../common/errors/error-codes';
+import type { SessionContext, UserPrincipal } from '../../common/http/request-context';
+import { PrismaService } from '../../database/prisma.service';
+import { userActorName, type Actor } from '../../events/actor';
+import { EventRecorder } from '../../events/event-recorder';
+import type { Role } from '../../generated/prisma/enums';
+import { Mailer } from '../../mail/mailer';
+import type { SignedIn } from '../auth.service';
+import { MembersRepository } from '../members/members.repository';
+import { PasswordHasher } from '../passwords/password-hasher';
+import { insufficientRole } from '../role.guard';
+import { digestOf, isWellFormedToken, newSecretToken } from '../secret-token';
+import { SessionOrigin, SessionsService } from '../sessions/sessions.service';
+import { emailKeyOf, UsersRepository } from '../users/users.repository';
+import { InvitationRow, InvitationsRepository } from './invitations.repository';
+
+export const INVITATION_LIFETIME_MS = 7 * 24 * 3_600_000;
+
+const expired = () => new AppError(ErrorCode.INVITATION_EXPIRED, 'This invitation was used, withdrawn, or is more than 7 days old: ask for a new one.');
+
+/**
+ * Invitations to a tenant: a single-use link valid 7 days, its token stored as a digest and shown
+ * once (in the creating answer, and in the mail). Accepting creates the user, or adds the
+ * membership to the signed-in user whose e-mail it was sent to.
+ */
+@Injectable()
+export class InvitationsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly invitations: InvitationsRepository,
+    private readonly members: MembersRepository,
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionsService,
+    private readonly hasher: PasswordHasher,
+    private readonly events: EventRecorder,
+    private readonly mailer: Mailer,
+  ) {}
+
+  async invite(caller: UserPrincipal, input: { email: string; role: Role }, actor: Actor, acceptUrlOf: (token: string) => string): Promise<{ invitation: InvitationRow; acceptUrl: string }> {
+    if (input.role === 'owner' && caller.user.role !== 'owner') throw insufficientRole('Only owners may invite owners.');
+    const tenantId = caller.tenant.id;
+    if (await this.members.findByEmail(tenantId, emailKeyOf(input.email))) throw new AppError(ErrorCode.CONFLICT, 'This person is already a member of the tenant.');
+    const { token, digest } = newSecretToken();
+    const invitation = await this.prisma.$transaction(async (tx) => {
+      const created = await this.invitations.create(tenantId, { email: input.email, role: input.role, tokenDigest: digest, invitedBy: actor.name, expiresAt: new Date(Date.now() + INVITATION_LIFETIME_MS) }, tx);
+      await this.events.record(tx, tenantId, actor, { action: 'invitation.created', targetType: 'invitation', targetId: created.id, data: { email: created.email, role: created.role } });
+      return created;
+    });
+    const acceptUrl = acceptUrlOf(token);
+    await this.mailer.send(
+      { to: invitation.email, subject: `You are invited to ${caller.tenant.name}`, text: `You have been invited to join ${caller.tenant.name} as ${invitation.role}.\n\nAccept within 7 days: ${acceptUrl}\n` },
+      acceptUrl,
+    );
+    return { invitation, acceptUrl };
+  }
+
+  list(tenantId: string): Promise<InvitationRow[]> {
+    return this.invitations.list(tenantId);
+  }
+
+  /** Withdraws an invitation: its link is refused from now on, like a used one. */
+  async withdraw(tenantId: string, invitationId: string, actor: Actor): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      if (!(await this.invitations.delete(tenantId, invitationId, new Date(), tx))) throw new NotFoundError('Invitation');
+      await this.events.record(tx, tenantId, actor, { action: 'invitation.deleted', targetType: 'invitation', targetId: invitationId });
+    });
+  }
+
+  /**
+   * Accepts an invitation: with a session whose e-mail is the invitation's, adds the membership;
+   * otherwise creates the user (name and password needed). An e-mail that already has a user must
+   * sign in first. Used, withdrawn and expired links are 410; one accept wins a race.
+   */
+  async accept(token: string, input: { name?: string; password?: string }, session: SessionContext | undefined, origin: SessionOrigin & { requestId: string }): Promise<SignedIn> {
+    const invitation = isWellFormedToken(token) ? await this.invitations.findByToken(digestOf(token)) : null;
+    if (!invitation || invitation.acceptedAt || invitation.deletedAt || invitation.expiresAt <= new Date()) throw expired();
+    const signedInAsInvitee = session && emailKeyOf(session.user.email) === emailKeyOf(invitation.email) ? session.user.id : undefined;
+    let passwordHash: string | undefined;
+    if (!signedInAsInvitee) {
+      if (await this.users.findByEmail(invitation.email)) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This e-mail already has an account: sign in as that user, then accept the invitation.');
+      const missing = (['name', 'password'] as const).filter((field) => input[field] === undefined);
+      if (missing.length) throw new ValidationError(missing.map((field) => ({ field, message: 'is required to create your account' })));
+      passwordHash = await this.hasher.hash(input.password!);
+    }
+    const signedIn = await this.prisma.$transaction(async (tx) => {
+      if (!(await this.invitations.claim(invitation.id, new Date(), tx))) throw expired();
+      const user = signedInAsInvitee ? (await this.users.findById(signedInAsInvitee, tx))! : await this.users.create({ email: invitation.email, name: input.name!, passwordHash: passwordHash! }, tx);
+      await this.users.addMembership(invitation.tenantId, user.id, invitation.role, tx);
+      const actor: Actor = { name: userActorName(user.id), requestId: origin.requestId, ip: origin.ip };
+      await this.events.record(tx, invitation.tenantId, actor, { action: 'member.added', targetType: 'user', targetId: user.id, data: { role: invitation.role, invitationId: invitation.id } });
+      const { token: sessionToken } = await this.sessions.start(user.id, origin, new Date(), tx);
+      return { user, memberships: await this.users.memberships(user.id, tx), token: sessionToken };
+    });
+    await this.sessions.announceChanged(signedIn.user.id);
+    return signedIn;
+  }
+}

@@ -1,0 +1,52 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Principal } from '../../common/access/access.decorators';
+import { ErrorCode } from '../../common/errors/error-codes';
+import type { UserPrincipal } from '../../common/http/request-context';
+import { IdOf } from '../../common/validation/id.pipe';
+import { CurrentActor, type Actor } from '../../events/actor';
+import { ApiIdParam, ApiUserEndpoint, JSON_BODY_ERRORS } from '../../openapi/openapi.decorators';
+import { UpdateMemberDto } from '../dto/auth.dto';
+import { MemberEnvelope, MemberListResponse, toMemberResponse } from './member.mapper';
+import { MembersService } from './members.service';
+
+@Controller('api/v1/members')
+@ApiTags('Tenant')
+export class MembersController {
+  constructor(private readonly members: MembersService) {}
+
+  @Get()
+  @ApiUserEndpoint({ role: 'member', operationId: 'listMembers', summary: "The tenant's members and their roles", type: MemberListResponse })
+  async list(@Principal() { tenant }: UserPrincipal): Promise<MemberListResponse> {
+    return { members: (await this.members.list(tenant.id)).map(toMemberResponse) };
+  }
+
+  @Patch(':userId')
+  @ApiUserEndpoint({
+    role: 'manager',
+    operationId: 'changeMemberRole',
+    summary: "Change a member's role",
+    description: 'Admins manage members who are not owners and cannot make owners (403 `INSUFFICIENT_ROLE`). The last owner cannot be demoted (409 `LAST_OWNER`).',
+    type: MemberEnvelope,
+    errors: [...JSON_BODY_ERRORS, ErrorCode.NOT_FOUND, ErrorCode.LAST_OWNER],
+  })
+  @ApiIdParam('userId', 'User')
+  async changeRole(@Principal() caller: UserPrincipal, @Param('userId', IdOf('Member')) userId: string, @Body() body: UpdateMemberDto, @CurrentActor() actor: Actor): Promise<MemberEnvelope> {
+    return { member: toMemberResponse(await this.members.changeRole(caller, userId, body.role, actor)) };
+  }
+
+  @Delete(':userId')
+  @HttpCode(204)
+  @ApiUserEndpoint({
+    role: 'member',
+    operationId: 'removeMember',
+    summary: 'Remove a member, or leave the tenant',
+    description: 'Anyone may remove themselves; removing another member needs owner or admin (admins cannot remove owners). The last owner cannot leave (409 `LAST_OWNER`).',
+    status: 204,
+    errors: [ErrorCode.NOT_FOUND, ErrorCode.LAST_OWNER],
+  })
+  @ApiIdParam('userId', 'User')
+  async remove(@Principal() caller: UserPrincipal, @Param('userId', IdOf('Member')) userId: string, @CurrentActor() actor: Actor): Promise<void> {
+    await this.members.remove(caller, userId, actor);
+  }
+}

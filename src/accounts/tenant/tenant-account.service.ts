@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+import { BotsRepository } from '../../bots/bots.repository';
+import type { Actor } from '../../events/actor';
+import { TenantsService } from '../../tenancy/tenants.service';
+import { MessageQuotaRepository } from '../../usage/message-quota.repository';
+import { TenantAccountResponse, toTenantAccountResponse } from './tenant-account.mapper';
+
+/** The tenant as its users see it: plan, limits and what is used of them. */
+@Injectable()
+export class TenantAccountService {
+  constructor(
+    private readonly tenants: TenantsService,
+    private readonly bots: BotsRepository,
+    private readonly usage: MessageQuotaRepository,
+  ) {}
+
+  async view(tenantId: string): Promise<TenantAccountResponse> {
+    const [tenant, messagesThisMonth, botCount] = await Promise.all([this.tenants.getTenant(tenantId), this.usage.usedThisMonth(tenantId, new Date()), this.bots.count(tenantId)]);
+    return toTenantAccountResponse(tenant, { messagesThisMonth, botCount });
+  }
+
+  async rename(tenantId: string, name: string, actor: Actor): Promise<TenantAccountResponse> {
+    await this.tenants.updateTenant(tenantId, { name }, actor);
+    return this.view(tenantId);
+  }
+}

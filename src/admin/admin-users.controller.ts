@@ -1,0 +1,32 @@
+import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { ApiProperty, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { passwordResetUrl } from '../accounts/links';
+import { PasswordResetsService } from '../accounts/password-resets/password-resets.service';
+import { AdminOnly } from '../common/access/access.decorators';
+import { IdOf } from '../common/validation/id.pipe';
+import { APP_CONFIG, type AppConfig } from '../config/env';
+import { ApiAdminEndpoint, ApiIdParam } from '../openapi/openapi.decorators';
+
+export class AdminPasswordResetResponse {
+  @ApiProperty({ format: 'uri', description: 'The reset link: shown once, single use, valid one hour.' })
+  resetUrl: string;
+}
+
+@Controller('admin/v1/users/:userId')
+@AdminOnly()
+@ApiTags('Admin')
+export class AdminUsersController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly resets: PasswordResetsService,
+  ) {}
+
+  @Post('password-resets')
+  @HttpCode(201)
+  @ApiAdminEndpoint({ operationId: 'createPasswordResetLink', summary: "A password-reset link for a user, for platforms without mail", status: 201, type: AdminPasswordResetResponse })
+  @ApiIdParam('userId', 'User')
+  async createReset(@Param('userId', IdOf('User')) userId: string, @Req() request: Request): Promise<AdminPasswordResetResponse> {
+    return { resetUrl: await this.resets.issueForAdmin(userId, (token) => passwordResetUrl(request, this.config, token)) };
+  }
+}
