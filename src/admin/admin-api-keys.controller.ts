@@ -1,15 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/access/access.decorators';
-import { NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { Actor } from '../events/actor';
 import { CurrentActor } from '../events/actor';
 import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
-import { isUuid } from '../common/validation/uuid';
-import { ApiKeyListResponse, CreatedApiKeyResponse, toApiKeyResponse } from '../tenancy/api-keys/api-key.mapper';
+import { ApiKeyListResponse, CreatedApiKeyResponse, toApiKeyResponse, toCreatedApiKeyResponse } from '../tenancy/api-keys/api-key.mapper';
 import { ApiKeysService } from '../tenancy/api-keys/api-keys.service';
-import { CreateApiKeyDto } from '../tenancy/api-keys/dto/create-api-key.dto';
+import { CreateApiKeyDto, toCreateKeyInput } from '../tenancy/api-keys/dto/create-api-key.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 @Controller('admin/v1/tenants/:tenantId/api-keys')
@@ -24,20 +22,14 @@ export class AdminApiKeysController {
   @ApiAdminEndpoint({
     operationId: 'createApiKey',
     summary: 'Create an API key',
-    description: 'The answer carries the full key, once; only its digest is stored. Needs the Pro plan or higher.',
+    description: 'The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan.',
     status: 201,
     type: CreatedApiKeyResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_UPGRADE_REQUIRED],
   })
   @ApiIdParam('tenantId', 'Tenant')
   async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateApiKeyDto, @CurrentActor() actor: Actor): Promise<CreatedApiKeyResponse> {
-    const { apiKey, key } = await this.apiKeys.createKey(tenantId, {
-      name: body.name,
-      scopes: body.scopes,
-      type: body.type ?? 'secret',
-      expiresAt: body.expiresAt ?? null,
-    }, actor);
-    return { apiKey: toApiKeyResponse(apiKey), key };
+    return toCreatedApiKeyResponse(await this.apiKeys.createKey(tenantId, toCreateKeyInput(body), actor));
   }
 
   @Get()
@@ -53,7 +45,6 @@ export class AdminApiKeysController {
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('keyId', 'API key')
   async delete(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('keyId') keyId: string, @CurrentActor() actor: Actor): Promise<void> {
-    if (!isUuid(keyId)) throw new NotFoundError('API key');
     await this.apiKeys.revokeKey(tenantId, keyId, actor);
   }
 }

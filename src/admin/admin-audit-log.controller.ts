@@ -5,7 +5,8 @@ import { AuditLogService } from '../audit/audit-log.service';
 import { AdminOnly } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { ApiAdminEndpoint, ApiIdParam } from '../openapi/openapi.decorators';
-import { PageQueryDto, toPage } from '../common/paging/pagination';
+import { toPage } from '../common/paging/pagination';
+import { ListAuditEventsQueryDto } from '../audit/dto/list-audit-events.query';
 import { TenantIdPipe } from './tenant-id.pipe';
 
 @Controller('admin/v1/tenants/:tenantId/audit-log')
@@ -17,8 +18,8 @@ export class AdminAuditLogController {
   @Get()
   @ApiAdminEndpoint({ operationId: 'listAuditEvents', summary: 'List the audit log of a tenant, newest first', type: AuditEventListResponse, errors: [ErrorCode.VALIDATION_ERROR] })
   @ApiIdParam('tenantId', 'Tenant')
-  async list(@Param('tenantId', TenantIdPipe) tenantId: string, @Query() query: PageQueryDto): Promise<AuditEventListResponse> {
-    const { events, pagination } = await this.auditLog.listEvents(tenantId, toPage(query));
+  async list(@Param('tenantId', TenantIdPipe) tenantId: string, @Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponse> {
+    const { events, pagination } = await this.auditLog.listEvents(tenantId, query, toPage(query));
     return { events: events.map(toAuditEventResponse), pagination };
   }
 }

@@ -1,13 +1,16 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ApiPrincipal } from '../common/http/request-context';
-import { ApiIdParam, ApiV1Endpoint } from '../openapi/openapi.decorators';
+import type { Actor } from '../events/actor';
+import { CurrentActor } from '../events/actor';
+import { ApiIdParam, ApiUserEndpoint, ApiV1Endpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { NoQueryDto } from '../common/paging/pagination';
 import { Scope } from '../common/access/scopes';
 import { BotEnvelope, BotListResponse, toBotResponse } from './bot.mapper';
 import { BotsService } from './bots.service';
+import { CreateBotDto, UpdateBotDto } from './dto/bot.dto';
 
 @Controller('api/v1/bots')
 @ApiTags('Bots')
@@ -25,5 +28,26 @@ export class BotsController {
   @ApiIdParam('id', 'Bot')
   async get(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.getBot(tenant.id, id)) };
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApiUserEndpoint({ role: 'manager', operationId: 'createTenantBot', summary: 'Create a bot', description: "Within the plan's bot limit.", status: 201, type: BotEnvelope, errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED] })
+  async create(@Principal() { tenant }: ApiPrincipal, @Body() body: CreateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
+    return { bot: toBotResponse(await this.bots.createBot(tenant.id, body, actor)) };
+  }
+
+  @Patch(':id')
+  @ApiUserEndpoint({
+    role: 'manager',
+    operationId: 'updateTenantBot',
+    summary: 'Change a bot’s settings or switch it on or off',
+    description: 'Emits `bot.updated` to the webhooks when something changed.',
+    type: BotEnvelope,
+    errors: [...JSON_BODY_ERRORS, ErrorCode.NOT_FOUND],
+  })
+  @ApiIdParam('id', 'Bot')
+  async update(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Body() body: UpdateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
+    return { bot: toBotResponse(await this.bots.updateBot(tenant.id, id, body, actor)) };
   }
 }

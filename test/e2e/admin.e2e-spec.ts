@@ -821,7 +821,7 @@ describe('Admin API (/admin/v1)', () => {
       const response = await t.admin().get(`/admin/v1/tenants/${tenantId}/audit-log`);
       expect(response.status).toBe(200);
       const event = (action: string, targetType: string, targetId: string, data: unknown) => ({
-        id: expect.stringMatching(UUID), actor: 'admin-api', requestId: expect.any(String), action, targetType, targetId, data, createdAt: expect.stringMatching(ISO),
+        id: expect.stringMatching(UUID), actor: 'admin-api', requestId: expect.any(String), ip: expect.any(String), action, targetType, targetId, data, createdAt: expect.stringMatching(ISO),
       });
       expect(response.body).toEqual({
         events: [

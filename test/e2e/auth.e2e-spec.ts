@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Body, Controller, createParamDecorator, Get, INestApplication, Param, Post, Put, Query, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Public } from '../../src/common/access/access.decorators';
@@ -121,7 +122,7 @@ const ADMIN_ROUTES = [
   'POST /admin/v1/users/:userId/password-resets',
 ];
 
-/** The dashboard's users only (keys get 403), with who among them: test/e2e/roles.e2e-spec.ts checks every role on each. */
+/** The dashboard's users-only /api/v1 routes, with the role they need (API_DECISIONS part 3); keys get 403. */
 const USER_ROUTES: [string, 'member' | 'manager'][] = [
   ['GET /api/v1/tenant', 'member'],
   ['PATCH /api/v1/tenant', 'manager'],
@@ -131,13 +132,29 @@ const USER_ROUTES: [string, 'member' | 'manager'][] = [
   ['POST /api/v1/invitations', 'manager'],
   ['GET /api/v1/invitations', 'manager'],
   ['DELETE /api/v1/invitations/:id', 'manager'],
+  ['GET /api/v1/api-keys', 'manager'],
+  ['POST /api/v1/api-keys', 'manager'],
+  ['DELETE /api/v1/api-keys/:id', 'manager'],
+  ['GET /api/v1/api-keys/:id/activity', 'manager'],
+  ['POST /api/v1/bots', 'manager'],
+  ['PATCH /api/v1/bots/:id', 'manager'],
+  ['GET /api/v1/audit-log', 'manager'],
 ];
 
-/** A signed-in user's own account (accounts-sessions.e2e-spec.ts). */
-const SESSION_ROUTES = ['GET /auth/v1/me', 'PATCH /auth/v1/me', 'GET /auth/v1/sessions', 'DELETE /auth/v1/sessions/current', 'DELETE /auth/v1/sessions/:id'];
+/** /auth/v1: the signed-in user's own account (session), and the steps before a session exists (signIn). */
+const AUTH_ROUTES: [string, 'session' | 'signIn'][] = [
+  ['POST /auth/v1/signup', 'signIn'],
+  ['POST /auth/v1/sessions', 'signIn'],
+  ['POST /auth/v1/invitations/accept', 'signIn'],
+  ['POST /auth/v1/password-resets', 'signIn'],
+  ['POST /auth/v1/password-resets/confirm', 'signIn'],
+  ['GET /auth/v1/sessions', 'session'],
+  ['GET /auth/v1/me', 'session'],
+  ['PATCH /auth/v1/me', 'session'],
+  ['DELETE /auth/v1/sessions/current', 'session'],
+  ['DELETE /auth/v1/sessions/:id', 'session'],
+];
 
-/** Steps taken before a session exists: same-origin only (accounts-sessions and accounts-members specs). */
-const SIGN_IN_ROUTES = ['POST /auth/v1/signup', 'POST /auth/v1/sessions', 'POST /auth/v1/invitations/accept', 'POST /auth/v1/password-resets', 'POST /auth/v1/password-resets/confirm'];
 
 /** Open to anyone: the health probes and the API description. */
 const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/:file', 'GET /widget.js', 'GET /widget/demo'];
@@ -155,7 +172,7 @@ const VISITOR_ROUTES = [
   'POST /api/v1/widget/conversations/:id/lead',
   'POST /api/v1/widget/conversations/:id/end',
 ];
-const ALL_ROUTES = [...API_ROUTE_SCOPES.map(([route]) => route), ...ADMIN_ROUTES, ...PUBLIC_ROUTES, ...WIDGET_ROUTES, ...VISITOR_ROUTES, ...USER_ROUTES.map(([route]) => route), ...SESSION_ROUTES, ...SIGN_IN_ROUTES];
+const ALL_ROUTES = [...API_ROUTE_SCOPES.map(([route]) => route), ...ADMIN_ROUTES, ...PUBLIC_ROUTES, ...WIDGET_ROUTES, ...VISITOR_ROUTES, ...USER_ROUTES.map(([route]) => route), ...AUTH_ROUTES.map(([route]) => route)];
 
 const NON_VERIFY = ENDPOINTS.map((endpoint) => [endpoint.name, endpoint] as const);
 
@@ -511,8 +528,14 @@ describe('Authentication, plans and scopes', () => {
       expect(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, { kind: 'widget' }])));
       expect(Object.fromEntries(VISITOR_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(VISITOR_ROUTES.map((route) => [route, { kind: 'visitor' }])));
       expect(Object.fromEntries(USER_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(Object.fromEntries(USER_ROUTES.map(([route, role]) => [route, { kind: 'tenantUser', role }])));
-      expect(Object.fromEntries(SESSION_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(SESSION_ROUTES.map((route) => [route, { kind: 'session' }])));
-      expect(Object.fromEntries(SIGN_IN_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(SIGN_IN_ROUTES.map((route) => [route, { kind: 'signIn' }])));
+      expect(Object.fromEntries(AUTH_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(Object.fromEntries(AUTH_ROUTES.map(([route, kind]) => [route, { kind }])));
+    });
+
+    it.each(USER_ROUTES.map(([route]) => route))('%s: a valid key with every scope gets 403 INSUFFICIENT_SCOPE (users only)', async (route) => {
+      const tenant = await createTenant(t, { plan: 'enterprise' });
+      const [method, path] = route.split(' ');
+      const request = t.http()[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path.replace(/:\w+/g, randomUUID())).set('X-API-Key', tenant.key);
+      expectError(await (method === 'GET' || method === 'DELETE' ? request : request.send({})), 403, 'INSUFFICIENT_SCOPE');
     });
 
     it('tests the scopes of exactly the API routes that need one', () => {

@@ -8,6 +8,7 @@ import { ALL_SCOPES } from '../../src/common/access/scopes';
 import { controllerRoutes } from '../support/controller-routes';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
+import { asUser, signUp, type TestUser } from '../support/users';
 import { COMMITTED_DOCUMENT_PATH, OpenApiContract, OpenApiDocument, servedRoutes, toOpenApiRoute } from '../support/openapi-contract';
 
 const UUID_ZERO = '00000000-0000-4000-8000-000000000000';
@@ -85,6 +86,7 @@ describe('OpenAPI document and contract', () => {
       expect(actual['GET /api/v1/leads']).toEqual([{ ApiKeyAuth: ['leads:read'] }, USER]);
       expect(actual['GET /api/v1/verify']).toEqual([{ ApiKeyAuth: [] }, USER]);
       expect(actual['GET /api/v1/members']).toEqual([USER]);
+      expect(actual['GET /api/v1/audit-log']).toEqual([USER]);
       expect(actual['GET /health/live']).toEqual([]);
       expect(document.components.securitySchemes).toEqual({
         ApiKeyAuth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
@@ -442,6 +444,44 @@ describe('OpenAPI document and contract', () => {
       it('403 HTTPS_REQUIRED over plain HTTP in production', async () => {
         const refused = expectContract(await strict.http().get('/api/v1/leads').set('X-Forwarded-Proto', 'http').set('X-API-Key', key()), 'GET', '/api/v1/leads', 403);
         expect(refused.body.error.code).toBe('HTTPS_REQUIRED');
+      });
+    });
+
+    describe('/api/v1 for users only', () => {
+      let owner: TestUser;
+      const as = () => asUser(t, owner.cookie, owner.tenantId);
+
+      beforeAll(async () => {
+        owner = await signUp(t);
+      });
+
+      it('API keys: GET 200 and 403, POST 201, 400 and 403 PLAN_UPGRADE_REQUIRED, DELETE 204 and 404, activity 200 and 404', async () => {
+        const path = '/api/v1/api-keys';
+        const created = expectContract(await as().post(path).send({ name: 'Widget', scopes: [], type: 'public' }), 'POST', path, 201);
+        expectContract(await as().post(path).send({ name: 'Widget', scopes: ['bots:read'], type: 'public' }), 'POST', path, 400);
+        expect(expectContract(await as().post(path).send({ name: 'Secret', scopes: [] }), 'POST', path, 403).body.error.code).toBe('PLAN_UPGRADE_REQUIRED');
+        expectContract(await as().get(path), 'GET', path, 200);
+        expectContract(await t.http().get(path).set('X-API-Key', key()), 'GET', path, 403);
+        const activity = `${path}/{id}/activity`;
+        expectContract(await as().get(`${path}/${created.body.apiKey.id}/activity`), 'GET', activity, 200);
+        expectContract(await as().get(`${path}/${UUID_ZERO}/activity`), 'GET', activity, 404);
+        expectContract(await as().delete(`${path}/${created.body.apiKey.id}`), 'DELETE', `${path}/{id}`, 204);
+        expectContract(await as().delete(`${path}/${created.body.apiKey.id}`), 'DELETE', `${path}/{id}`, 404);
+      });
+
+      it('bots: POST 201, 400 and 403 PLAN_LIMIT_REACHED, PATCH 200 and 404', async () => {
+        const created = expectContract(await as().post('/api/v1/bots').send({ name: 'Helper' }), 'POST', '/api/v1/bots', 201);
+        expectContract(await as().post('/api/v1/bots').send({ name: 'x', primaryColor: 'blue' }), 'POST', '/api/v1/bots', 400);
+        expect(expectContract(await as().post('/api/v1/bots').send({ name: 'Second' }), 'POST', '/api/v1/bots', 403).body.error.code).toBe('PLAN_LIMIT_REACHED');
+        expectContract(await as().patch(`/api/v1/bots/${created.body.bot.id}`).send({ isActive: false }), 'PATCH', '/api/v1/bots/{id}', 200);
+        expectContract(await as().patch(`/api/v1/bots/${UUID_ZERO}`).send({ isActive: false }), 'PATCH', '/api/v1/bots/{id}', 404);
+      });
+
+      it('GET /api/v1/audit-log: 200, 400, 401', async () => {
+        const log = expectContract(await as().get('/api/v1/audit-log?action=bot.created'), 'GET', '/api/v1/audit-log', 200);
+        expect(log.body.events).toHaveLength(1);
+        expectContract(await as().get('/api/v1/audit-log?actor=root'), 'GET', '/api/v1/audit-log', 400);
+        expectContract(await t.http().get('/api/v1/audit-log').set('X-Tenant-Id', owner.tenantId), 'GET', '/api/v1/audit-log', 401);
       });
     });
 

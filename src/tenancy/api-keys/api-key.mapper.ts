@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ApiKeyType } from '../../generated/prisma/enums';
 import { KEY_PREFIX } from './api-key-format';
 import type { ApiKeyRow } from './api-keys.repository';
+import type { KeyActivity } from './api-key-activity.service';
 import { ALL_SCOPES } from '../../common/access/scopes';
 
 export class ApiKeyResponse {
@@ -58,5 +59,36 @@ export function toApiKeyResponse(row: ApiKeyRow): ApiKeyResponse {
     expiresAt: row.expiresAt?.toISOString() ?? null,
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The creation answer: the key's listing form and, this once, the full key. */
+export function toCreatedApiKeyResponse({ apiKey, key }: { apiKey: ApiKeyRow; key: string }): CreatedApiKeyResponse {
+  return { apiKey: toApiKeyResponse(apiKey), key };
+}
+
+export class ApiKeyActivityDayResponse {
+  @ApiProperty({ format: 'date', description: 'The UTC day, `YYYY-MM-DD`.' })
+  date: string;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Answers to the key that day, errors included.' })
+  requests: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Answers with a status of 400 or above.' })
+  errors: number;
+}
+
+export class ApiKeyActivityResponse {
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Updated at most once a minute.' })
+  lastUsedAt: string | null;
+
+  @ApiProperty({ type: [ApiKeyActivityDayResponse], minItems: 30, maxItems: 30, description: 'The last 30 UTC days, oldest first, today last; days without requests are zeros.' })
+  days: ApiKeyActivityDayResponse[];
+}
+
+export function toApiKeyActivityResponse(activity: KeyActivity): ApiKeyActivityResponse {
+  return {
+    lastUsedAt: activity.lastUsedAt?.toISOString() ?? null,
+    days: activity.days.map((day) => ({ date: day.date, requests: day.requests, errors: day.errors })),
   };
 }

@@ -45,6 +45,11 @@ export class ApiKeysRepository {
     });
   }
 
+  /** A key of the tenant that is not deleted. */
+  findById(tenantId: string, keyId: string): Promise<ApiKeyRow | null> {
+    return this.prisma.apiKey.findFirst({ where: { tenantId, id: keyId, deletedAt: null }, select: apiKeySelect });
+  }
+
   list(tenantId: string): Promise<ApiKeyRow[]> {
     return this.prisma.apiKey.findMany({
       where: { tenantId, deletedAt: null },

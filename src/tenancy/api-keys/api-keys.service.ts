@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InvalidApiKeyError, NotFoundError, PlanUpgradeRequiredError, ValidationError } from '../../common/errors/app-error';
-import type { ApiPrincipal } from '../../common/http/request-context';
+import type { KeyPrincipal } from '../../common/http/request-context';
 import { PrismaService } from '../../database/prisma.service';
 import type { Actor } from '../../events/actor';
 import { EventRecorder } from '../../events/event-recorder';
@@ -13,6 +13,7 @@ import { ApiKeyCache } from './api-key-cache';
 import { ApiKeyHasher } from './api-key-hasher';
 import { ApiKeyRow, ApiKeysRepository, type AuthenticatedKeyRow } from './api-keys.repository';
 import type { Scope } from '../../common/access/scopes';
+import { isUuid } from '../../common/validation/uuid';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -38,7 +39,7 @@ export class ApiKeysService {
   ) {}
 
   /** Resolves a presented key to its tenant and scopes, or throws 401 INVALID_API_KEY. */
-  async authenticate(presented: string | undefined, now = new Date()): Promise<ApiPrincipal> {
+  async authenticate(presented: string | undefined, now = new Date()): Promise<KeyPrincipal> {
     if (!presented || !isWellFormedApiKey(presented)) throw new InvalidApiKeyError();
     const digest = this.hasher.digest(presented);
     const row = await this.cache.getOrLookUp(digest, now.getTime(), (key) => this.keys.findByDigest(key));
@@ -53,7 +54,8 @@ export class ApiKeysService {
     return this.prisma.$transaction(async (tx) => {
       const tenant = await this.tenants.findById(tenantId, tx);
       if (!tenant) throw new NotFoundError('Tenant');
-      if (!PLANS[tenant.plan].apiAccess) throw new PlanUpgradeRequiredError('API keys require the Pro plan or higher.');
+      // A public key serves the widget, which every plan has; a secret key is API access (Pro or higher).
+      if (input.type === 'secret' && !PLANS[tenant.plan].apiAccess) throw new PlanUpgradeRequiredError('Secret API keys require the Pro plan or higher; public keys (the widget) work on every plan.');
       const key = generateApiKey(input.type);
       const apiKey = await this.keys.create(
         tenantId,
@@ -79,6 +81,7 @@ export class ApiKeysService {
   }
 
   async revokeKey(tenantId: string, keyId: string, actor: Actor, now = new Date()): Promise<void> {
+    if (!isUuid(keyId)) throw new NotFoundError('API key');
     await this.prisma.$transaction(async (tx) => {
       if (!(await this.keys.delete(tenantId, keyId, now, tx))) throw new NotFoundError('API key');
       await this.events.record(tx, tenantId, actor, { action: 'api_key.deleted', targetType: 'api_key', targetId: keyId });
@@ -100,10 +103,10 @@ export class ApiKeysService {
 }
 
 // One principal per cached key row, shared by the requests it serves (frozen: nobody may change it).
-const principals = new WeakMap<AuthenticatedKeyRow, ApiPrincipal>();
+const principals = new WeakMap<AuthenticatedKeyRow, KeyPrincipal>();
 
 /** What the request learns of its caller: the key's tenant and the key's id, type and scopes. */
-function principalOf(row: AuthenticatedKeyRow): ApiPrincipal {
+function principalOf(row: AuthenticatedKeyRow): KeyPrincipal {
   let principal = principals.get(row);
   if (!principal) {
     const scopes = Object.freeze([...row.scopes]);
