@@ -20,11 +20,12 @@ import { leadsBulkMarkdown, measureLeadsBulk } from './leads-bulk.mjs';
 import { measureWebhooks, webhooksMarkdown } from './webhooks.mjs';
 import { embeddedMarkdown, embeddedSection, onlyEmbedded } from './embedded.mjs';
 import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
+import { ACCOUNTS_ORIGIN, accountsMarkdown, measureAccounts } from './accounts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (only !== undefined && !['webhooks', 'leads', 'widget', 'peer', 'embedded'].includes(only)) throw new Error(`--only=${only}: only --only=webhooks, --only=leads, --only=widget, --only=peer and --only=embedded are known`);
+if (only !== undefined && !['webhooks', 'leads', 'widget', 'peer', 'embedded', 'accounts'].includes(only)) throw new Error(`--only=${only}: only --only=webhooks, --only=leads, --only=widget, --only=peer, --only=embedded and --only=accounts are known`);
 const CONNECTIONS = 50;
 const DURATION = quick ? 4 : 10;
 const WARMUP = quick ? 1 : 3;
@@ -204,10 +205,11 @@ async function main() {
   const webhooks = await measureWebhooks({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: webhooksKey, measure, quick, log, connections: CONNECTIONS });
   const leadsBulk = await measureLeadsBulk({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: bulkKey, tenantId: tenantIds[BULK_TENANT], pid: servers.service.proc.pid, log });
   for (const server of Object.values(servers)) await stopServer(server.proc);
+  const accounts = await accountsSection(url);
   // The embedded default alone on the machine, as a new user starts it (PGlite, demo data).
   const embedded = await embeddedSection({ root, log, quick });
 
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, steady, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, analyticsAlone, webhooks, leadsBulk, embedded, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, steady, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, analyticsAlone, webhooks, leadsBulk, accounts, embedded, minutes: +((Date.now() - started) / 60000).toFixed(1) };
   writeFileSync(path.join(root, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(path.join(root, 'bench/results.md'), toMarkdown(report));
   log(`done in ${report.minutes} min: bench/results.md`);
@@ -248,11 +250,22 @@ function createBulkKey(url) {
   return createBenchKey(url, BULK_TENANT, ['leads:read', 'leads:write'], 'bench bulk leads');
 }
 
+/** The accounts section on a service of its own (PUBLIC_URL set, so that log-ins carry its Origin), on the run's database. */
+async function accountsSection(url) {
+  const port = 3403;
+  const service = launch('service-accounts', 'dist/main.js', { ...serviceEnv(url, port, SERVICE_NODE_OPTIONS), PUBLIC_URL: ACCOUNTS_ORIGIN }, port);
+  await waitForHttp(`http://127.0.0.1:${port}/health/live`);
+  const figures = await measureAccounts({ baseUrl: `http://127.0.0.1:${port}`, dbUrl: url, pid: service.pid, quick, log });
+  await stopServer(service);
+  return figures;
+}
+
 /** --only=<section>: tenants, bots and keys (no conversations, messages or seeded leads), the service alone, that section. */
 async function onlySection(section, started, commit) {
   if (section === 'embedded') return onlyEmbedded({ root, log, quick, started, commit });
   const url = await createBenchDatabase(adminUrl, 'chatbots_bench');
   execFileSync(process.execPath, ['dist/cli/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'inherit' });
+  if (section === 'accounts') return writeSection(section, await accountsSection(url), accountsMarkdown, started, commit);
   const keys = await seedBase(url, { conversations: false });
   if (section === 'widget') return onlyWidget(url, keys, started, commit);
   if (section === 'peer') return onlyPeerSection(url, keys, started, commit);
@@ -268,6 +281,11 @@ async function onlySection(section, started, commit) {
       ? await measureWebhooks({ baseUrl, dbUrl: url, key, measure, quick, log, connections: CONNECTIONS })
       : await measureLeadsBulk({ baseUrl, dbUrl: url, key, tenantId, pid: service.pid, log });
   await stopServer(service);
+  writeSection(section, figures, section === 'webhooks' ? webhooksMarkdown : leadsBulkMarkdown, started, commit);
+}
+
+/** Writes bench/results-<section>.md and .json for an --only run. */
+function writeSection(section, figures, markdown, started, commit) {
   const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), [section]: figures, minutes: +((Date.now() - started) / 60000).toFixed(1) };
   writeFileSync(path.join(root, `bench/results-${section}.json`), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(path.join(root, `bench/results-${section}.md`), [
@@ -275,7 +293,7 @@ async function onlySection(section, started, commit) {
     ``,
     `Commit ${commit}, ${report.date}; ${report.cores} cores (${report.cpu}), Node ${report.node}; the leads table starts empty (the full run has 1,000,000 leads). Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres node bench/run.mjs --only=${section}${quick ? ' --quick' : ''}\`.`,
     ``,
-    section === 'webhooks' ? webhooksMarkdown(figures) : leadsBulkMarkdown(figures),
+    markdown(figures),
   ].join('\n'));
   log(`done in ${report.minutes} min: bench/results-${section}.md`);
 }
@@ -376,6 +394,7 @@ function toMarkdown(r) {
     ``,
     webhooksMarkdown(r.webhooks),
     leadsBulkMarkdown(r.leadsBulk),
+    accountsMarkdown(r.accounts),
     embeddedMarkdown(r.embedded),
   ].join('\n');
 }

@@ -10,7 +10,7 @@ import { BURST, HOURLY, planOf, PUBLIC_KEY_WINDOW, RATE_LIMIT_DISABLED, RATE_LIM
 import { RATE_LIMIT_STORE, type WindowSpec } from './rate-limit.store';
 import { RedisRateLimitStore } from './redis-rate-limit.store';
 import { REDIS_CLIENT } from '../redis/redis.module';
-import { UserRateLimitGuard } from './user-rate-limit.guard';
+import { USER_REQUESTS_PER_MINUTE, USER_WINDOW, UserRateLimitGuard } from './user-rate-limit.guard';
 
 function scalePlans(plans: RateLimitPlans, multiplier: number): RateLimitPlans {
   if (multiplier === 1) return plans;
@@ -51,6 +51,7 @@ export class RateLimitModule {
         { provide: RATE_LIMIT_PLANS, useValue: plans },
         { provide: RATE_LIMIT_DISABLED, useValue: config.rateLimit.disabled },
         { provide: PUBLIC_KEY_WINDOW, useValue: publicKeyWindow(config) },
+        { provide: USER_WINDOW, useValue: { name: 'user', limit: USER_REQUESTS_PER_MINUTE * config.rateLimit.multiplier, ttlMs: 60_000 } satisfies WindowSpec },
         { provide: AUTH_FAILURE_POLICY, useValue: { limit: config.rateLimit.authFailuresPerMinute, ttlMs: 60_000 } },
         {
           provide: RATE_LIMIT_STORE,
