@@ -43,8 +43,9 @@ export class LeadsController {
     summary: 'Export leads as CSV',
     description:
       'The leads matching the filters of `GET /api/v1/leads` (no `limit` or `offset`), newest first, streamed as CSV (RFC 4180, CRLF line ends) with a header row ' +
-      'of the Lead fields; `tags` are joined by `;`, null is an empty cell. A cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `\'` ' +
-      '(spreadsheet formula injection). Any number of leads, in constant memory.',
+      'of the Lead fields; every cell holding `"`, `,`, `;`, CR or LF is quoted; null is an empty cell. `tags` are joined by `; `, each tag escaped and quoted ' +
+      'like a cell (`["bulk","a;b"]` is `bulk; "a;b"`). A formula character (`=`, `+`, `-`, `@`, tab or CR) at the start of a cell or right after a `;` or `,` ' +
+      'is prefixed with `\'` (spreadsheet formula injection). Any number of leads, in constant memory.',
     scopes: [Scope.LeadsRead],
     produces: 'text/csv',
   })
