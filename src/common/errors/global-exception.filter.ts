@@ -176,11 +176,20 @@ function fromBodyParserError(exception: unknown): AppError | undefined {
 
 /** At most MAX_DETAILS field errors, and the count of the rest: an answer never echoes thousands of field names. */
 export const MAX_DETAILS = 20;
+/** A field named longer than this (an unknown field's name is the client's text) is cut, with an ellipsis. */
+export const MAX_FIELD_LENGTH = 64;
 
 function cappedDetails(details: FieldError[] | undefined): { details?: FieldError[]; moreDetails?: number } {
   if (!details) return {};
-  if (details.length <= MAX_DETAILS) return { details };
-  return { details: details.slice(0, MAX_DETAILS), moreDetails: details.length - MAX_DETAILS };
+  const shown = details.slice(0, MAX_DETAILS).map(({ field, message }) => ({ field: truncatedField(field), message }));
+  return details.length <= MAX_DETAILS ? { details: shown } : { details: shown, moreDetails: details.length - MAX_DETAILS };
+}
+
+/** The field's first MAX_FIELD_LENGTH UTF-16 units (never half of a surrogate pair) and `…`: a 3 MB name is not echoed. */
+function truncatedField(field: string): string {
+  if (field.length <= MAX_FIELD_LENGTH) return field;
+  const cut = /[\uD800-\uDBFF]$/.test(field.slice(0, MAX_FIELD_LENGTH)) ? MAX_FIELD_LENGTH - 1 : MAX_FIELD_LENGTH;
+  return `${field.slice(0, cut)}…`;
 }
 
 function describe(exception: unknown): string {
