@@ -193,7 +193,7 @@ describe('Settings: the tenant and its bots', () => {
     });
 
     it('refuses public keys', async () => {
-      const publicKey = await createKey(t, tenant.id, { type: 'public', scopes: ['settings:read', 'settings:write'] });
+      const publicKey = await createKey(t, tenant.id, { type: 'public' });
       expect((await get('/api/v1/settings', publicKey.key)).status).toBe(403);
     });
   });
