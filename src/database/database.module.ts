@@ -1,9 +1,10 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DATABASE_CONNECTION, type DatabaseConnection } from './database-connection';
+import { DatabaseTimeZones } from './database-time-zones';
 import { PrismaService } from './prisma.service';
 
 @Global()
-@Module({ providers: [PrismaService], exports: [PrismaService] })
+@Module({ providers: [PrismaService, DatabaseTimeZones], exports: [PrismaService, DatabaseTimeZones] })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(
     private readonly prisma: PrismaService,
