@@ -1,7 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
@@ -87,6 +87,17 @@ export class LeadsController {
     type: LeadEnvelope,
     headers: { Location: headerRef('Location'), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
     errors: [...JSON_BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
+  })
+  // A written example: the one generated from the schema has a placeholder botId, which no tenant
+  // has, so "Try it out" answered 400. Without botId it succeeds for any tenant.
+  @ApiBody({
+    type: CreateLeadDto,
+    examples: {
+      lead: {
+        summary: 'A lead without a bot',
+        value: { name: 'Jane Doe', email: 'jane@example.com', phone: '+1 555 0100', company: 'Acme Inc.', message: 'Please call me about the Pro plan.', tags: ['website'] },
+      },
+    },
   })
   @ApiHeader({
     name: IDEMPOTENCY_KEY_HEADER,
