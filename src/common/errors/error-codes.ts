@@ -66,5 +66,5 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   LEAD_ALREADY_CAPTURED: { status: 409, when: 'the conversation already has its lead' },
   MESSAGE_LIMIT_REACHED: { status: 429, when: "the plan's monthly message limit is reached; `Retry-After` gives the seconds to the next month (UTC)" },
   INTERNAL_ERROR: { status: 500, when: 'an unexpected error; quote the request id', defaultMessage: 'An internal error occurred. Quote the request id when reporting it.' },
-  SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable; retry after `Retry-After` seconds', defaultMessage: 'The service is temporarily unavailable. Retry shortly.' },
+  SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable or not migrated; retry after `Retry-After` seconds', defaultMessage: 'The service is temporarily unavailable. Retry shortly.' },
 };

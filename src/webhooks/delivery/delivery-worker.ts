@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/env';
 import { PrismaService } from '../../database/prisma.service';
+import { describeDatabaseError } from '../../database/sql-state';
 import { SYSTEM_ACTOR } from '../../events/actor';
 import { EventRecorder } from '../../events/event-recorder';
 import { AttemptRecord, ClaimedDelivery, DeliveryQueueRepository } from './delivery-queue.repository';
@@ -24,6 +25,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private waitingForRoom = false;
   private timer?: NodeJS.Timeout;
   private loop?: Promise<void>;
+  /** Claims failed in a row (the database away or not migrated): the next poll waits longer, up to MAX_BACKOFF_MS. */
+  private failedClaims = 0;
+  private lastFailure?: string;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -56,6 +60,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.timer = setTimeout(() => {
       this.loop = this.poll().then((outcome) => {
         if (outcome === 'full') this.waitingForRoom = true;
+        else if (outcome === 'failed') this.schedule(Math.min(MAX_BACKOFF_MS, this.options.pollMs * 2 ** this.failedClaims));
         else this.schedule(outcome === 'claimed' ? 0 : this.options.pollMs);
       });
     }, delayMs);
@@ -67,15 +72,20 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    * poll after pollMs) or `full` (every slot busy: poll when an attempt ends, not pollMs later,
    * which capped an instance at batchSize deliveries per pollMs: 20 a second).
    */
-  private async poll(): Promise<'claimed' | 'idle' | 'full'> {
+  private async poll(): Promise<'claimed' | 'idle' | 'full' | 'failed'> {
     const room = this.options.batchSize - this.inFlight.size;
     if (room <= 0) return 'full';
     let claimed: ClaimedDelivery[];
     try {
       claimed = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds);
     } catch (error) {
-      this.logger.warn(`Cannot claim webhook deliveries: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-      return 'idle';
+      this.claimFailed(describeDatabaseError(error));
+      return 'failed';
+    }
+    if (this.failedClaims) {
+      this.logger.log(`Claiming webhook deliveries again after ${this.failedClaims} failed attempt(s)`);
+      this.failedClaims = 0;
+      this.lastFailure = undefined;
     }
     for (const delivery of claimed) {
       const sending = this.deliver(delivery).catch((error: unknown) => {
@@ -84,6 +94,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.inFlight.set(delivery.id, sending.finally(() => this.attemptEnded(delivery.id)));
     }
     return claimed.length ? 'claimed' : 'idle';
+  }
+
+  /** One line per outage (and per change of its reason), not one per poll: the worker backs off meanwhile. */
+  private claimFailed(reason: string): void {
+    this.failedClaims++;
+    if (reason === this.lastFailure) return;
+    this.lastFailure = reason;
+    this.logger.warn(`Cannot claim webhook deliveries: ${reason}; retrying with backoff up to ${MAX_BACKOFF_MS / 1000} s`);
   }
 
   private attemptEnded(deliveryId: string): void {
@@ -122,5 +140,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     });
   }
 }
+
+const MAX_BACKOFF_MS = 30_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
