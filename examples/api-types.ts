@@ -48,6 +48,378 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the API keys of the tenant
+         * @description Oldest first; never the keys themselves.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        get: operations["listTenantApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan and takes no scopes.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        post: operations["createTenantApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an API key
+         * @description The key is refused from the next request on.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        delete: operations["deleteTenantApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests and errors of an API key per day
+         * @description The last 30 UTC days, zeros included. Each instance counts in memory and stores its counts every few seconds; the answer adds this instance's counts not stored yet, so another instance's last seconds may be missing.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        get: operations["getApiKeyActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign up: a new tenant on Free with you as its owner, and a session
+         * @description No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         */
+        post: operations["signUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your sessions (signed-in browsers), newest first
+         * @description The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        /**
+         * Log in: sets the svc_session cookie
+         * @description An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password).
+         *
+         *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         */
+        post: operations["logIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user and their memberships
+         * @description The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change your name or password
+         * @description `currentPassword` is required. A new password ends every other session of yours.
+         *
+         *     The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
+         */
+        patch: operations["updateMe"];
+        trace?: never;
+    };
+    "/auth/v1/sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Log out: ends this session and clears the cookie
+         * @description The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
+         */
+        delete: operations["logOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of your sessions
+         * @description Refused on every instance within a second.
+         *
+         *     The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
+         */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: join the tenant, and get a session
+         * @description Signed in as the invited e-mail: the membership is added. Otherwise a new user is created from `name` and `password`; an e-mail that already has a user must sign in first (409 `EMAIL_TAKEN`). Used, withdrawn or expired: 410.
+         *
+         *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/password-resets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password-reset link
+         * @description Always 202, whether the e-mail has a user or not. The link (single use, one hour) is mailed when the service has SMTP_URL.
+         *
+         *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/password-resets/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset token
+         * @description Every session of the user ends.
+         *
+         *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         */
+        post: operations["confirmPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant: plan, limits and usage
+         * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): every member.
+         */
+        get: operations["getCurrentTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename the tenant
+         * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        patch: operations["renameCurrentTenant"];
+        trace?: never;
+    };
+    "/api/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's members and their roles
+         * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): every member.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member, or leave the tenant
+         * @description Anyone may remove themselves; removing another member needs owner or admin (admins cannot remove owners). The last owner cannot leave (409 `LAST_OWNER`).
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): every member.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Admins manage members who are not owners and cannot make owners (403 `INSUFFICIENT_ROLE`). The last owner cannot be demoted (409 `LAST_OWNER`).
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/api/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's invitations, newest first
+         * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone to the tenant
+         * @description `acceptUrl` is in this answer only (and mailed when the service has SMTP_URL); single use, valid 7 days. Only owners may invite owners.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw an invitation
+         * @description Its link is refused from now on (410), like a used one.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        delete: operations["deleteInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verify": {
         parameters: {
             query?: never;
@@ -57,7 +429,7 @@ export interface paths {
         };
         /**
          * Validate the API key and return its tenant and plan
-         * @description Any valid key, public keys included.
+         * @description Any valid key, public keys included. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["verifyKey"];
         put?: never;
@@ -77,11 +449,17 @@ export interface paths {
         };
         /**
          * List all bots of the tenant
-         * @description Requires the scope `bots:read`.
+         * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["listBots"];
         put?: never;
-        post?: never;
+        /**
+         * Create a bot
+         * @description Within the plan's bot limit.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        post: operations["createTenantBot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -97,7 +475,7 @@ export interface paths {
         };
         /**
          * Get a bot
-         * @description Requires the scope `bots:read`.
+         * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["getBot"];
         put?: never;
@@ -105,7 +483,13 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a bot’s settings or switch it on or off
+         * @description Emits `bot.updated` to the webhooks when something changed.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        patch: operations["updateTenantBot"];
         trace?: never;
     };
     "/api/v1/conversations": {
@@ -117,7 +501,7 @@ export interface paths {
         };
         /**
          * List conversations, newest first
-         * @description Requires the scope `conversations:read`.
+         * @description Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["listConversations"];
         put?: never;
@@ -137,7 +521,7 @@ export interface paths {
         };
         /**
          * Get a conversation
-         * @description Requires the scope `conversations:read`.
+         * @description Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["getConversation"];
         put?: never;
@@ -157,7 +541,7 @@ export interface paths {
         };
         /**
          * List the messages of a conversation, oldest first
-         * @description Requires the scope `conversations:read`.
+         * @description Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["listMessages"];
         put?: never;
@@ -177,7 +561,7 @@ export interface paths {
         };
         /**
          * List leads, newest first
-         * @description Requires the scope `leads:read`.
+         * @description Requires the scope `leads:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["listLeads"];
         put?: never;
@@ -187,7 +571,7 @@ export interface paths {
          *
          *     With an `Idempotency-Key`, a retry within 24 hours with the same key and the same request (compared after validation and trimming) creates nothing and gets the first answer again (status, body and `Location`) with `Idempotent-Replayed: true`. The same key with a different request is 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still being processed, 409 `IDEMPOTENCY_KEY_IN_USE`. Failed requests are not stored: the key may be retried.
          *
-         *     Requires the scope `leads:write`.
+         *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         post: operations["createLead"];
         delete?: never;
@@ -205,9 +589,9 @@ export interface paths {
         };
         /**
          * Export leads as CSV
-         * @description The leads matching the filters of `GET /api/v1/leads` (no `limit` or `offset`), newest first, streamed as CSV (RFC 4180, CRLF line ends) with a header row of the Lead fields; `tags` are joined by `;`, null is an empty cell. A cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `'` (spreadsheet formula injection). Any number of leads, in constant memory.
+         * @description The leads matching the filters of `GET /api/v1/leads` (no `limit` or `offset`), newest first, streamed as CSV (RFC 4180, CRLF line ends) with a header row of the Lead fields; every cell holding `"`, `,`, `;`, CR or LF is quoted; null is an empty cell. `tags` are joined by `; `, each tag escaped and quoted like a cell (`["bulk","a;b"]` is `bulk; "a;b"`). A formula character (`=`, `+`, `-`, `@`, tab or CR) at the start of a cell or right after a `;` or `,` is prefixed with `'` (spreadsheet formula injection). Any number of leads, in constant memory.
          *
-         *     Requires the scope `leads:read`.
+         *     Requires the scope `leads:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["exportLeads"];
         put?: never;
@@ -227,7 +611,7 @@ export interface paths {
         };
         /**
          * Get a lead
-         * @description Requires the scope `leads:read`.
+         * @description Requires the scope `leads:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["getLead"];
         put?: never;
@@ -241,7 +625,7 @@ export interface paths {
          *
          *     Answers 200 with the lead when the key also has `leads:read`, otherwise 204 without a body: a write-only key never reads lead data (nor the current status, from a 409).
          *
-         *     Requires the scope `leads:write`.
+         *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         patch: operations["updateLead"];
         trace?: never;
@@ -261,7 +645,7 @@ export interface paths {
          *
          *     The answer lists the leads, in the order sent, when the key also has `leads:read`; otherwise only their number. `Idempotency-Key` works as on `POST /api/v1/leads`.
          *
-         *     Requires the scope `leads:write`.
+         *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         post: operations["importLeads"];
         delete?: never;
@@ -331,7 +715,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description The answer carries the full key, once; only its digest is stored. Needs the Pro plan or higher.
+         * @description The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan.
          *
          *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
          */
@@ -470,6 +854,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/users/{userId}/password-resets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A password-reset link for a user, for platforms without mail
+         * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        post: operations["createPasswordResetLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -479,7 +883,7 @@ export interface paths {
         };
         /**
          * List the webhook endpoints, oldest first
-         * @description Requires the scope `webhooks:manage`.
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -487,7 +891,7 @@ export interface paths {
          * Create a webhook endpoint
          * @description The answer carries the signing secret, once. At most 20 endpoints per tenant.
          *
-         *     Requires the scope `webhooks:manage`.
+         *     Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -505,21 +909,21 @@ export interface paths {
         };
         /**
          * Get a webhook endpoint
-         * @description Requires the scope `webhooks:manage`.
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook endpoint and its pending deliveries
-         * @description Requires the scope `webhooks:manage`.
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Change, enable or disable a webhook endpoint
-         * @description Requires the scope `webhooks:manage`.
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -537,7 +941,7 @@ export interface paths {
          * Rotate the signing secret
          * @description The answer carries the new secret, once; the previous one keeps signing too for 24 hours.
          *
-         *     Requires the scope `webhooks:manage`.
+         *     Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -557,7 +961,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook.test event to this endpoint
-         * @description Requires the scope `webhooks:manage`.
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         post: operations["sendWebhookTest"];
         delete?: never;
@@ -575,7 +979,7 @@ export interface paths {
         };
         /**
          * List the deliveries of an endpoint, newest first
-         * @description Requires the scope `webhooks:manage`.
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -597,7 +1001,9 @@ export interface paths {
         put?: never;
         /**
          * Attempt a delivery again now
-         * @description Requires the scope `webhooks:manage`.
+         * @description Not while an attempt is in flight: 409 `DELIVERY_IN_FLIGHT`.
+         *
+         *     Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -623,7 +1029,7 @@ export interface paths {
          *
          *     With `botId`, only that bot’s conversations and leads, and the messages of its conversations; a bot of another tenant gives zeros. Counts equal what the list endpoints count with the same `from`, `to` and `botId`.
          *
-         *     Requires the scope `analytics:read`.
+         *     Requires the scope `analytics:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["getAnalyticsOverview"];
         put?: never;
@@ -649,7 +1055,7 @@ export interface paths {
          *
          *     With `botId`, only that bot’s conversations and leads, and the messages of its conversations; a bot of another tenant gives zeros. Counts equal what the list endpoints count with the same `from`, `to` and `botId`.
          *
-         *     Requires the scope `analytics:read`.
+         *     Requires the scope `analytics:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["getAnalyticsTimeseries"];
         put?: never;
@@ -669,7 +1075,7 @@ export interface paths {
         };
         /**
          * Get the tenant's settings
-         * @description Requires the scope `settings:read`.
+         * @description Requires the scope `settings:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["getSettings"];
         put?: never;
@@ -681,7 +1087,7 @@ export interface paths {
          * Change the tenant's settings
          * @description Partial: only the fields sent change (nested objects too); `null` is refused; an empty body is 400. A change is an audit event with the key as the actor; sending the current values changes nothing.
          *
-         *     Requires the scope `settings:write`.
+         *     Requires the scope `settings:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         patch: operations["updateSettings"];
         trace?: never;
@@ -695,7 +1101,7 @@ export interface paths {
         };
         /**
          * Get a bot's widget settings
-         * @description Requires the scope `settings:read`.
+         * @description Requires the scope `settings:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["getBotSettings"];
         put?: never;
@@ -707,7 +1113,7 @@ export interface paths {
          * Change a bot's widget settings
          * @description Partial: only the fields sent change (nested objects too); `null` is refused; an empty body is 400. A change is an audit event with the key as the actor; sending the current values changes nothing. A bot's state (`isActive`) is not a setting: no API operation changes it.
          *
-         *     Requires the scope `settings:write`.
+         *     Requires the scope `settings:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         patch: operations["updateBotSettings"];
         trace?: never;
@@ -721,7 +1127,7 @@ export interface paths {
         };
         /**
          * The bot as the widget shows it
-         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
          */
         get: operations["getWidgetBot"];
         put?: never;
@@ -743,7 +1149,9 @@ export interface paths {
         put?: never;
         /**
          * Start a visitor session
-         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         * @description The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. At most 10 new sessions a minute per client address.
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
          */
         post: operations["createWidgetSession"];
         delete?: never;
@@ -763,7 +1171,7 @@ export interface paths {
         put?: never;
         /**
          * Start a conversation with the session's bot
-         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
          */
         post: operations["startWidgetConversation"];
         delete?: never;
@@ -781,7 +1189,7 @@ export interface paths {
         };
         /**
          * The visitor's conversation's messages
-         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
          */
         get: operations["listWidgetMessages"];
         put?: never;
@@ -789,7 +1197,7 @@ export interface paths {
          * Send the visitor's message and get the bot's reply
          * @description The reply comes from the bot’s knowledge documents (or its fallback message). With `Accept: text/event-stream` it is streamed: `delta` events (`{ "text": "..." }`, in order; together they are the reply), then one `done` event with the answer of the JSON form; a failure after the first event is an `error` event with the error envelope. Each reply counts against the plan’s monthly message limit; at the limit nothing is stored.
          *
-         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
          */
         post: operations["sendWidgetMessage"];
         delete?: never;
@@ -811,7 +1219,7 @@ export interface paths {
          * Send the lead form
          * @description The lead gets source `widget`, the bot and this conversation; the conversation gets the lead. `phone` and `company` are required when the tenant’s lead capture says so.
          *
-         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
          */
         post: operations["captureWidgetLead"];
         delete?: never;
@@ -831,7 +1239,7 @@ export interface paths {
         put?: never;
         /**
          * End the conversation
-         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address; never counted against the tenant's API quota.
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
          */
         post: operations["endWidgetConversation"];
         delete?: never;
@@ -951,7 +1359,7 @@ export interface paths {
         };
         /**
          * List a bot’s knowledge documents, newest first
-         * @description Requires the scope `bots:read`.
+         * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["listKnowledgeDocuments"];
         put?: never;
@@ -959,7 +1367,7 @@ export interface paths {
          * Add a document to a bot’s knowledge base
          * @description The change is searchable by the bot’s answers as soon as this answer is sent. The body may be up to 1 MiB (other routes: 64 KiB): room for 200,000 characters of any script.
          *
-         *     Requires the scope `knowledge:write`.
+         *     Requires the scope `knowledge:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         post: operations["createKnowledgeDocument"];
         delete?: never;
@@ -977,7 +1385,7 @@ export interface paths {
         };
         /**
          * Get a knowledge document with its content
-         * @description Requires the scope `bots:read`.
+         * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         get: operations["getKnowledgeDocument"];
         put?: never;
@@ -986,7 +1394,7 @@ export interface paths {
          * Delete a knowledge document
          * @description From this answer on, no reply cites it.
          *
-         *     Requires the scope `knowledge:write`.
+         *     Requires the scope `knowledge:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         delete: operations["deleteKnowledgeDocument"];
         options?: never;
@@ -995,9 +1403,29 @@ export interface paths {
          * Change a knowledge document’s title or content
          * @description The change is searchable by the bot’s answers as soon as this answer is sent. The body may be up to 1 MiB (other routes: 64 KiB): room for 200,000 characters of any script.
          *
-         *     Requires the scope `knowledge:write`.
+         *     Requires the scope `knowledge:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
         patch: operations["updateKnowledgeDocument"];
+        trace?: never;
+    };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log of the tenant, newest first
+         * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        get: operations["listTenantAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -1019,10 +1447,10 @@ export interface components {
          * @description Machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INVALID_VISITOR_TOKEN" | "ORIGIN_NOT_ALLOWED" | "BOT_INACTIVE" | "CONVERSATION_ENDED" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED" | "MESSAGE_LIMIT_REACHED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INVALID_VISITOR_TOKEN" | "ORIGIN_NOT_ALLOWED" | "BOT_INACTIVE" | "CONVERSATION_ENDED" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED" | "MESSAGE_LIMIT_REACHED" | "DELIVERY_IN_FLIGHT" | "INVALID_SESSION" | "INVALID_CREDENTIALS" | "CSRF_REJECTED" | "TENANT_REQUIRED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "EMAIL_TAKEN" | "SIGNUP_CLOSED" | "LAST_OWNER" | "INVITATION_EXPIRED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         FieldErrorResponse: {
             /**
-             * @description The field, query parameter or `body`; nested fields are dotted (`messages[0].role`).
+             * @description The field, query parameter or `body`; nested fields are dotted (`messages[0].role`). A name over 64 characters is cut there and ends in `…`.
              * @example email
              */
             field: string;
@@ -1069,14 +1497,245 @@ export interface components {
                 [key: string]: components["schemas"]["HealthIndicatorStatus"];
             };
         };
+        /** @enum {string} */
+        ApiKeyType: "secret" | "public";
+        /** @enum {string} */
+        Scope: "bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write";
+        ApiKeyResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            type: components["schemas"]["ApiKeyType"];
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * @description The key’s first characters.
+             * @enum {string}
+             */
+            prefix: "svc_sk_" | "svc_pk_";
+            /** @description The key’s last four characters. */
+            last4: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description Updated at most once a minute.
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ApiKeyListResponse: {
+            /** @description The tenant’s keys that are not deleted; never the keys themselves. */
+            apiKeys: components["schemas"]["ApiKeyResponse"][];
+        };
+        CreateTenantApiKeyDto: {
+            /** @description Scopes of SPEC 5.3, repeats ignored. Empty for a public key (400 otherwise). An empty list on a secret key: it can call only `GET /api/v1/verify`. */
+            scopes: ("bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write")[];
+            /**
+             * Format: date-time
+             * @description An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.
+             */
+            expiresAt?: string | null;
+            name: string;
+            /** @enum {string} */
+            type?: "secret" | "public";
+        };
+        CreatedApiKeyResponse: {
+            apiKey: components["schemas"]["ApiKeyResponse"];
+            /** @description The full key, shown in this answer only. */
+            key: string;
+        };
+        ApiKeyActivityDayResponse: {
+            /**
+             * Format: date
+             * @description The UTC day, `YYYY-MM-DD`.
+             */
+            date: string;
+            /** @description Answers to the key that day, errors included. */
+            requests: number;
+            /** @description Answers with a status of 400 or above. */
+            errors: number;
+        };
+        ApiKeyActivityResponse: {
+            /**
+             * Format: date-time
+             * @description Updated at most once a minute.
+             */
+            lastUsedAt: string | null;
+            /** @description The last 30 UTC days, oldest first, today last; days without requests are zeros. */
+            days: components["schemas"]["ApiKeyActivityDayResponse"][];
+        };
+        SignUpDto: {
+            /** Format: email */
+            email: string;
+            password: string;
+            name: string;
+            tenantName: string;
+        };
+        UserResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @enum {string} */
+        Plan: "free" | "pro" | "business" | "enterprise";
+        MembershipTenant: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            plan: components["schemas"]["Plan"];
+        };
+        /** @enum {string} */
+        Role: "owner" | "admin" | "agent" | "viewer";
+        MembershipResponse: {
+            tenant: components["schemas"]["MembershipTenant"];
+            role: components["schemas"]["Role"];
+        };
+        AccountResponse: {
+            user: components["schemas"]["UserResponse"];
+            memberships: components["schemas"]["MembershipResponse"][];
+        };
+        LogInDto: {
+            /** Format: email */
+            email: string;
+            password: string;
+        };
+        UpdateMeDto: {
+            name?: string;
+            password?: string;
+            currentPassword: string;
+        };
+        SessionResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+            userAgent: string | null;
+            ip: string | null;
+            /** @description Whether this is the session of the request. */
+            current: boolean;
+        };
+        SessionListResponse: {
+            sessions: components["schemas"]["SessionResponse"][];
+        };
+        AcceptInvitationDto: {
+            token: string;
+            name?: string;
+            password?: string;
+        };
+        PasswordResetRequestDto: {
+            /** Format: email */
+            email: string;
+        };
+        PasswordResetConfirmDto: {
+            token: string;
+            password: string;
+        };
+        TenantLimits: {
+            /** @description Bots the plan allows. */
+            botsLimit: number;
+            /** @description Widget replies a calendar month (UTC). */
+            messagesLimit: number;
+            /** @description API requests an hour, shared by the tenant's keys. */
+            requestsPerHour: number;
+            /** @description Whether secret API keys may be created (Pro and higher). */
+            apiAccess: boolean;
+        };
+        TenantUsage: {
+            /** @description Widget replies stored this calendar month (UTC). */
+            messagesThisMonth: number;
+            botCount: number;
+        };
+        TenantAccountResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            plan: components["schemas"]["Plan"];
+            limits: components["schemas"]["TenantLimits"];
+            usage: components["schemas"]["TenantUsage"];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        TenantAccountEnvelope: {
+            tenant: components["schemas"]["TenantAccountResponse"];
+        };
+        RenameTenantDto: {
+            name: string;
+        };
+        MemberResponse: {
+            /** Format: uuid */
+            userId: string;
+            /** Format: email */
+            email: string;
+            name: string;
+            role: components["schemas"]["Role"];
+            /**
+             * Format: date-time
+             * @description When the user joined the tenant.
+             */
+            createdAt: string;
+        };
+        MemberListResponse: {
+            /** @description Oldest member first. */
+            members: components["schemas"]["MemberResponse"][];
+        };
+        UpdateMemberDto: {
+            /** @enum {string} */
+            role: "owner" | "admin" | "agent" | "viewer";
+        };
+        MemberEnvelope: {
+            member: components["schemas"]["MemberResponse"];
+        };
+        CreateInvitationDto: {
+            /** Format: email */
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "agent" | "viewer";
+        };
+        InvitationResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            role: components["schemas"]["Role"];
+            /**
+             * @description `pending` until accepted or past `expiresAt`.
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "expired";
+            /** @description Who invited: `user:<id>` or `admin-api`. */
+            invitedBy: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CreatedInvitationResponse: {
+            invitation: components["schemas"]["InvitationResponse"];
+            /**
+             * Format: uri
+             * @description The link to accept it: shown in this answer only (and mailed when the service has SMTP_URL).
+             */
+            acceptUrl: string;
+        };
+        InvitationListResponse: {
+            /** @description Newest first; deleted ones are not listed. */
+            invitations: components["schemas"]["InvitationResponse"][];
+        };
         VerifiedTenant: {
             /** Format: uuid */
             id: string;
             name: string;
             slug: string;
         };
-        /** @enum {string} */
-        Plan: "free" | "pro" | "business" | "enterprise";
         VerifiedPlan: {
             name: components["schemas"]["Plan"];
             botsLimit: number;
@@ -1095,7 +1754,8 @@ export interface components {
             valid: true;
             tenant: components["schemas"]["VerifiedTenant"];
             plan: components["schemas"]["VerifiedPlan"];
-            usage: components["schemas"]["VerifiedUsage"];
+            /** @description Secret keys only: a public key is on web pages, for anyone to read. */
+            usage?: components["schemas"]["VerifiedUsage"];
         };
         BotResponse: {
             /** Format: uuid */
@@ -1134,6 +1794,46 @@ export interface components {
         };
         BotEnvelope: {
             bot: components["schemas"]["BotResponse"];
+        };
+        CreateBotDto: {
+            name: string;
+            /**
+             * @description Hex colour; `#2563eb` by default.
+             * @example #2563eb
+             */
+            primaryColor?: string;
+            /**
+             * @description ISO 639-1 code; `en` by default.
+             * @example en
+             */
+            language?: string;
+            /**
+             * Format: uri
+             * @description A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.
+             */
+            avatarUrl?: string | null;
+            /** @description Whether the widget is shown and the bot answers; true by default. */
+            isActive?: boolean;
+        };
+        UpdateBotDto: {
+            name?: string;
+            /**
+             * @description Hex colour; `#2563eb` by default.
+             * @example #2563eb
+             */
+            primaryColor?: string;
+            /**
+             * @description ISO 639-1 code; `en` by default.
+             * @example en
+             */
+            language?: string;
+            /**
+             * Format: uri
+             * @description A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.
+             */
+            avatarUrl?: string | null;
+            /** @description Whether the widget is shown and the bot answers; true by default. */
+            isActive?: boolean;
         };
         /** @enum {string} */
         ConversationStatus: "active" | "ended" | "handed_off";
@@ -1330,7 +2030,7 @@ export interface components {
             plan?: "free" | "pro" | "business" | "enterprise";
         };
         CreateApiKeyDto: {
-            /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a key can call only `GET /api/v1/verify` (as a public key can, whatever it is given). */
+            /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only. */
             scopes: ("bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write")[];
             /**
              * Format: date-time
@@ -1340,82 +2040,6 @@ export interface components {
             name: string;
             /** @enum {string} */
             type?: "secret" | "public";
-        };
-        /** @enum {string} */
-        ApiKeyType: "secret" | "public";
-        /** @enum {string} */
-        Scope: "bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write";
-        ApiKeyResponse: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            type: components["schemas"]["ApiKeyType"];
-            scopes: components["schemas"]["Scope"][];
-            /**
-             * @description The key’s first characters.
-             * @enum {string}
-             */
-            prefix: "svc_sk_" | "svc_pk_";
-            /** @description The key’s last four characters. */
-            last4: string;
-            /** Format: date-time */
-            expiresAt: string | null;
-            /**
-             * Format: date-time
-             * @description Updated at most once a minute.
-             */
-            lastUsedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        CreatedApiKeyResponse: {
-            apiKey: components["schemas"]["ApiKeyResponse"];
-            /** @description The full key, shown in this answer only. */
-            key: string;
-        };
-        ApiKeyListResponse: {
-            /** @description The tenant’s keys that are not deleted; never the keys themselves. */
-            apiKeys: components["schemas"]["ApiKeyResponse"][];
-        };
-        CreateBotDto: {
-            name: string;
-            /**
-             * @description Hex colour; `#2563eb` by default.
-             * @example #2563eb
-             */
-            primaryColor?: string;
-            /**
-             * @description ISO 639-1 code; `en` by default.
-             * @example en
-             */
-            language?: string;
-            /**
-             * Format: uri
-             * @description A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.
-             */
-            avatarUrl?: string | null;
-            /** @description Whether the widget is shown and the bot answers; true by default. */
-            isActive?: boolean;
-        };
-        UpdateBotDto: {
-            name?: string;
-            /**
-             * @description Hex colour; `#2563eb` by default.
-             * @example #2563eb
-             */
-            primaryColor?: string;
-            /**
-             * @description ISO 639-1 code; `en` by default.
-             * @example en
-             */
-            language?: string;
-            /**
-             * Format: uri
-             * @description A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.
-             */
-            avatarUrl?: string | null;
-            /** @description Whether the widget is shown and the bot answers; true by default. */
-            isActive?: boolean;
         };
         CreateDocumentDto: {
             /** @description Trimmed; characters are Unicode code points. */
@@ -1486,11 +2110,13 @@ export interface components {
         AuditEventResponse: {
             /** Format: uuid */
             id: string;
-            /** @description Who did it: `admin-api`, `api-key:<key id>`, or `system` (the demo data, the webhook delivery worker). */
+            /** @description Who did it: `user:<user id>` (a signed-in user), `api-key:<key id>`, `admin-api`, or `system` (the demo data, the webhook delivery worker). */
             actor: string;
             /** @description The `X-Request-Id` of the request that made the change; null for changes made outside a request. */
             requestId: string | null;
-            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated` or `webhook.disabled` (by the delivery worker: the receiver answered 410, or failed for 5 days). */
+            /** @description The client address of the request that made the change; null for changes made outside a request. */
+            ip: string | null;
+            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.disabled`, `member.added`, `member.role_changed`, `member.removed`, `invitation.created` or `invitation.deleted` (by the delivery worker: the receiver answered 410, or failed for 5 days). */
             action: string;
             /** @description The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation` or `webhook`. */
             targetType: string;
@@ -1506,6 +2132,13 @@ export interface components {
             /** @description Newest first. */
             events: components["schemas"]["AuditEventResponse"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        AdminPasswordResetResponse: {
+            /**
+             * Format: uri
+             * @description The reset link: shown once, single use, valid one hour.
+             */
+            resetUrl: string;
         };
         CreateWebhookDto: {
             /**
@@ -1691,6 +2324,10 @@ export interface components {
             /** @description The lead form requires a company. */
             requireCompany: boolean;
         };
+        WidgetLimits: {
+            /** @description Bot replies the widget gives one client address (IPv6: one /64) per UTC day; beyond, 429. */
+            repliesPerIpPerDay: number;
+        };
         TenantSettings: {
             /**
              * @description IANA time zone name; analytics periods are days, weeks and months in it.
@@ -1706,6 +2343,7 @@ export interface components {
             allowedOrigins: string[];
             visitorMessageLimit: components["schemas"]["VisitorMessageLimit"];
             leadCapture: components["schemas"]["LeadCapture"];
+            widgetLimits: components["schemas"]["WidgetLimits"];
         };
         TenantSettingsEnvelope: {
             settings: components["schemas"]["TenantSettings"];
@@ -1724,6 +2362,10 @@ export interface components {
             /** @description The lead form requires a company. */
             requireCompany?: boolean;
         };
+        WidgetLimitsDto: {
+            /** @description Bot replies the widget gives one client address (IPv6: one /64) per UTC day. */
+            repliesPerIpPerDay?: number;
+        };
         UpdateTenantSettingsDto: {
             /**
              * @description An IANA time zone name; analytics periods are days, weeks and months in it.
@@ -1739,6 +2381,7 @@ export interface components {
             allowedOrigins?: string[];
             visitorMessageLimit?: components["schemas"]["VisitorMessageLimitDto"];
             leadCapture?: components["schemas"]["LeadCaptureDto"];
+            widgetLimits?: components["schemas"]["WidgetLimitsDto"];
         };
         BotSettings: {
             /** @description The first message of every widget conversation; null: none. */
@@ -1749,6 +2392,8 @@ export interface components {
             fallbackMessage: string;
             /** @description Replies list the knowledge documents they come from. */
             showSources: boolean;
+            /** @description The bot's own synonyms, one group per entry ("bill = invoice, receipt"). */
+            synonyms: string[];
         };
         BotSettingsEnvelope: {
             settings: components["schemas"]["BotSettings"];
@@ -1762,6 +2407,14 @@ export interface components {
             fallbackMessage?: string;
             /** @description Replies list the knowledge documents they come from. */
             showSources?: boolean;
+            /**
+             * @description The bot's own synonyms for its domain's words, one group per entry: two or more words or phrases separated by `=` or `,`. A question's word then also finds passages that hold the others of its group. Each entry is trimmed; replaces the list.
+             * @example [
+             *       "bill = invoice, receipt",
+             *       "cpu = processor"
+             *     ]
+             */
+            synonyms?: string[];
         };
         WidgetBot: {
             /** Format: uuid */
@@ -1783,7 +2436,12 @@ export interface components {
             bot: components["schemas"]["WidgetBot"];
         };
         CreateSessionDto: {
-            /** @description The id the widget keeps for this browser (to resume a visitor); a new one is made when left out. */
+            /** @description The visitor's earlier visitor token (even expired, up to 30 days) to stay the same visitor; without a valid one a new visitor id is minted. */
+            visitorToken?: string;
+            /**
+             * @deprecated
+             * @description Ignored: the service mints visitor ids (send `visitorToken` to stay the same visitor).
+             */
             visitorId?: string;
             /**
              * Format: uuid
@@ -1903,6 +2561,33 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "VALIDATION_ERROR";
+                        /** @enum {integer} */
+                        status?: 400;
+                        details: components["schemas"]["FieldErrorResponse"][];
+                    };
+                };
+            };
+        };
+        /**
+         * @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field.
+         *
+         *     `TENANT_REQUIRED`: a signed-in user called a tenant route without `X-Tenant-Id` (or with a malformed one).
+         */
+        "ApiV1AnyKeyError400.VALIDATION_ERROR.TENANT_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "VALIDATION_ERROR" | "TENANT_REQUIRED";
                         /** @enum {integer} */
                         status?: 400;
                         details: components["schemas"]["FieldErrorResponse"][];
@@ -2052,22 +2737,26 @@ export interface components {
                 };
             };
         };
-        /** @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field. */
-        "ApiV1Error400.VALIDATION_ERROR": {
+        /**
+         * @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field.
+         *
+         *     `TENANT_REQUIRED`: a signed-in user called a tenant route without `X-Tenant-Id` (or with a malformed one).
+         */
+        "ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {string} */
-                        code?: "VALIDATION_ERROR";
+                        code?: "VALIDATION_ERROR" | "TENANT_REQUIRED";
                         /** @enum {integer} */
                         status?: 400;
                         details: components["schemas"]["FieldErrorResponse"][];
@@ -2086,6 +2775,27 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "INVALID_API_KEY";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted.
+         *
+         *     `INVALID_SESSION`: the `svc_session` cookie is missing, unknown, expired (12 hours idle, 7 days at most) or ended.
+         */
+        "ApiV1Error401.INVALID_API_KEY.INVALID_SESSION": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_API_KEY" | "INVALID_SESSION";
                         /** @enum {integer} */
                         status?: 401;
                     };
@@ -2117,8 +2827,14 @@ export interface components {
          * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
          *
          *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         *
+         *     `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
          */
-        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED": {
+        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
@@ -2132,7 +2848,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {string} */
-                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED";
+                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE";
                         /** @enum {integer} */
                         status?: 403;
                     };
@@ -2145,8 +2861,14 @@ export interface components {
          *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
          *
          *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
          */
-        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE": {
+        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
@@ -2160,7 +2882,43 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     error?: {
                         /** @enum {string} */
-                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE" | "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
+         *
+         *     `PLAN_LIMIT_REACHED`: the plan's bot limit is reached.
+         */
+        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.PLAN_LIMIT_REACHED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE" | "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "PLAN_LIMIT_REACHED";
                         /** @enum {integer} */
                         status?: 403;
                     };
@@ -2197,36 +2955,6 @@ export interface components {
                 };
             };
         };
-        /**
-         * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
-         *
-         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
-         *
-         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
-         *
-         *     `PLAN_LIMIT_REACHED`: the plan's bot limit is reached.
-         */
-        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.PLAN_LIMIT_REACHED": {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
-                RateLimit: components["headers"]["RateLimit.optional"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"] & {
-                    error?: {
-                        /** @enum {string} */
-                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE" | "PLAN_LIMIT_REACHED";
-                        /** @enum {integer} */
-                        status?: 403;
-                    };
-                };
-            };
-        };
         /** @description `NOT_FOUND`: the resource does not exist or is not the tenant’s (malformed ids included). */
         "ApiV1Error404.NOT_FOUND": {
             headers: {
@@ -2245,6 +2973,28 @@ export interface components {
                         code?: "NOT_FOUND";
                         /** @enum {integer} */
                         status?: 404;
+                    };
+                };
+            };
+        };
+        /** @description `DELIVERY_IN_FLIGHT`: the webhook delivery is being sent right now; retry it once this attempt is recorded. */
+        "ApiV1Error409.DELIVERY_IN_FLIGHT": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "DELIVERY_IN_FLIGHT";
+                        /** @enum {integer} */
+                        status?: 409;
                     };
                 };
             };
@@ -2413,7 +3163,7 @@ export interface components {
                 };
             };
         };
-        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable; retry after `Retry-After` seconds. */
+        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable or not migrated; retry after `Retry-After` seconds. */
         "ApiV1Error503.SERVICE_UNAVAILABLE": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2454,6 +3204,83 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field.
+         *
+         *     `TENANT_REQUIRED`: a signed-in user called a tenant route without `X-Tenant-Id` (or with a malformed one).
+         */
+        "Error400.VALIDATION_ERROR.TENANT_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "VALIDATION_ERROR" | "TENANT_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 400;
+                        details: components["schemas"]["FieldErrorResponse"][];
+                    };
+                };
+            };
+        };
+        /** @description `INVALID_CREDENTIALS`: the e-mail and password do not match a user (the same answer, in the same time, for an unknown e-mail). */
+        "Error401.INVALID_CREDENTIALS": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_CREDENTIALS";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /** @description `INVALID_SESSION`: the `svc_session` cookie is missing, unknown, expired (12 hours idle, 7 days at most) or ended. */
+        "Error401.INVALID_SESSION": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_SESSION";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `INVALID_SESSION`: the `svc_session` cookie is missing, unknown, expired (12 hours idle, 7 days at most) or ended.
+         *
+         *     `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted.
+         */
+        "Error401.INVALID_SESSION.INVALID_API_KEY": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_SESSION" | "INVALID_API_KEY";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
         /** @description `UNAUTHORIZED`: the admin bearer token is missing or wrong. */
         "Error401.UNAUTHORIZED": {
             headers: {
@@ -2467,6 +3294,135 @@ export interface components {
                         code?: "UNAUTHORIZED";
                         /** @enum {integer} */
                         status?: 401;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `HTTPS_REQUIRED`: the request came over plain HTTP.
+         */
+        "Error403.CSRF_REJECTED.HTTPS_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CSRF_REJECTED" | "HTTPS_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `SIGNUP_CLOSED`: sign-up is turned off on this service (`SIGNUP=closed`); ask for an invitation.
+         */
+        "Error403.CSRF_REJECTED.HTTPS_REQUIRED.SIGNUP_CLOSED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CSRF_REJECTED" | "HTTPS_REQUIRED" | "SIGNUP_CLOSED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `HTTPS_REQUIRED`: the request came over plain HTTP.
+         */
+        "Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "INSUFFICIENT_SCOPE" | "HTTPS_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_LIMIT_REACHED`: the plan's bot limit is reached.
+         */
+        "Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_LIMIT_REACHED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "INSUFFICIENT_SCOPE" | "HTTPS_REQUIRED" | "PLAN_LIMIT_REACHED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         */
+        "Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "INSUFFICIENT_SCOPE" | "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 403;
                     };
                 };
             };
@@ -2564,6 +3520,57 @@ export interface components {
                 };
             };
         };
+        /** @description `EMAIL_TAKEN`: a user with this e-mail already exists. */
+        "Error409.EMAIL_TAKEN": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "EMAIL_TAKEN";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `LAST_OWNER`: the change would leave the tenant without an owner. */
+        "Error409.LAST_OWNER": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "LAST_OWNER";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `INVITATION_EXPIRED`: the invitation was used, deleted, or is past its 7 days. */
+        "Error410.INVITATION_EXPIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVITATION_EXPIRED";
+                        /** @enum {integer} */
+                        status?: 410;
+                    };
+                };
+            };
+        };
         /** @description `PAYLOAD_TOO_LARGE`: the body is larger than 64 KiB. */
         "Error413.PAYLOAD_TOO_LARGE": {
             headers: {
@@ -2633,7 +3640,7 @@ export interface components {
                 };
             };
         };
-        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable; retry after `Retry-After` seconds. */
+        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable or not migrated; retry after `Retry-After` seconds. */
         "Error503.SERVICE_UNAVAILABLE": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2659,19 +3666,19 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description The path of the new lead. */
         Location: string;
-        /** @description IETF RateLimit field of the hourly window: requests left and seconds to the reset. */
+        /** @description IETF RateLimit field of the hourly window (a user's: their minute window): requests left and seconds to the reset. */
         RateLimit: string;
         /** @description IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds. */
         "RateLimit-Policy": string;
         /** @description IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
         "RateLimit-Policy.optional": string;
-        /** @description IETF RateLimit field of the hourly window: requests left and seconds to the reset. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
+        /** @description IETF RateLimit field of the hourly window (a user's: their minute window): requests left and seconds to the reset. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
         "RateLimit.optional": string;
         /** @description Whole seconds to wait before retrying. */
         "Retry-After": number;
-        /** @description The plan's hourly request limit (all keys of the tenant share it). */
+        /** @description The plan's hourly request limit (all keys of the tenant share it); for a signed-in user, their own limit of 600 a minute. */
         "X-RateLimit-Limit": number;
-        /** @description The plan's hourly request limit (all keys of the tenant share it). Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
+        /** @description The plan's hourly request limit (all keys of the tenant share it); for a signed-in user, their own limit of 600 a minute. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
         "X-RateLimit-Limit.optional": number;
         /** @description Requests left in the current hour, never negative. */
         "X-RateLimit-Remaining": number;
@@ -2740,6 +3747,660 @@ export interface operations {
             };
         };
     };
+    listTenantApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createTenantApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTenantApiKeyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteTenantApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description API key id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getApiKeyActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description API key id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyActivityResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignUpDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED.SIGNUP_CLOSED"];
+            409: components["responses"]["Error409.EMAIL_TAKEN"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListResponse"];
+                };
+            };
+            401: components["responses"]["Error401.INVALID_SESSION"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    logIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogInDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.INVALID_CREDENTIALS"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            401: components["responses"]["Error401.INVALID_SESSION"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMeDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.INVALID_SESSION"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    logOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401.INVALID_SESSION"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401.INVALID_SESSION"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            409: components["responses"]["Error409.EMAIL_TAKEN"];
+            410: components["responses"]["Error410.INVITATION_EXPIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetConfirmDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getCurrentTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantAccountEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    renameCurrentTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenameTenantDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantAccountEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberListResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description User id (UUID). */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            409: components["responses"]["Error409.LAST_OWNER"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description User id (UUID). */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMemberDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            409: components["responses"]["Error409.LAST_OWNER"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationListResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitationDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedInvitationResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            409: components["responses"]["Error409.CONFLICT"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invitation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
     verifyKey: {
         parameters: {
             query?: never;
@@ -2764,9 +4425,9 @@ export interface operations {
                     "application/json": components["schemas"]["VerificationResponse"];
                 };
             };
-            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED"];
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
@@ -2796,12 +4457,45 @@ export interface operations {
                     "application/json": components["schemas"]["BotListResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createTenantBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBotDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_LIMIT_REACHED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
     };
     getBot: {
@@ -2831,13 +4525,50 @@ export interface operations {
                     "application/json": components["schemas"]["BotEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateTenantBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBotDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
     };
     listConversations: {
@@ -2876,9 +4607,9 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationListResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
@@ -2911,9 +4642,9 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
@@ -2952,9 +4683,9 @@ export interface operations {
                     "application/json": components["schemas"]["MessageListResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
@@ -2998,9 +4729,9 @@ export interface operations {
                     "application/json": components["schemas"]["LeadListResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
@@ -3039,9 +4770,9 @@ export interface operations {
                     "application/json": components["schemas"]["LeadEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             409: components["responses"]["ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
@@ -3083,9 +4814,9 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
@@ -3118,9 +4849,9 @@ export interface operations {
                     "application/json": components["schemas"]["LeadEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
@@ -3171,9 +4902,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             409: components["responses"]["ApiV1Error409.INVALID_STATUS_TRANSITION"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
@@ -3215,9 +4946,9 @@ export interface operations {
                     "application/json": components["schemas"]["ImportLeadsResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             409: components["responses"]["ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
@@ -3586,6 +5317,14 @@ export interface operations {
                 limit?: number;
                 /** @description Results to skip. */
                 offset?: number;
+                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
+                from?: string;
+                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
+                to?: string;
+                /** @description Only the events of this actor: `user:<user id>`, `api-key:<key id>`, `admin-api` or `system`. */
+                actor?: string;
+                /** @description Only the events of this action, e.g. `bot.updated`. */
+                action?: string;
             };
             header?: never;
             path: {
@@ -3607,6 +5346,36 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createPasswordResetLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description User id (UUID). */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPasswordResetResponse"];
+                };
+            };
             401: components["responses"]["Error401.UNAUTHORIZED"];
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
@@ -3639,9 +5408,9 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookListResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
@@ -3675,9 +5444,9 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecretResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.PLAN_LIMIT_REACHED"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.PLAN_LIMIT_REACHED"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
@@ -3712,9 +5481,9 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
@@ -3746,9 +5515,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
@@ -3786,9 +5555,9 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
@@ -3828,9 +5597,9 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecretResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
@@ -3870,9 +5639,9 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
@@ -3914,9 +5683,9 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryListResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
@@ -3956,10 +5725,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            409: components["responses"]["ApiV1Error409.DELIVERY_IN_FLIGHT"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
@@ -3998,9 +5768,9 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsOverviewResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
@@ -4041,9 +5811,9 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsTimeseriesResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
@@ -4073,9 +5843,9 @@ export interface operations {
                     "application/json": components["schemas"]["TenantSettingsEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
@@ -4109,9 +5879,9 @@ export interface operations {
                     "application/json": components["schemas"]["TenantSettingsEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
@@ -4146,9 +5916,9 @@ export interface operations {
                     "application/json": components["schemas"]["BotSettingsEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
@@ -4186,9 +5956,9 @@ export interface operations {
                     "application/json": components["schemas"]["BotSettingsEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
@@ -4621,9 +6391,9 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeDocumentListResponse"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
@@ -4661,9 +6431,9 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeDocumentEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
@@ -4701,9 +6471,9 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeDocumentEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
@@ -4737,9 +6507,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
@@ -4779,15 +6549,55 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeDocumentEnvelope"];
                 };
             };
-            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
-            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE"];
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
             404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listTenantAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Results to skip. */
+                offset?: number;
+                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
+                from?: string;
+                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
+                to?: string;
+                /** @description Only the events of this actor: `user:<user id>`, `api-key:<key id>`, `admin-api` or `system`. */
+                actor?: string;
+                /** @description Only the events of this action, e.g. `bot.updated`. */
+                action?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventListResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
     };
 }

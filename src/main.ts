@@ -4,9 +4,11 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { ConfigError, configWarnings, loadConfig } from './config/env';
+import { transportNotice } from './common/http/https-only.middleware';
 import { configureApp } from './configure-app';
 import { openDatabaseConnection } from './database/database-connection';
 import { openMigratedEmbeddedDatabase } from './database/migrate';
+import { SchemaStatus } from './database/schema-status';
 import { demoBanner } from './demo/demo-banner';
 import { DemoDataSeeder } from './demo/demo-data';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown';
@@ -36,6 +38,12 @@ async function bootstrap(): Promise<void> {
     logger.log(`Embedded database in ${config.database.dataDir}${applied.length ? `; applied ${applied.join(', ')}` : ''}`, 'Bootstrap');
   }
 
+  if (config.database.kind === 'postgres') {
+    // `npm run db:migrate` is a separate step with PostgreSQL: say at once when it was missed.
+    const problem = await app.get(SchemaStatus).problem().catch(() => undefined);
+    if (problem) logger.warn(`Database ${problem}; until then requests are answered 503 and /health/ready is 503`, 'Bootstrap');
+  }
+
   const demo = connection.kind === 'embedded' && config.demoData ? await app.get(DemoDataSeeder).seedIfEmpty() : undefined;
 
   const server = await app.listen(config.port);
@@ -47,11 +55,13 @@ async function bootstrap(): Promise<void> {
 
   const scheme = config.tls ? 'https' : 'http';
   logger.log(`Listening on ${scheme}://localhost:${config.port}`, 'Bootstrap');
-  if (!config.production && !config.tls) logger.log('Development mode: plain HTTP is accepted from loopback addresses only.', 'Bootstrap');
+  const transport = transportNotice(config);
+  if (transport.level === 'warn') logger.warn(transport.message, 'Bootstrap');
+  else logger.log(transport.message, 'Bootstrap');
   if (demo && config.database.kind === 'embedded') {
     // Last, below every log line written so far, so that it stands out. Printed to the terminal
     // through the log output (to keep the order), never as a log line: the key is stored nowhere in clear.
-    app.get<LogOutput>(LOG_OUTPUT).writeText(demoBanner(demo, `${scheme}://localhost:${config.port}`, config.database.dataDir));
+    app.get<LogOutput>(LOG_OUTPUT).writeText(demoBanner(demo, `${scheme}://localhost:${config.port}`, config.database.dataDir, config.adminApiToken !== undefined));
   }
 }
 

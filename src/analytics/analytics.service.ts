@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DatabaseTimeZones } from '../database/database-time-zones';
 import { DateRange, previousRange, resolveRange } from './analytics-range';
 import { AnalyticsFilter, AnalyticsRepository, FigureCounts, PeriodCount } from './analytics.repository';
 import type { AnalyticsInterval, AnalyticsMetric } from './dto/analytics-timeseries.query';
@@ -46,7 +47,10 @@ function toFigures(range: DateRange, counts: FigureCounts): OverviewFigures {
 
 @Injectable()
 export class AnalyticsService {
-  constructor(private readonly analytics: AnalyticsRepository) {}
+  constructor(
+    private readonly analytics: AnalyticsRepository,
+    private readonly timeZones: DatabaseTimeZones,
+  ) {}
 
   async getOverview(tenantId: string, query: AnalyticsQuery, now = new Date()): Promise<{ current: OverviewFigures; previous: OverviewFigures }> {
     const timeZone = await this.timeZoneOf(tenantId);
@@ -64,8 +68,13 @@ export class AnalyticsService {
     return { metric: query.metric, interval, timeZone, points };
   }
 
-  /** A tenant removed since its key was checked has nothing to count; UTC keeps the answer well formed. */
+  /**
+   * A tenant removed since its key was checked has nothing to count; UTC keeps the answer well
+   * formed. So does a zone stored before settings checked it against the database (whose
+   * `AT TIME ZONE` would refuse it): the answer's `timezone` says UTC.
+   */
   private async timeZoneOf(tenantId: string): Promise<string> {
-    return (await this.analytics.findTimeZone(tenantId)) ?? 'UTC';
+    const timeZone = await this.analytics.findTimeZone(tenantId);
+    return timeZone && (await this.timeZones.has(timeZone)) ? timeZone : 'UTC';
   }
 }

@@ -4,6 +4,7 @@ import { ConfigError, configWarnings, loadConfig } from './env';
 
 const PEPPER = 'production-pepper-0123456789abcdef';
 const WIDGET_SECRET = 'production-widget-token-secret-0123456789';
+const PRODUCTION_BASE = { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, WIDGET_TOKEN_SECRET: WIDGET_SECRET };
 
 function failureOf(env: Record<string, string>): ConfigError {
   try {
@@ -99,6 +100,22 @@ describe('loadConfig', () => {
     it('is only NODE_ENV=production', () => {
       expect(loadConfig({ NODE_ENV: 'development' })).toMatchObject({ production: false, demoData: true });
       expect(loadConfig({ NODE_ENV: 'test' }).production).toBe(false);
+    });
+
+    it.each([
+      ['API_KEY_PEPPER', { API_KEY_PEPPER: 'development-only-pepper-do-not-use-in-production' }],
+      ['WIDGET_TOKEN_SECRET', { WIDGET_TOKEN_SECRET: 'development-only-widget-token-secret-do-not-use-in-production' }],
+    ])('refuses the built-in development %s, in one line', (variable, env) => {
+      const message = failureOf({ ...PRODUCTION_BASE, ...env }).message;
+      expect(message).toBe(`Invalid configuration: ${variable} must not be the built-in development value when NODE_ENV=production (e.g. openssl rand -hex 32)`);
+    });
+
+    it('uses the built-in development values outside production, where they are the defaults', () => {
+      const defaults = loadConfig({});
+      expect(loadConfig({ API_KEY_PEPPER: defaults.apiKeyPepper, WIDGET_TOKEN_SECRET: defaults.widget.tokenSecret })).toMatchObject({
+        apiKeyPepper: defaults.apiKeyPepper,
+        widget: { tokenSecret: defaults.widget.tokenSecret },
+      });
     });
 
     it('does not use the development pepper outside production when one is given', () => {
@@ -247,9 +264,22 @@ describe('loadConfig: ADMIN_API_TOKEN in production mode', () => {
 
   it('accepts 32 characters with 8 distinct ones, and a hex token from openssl rand -hex 32', () => {
     expect(loadConfig({ ...PRODUCTION, ADMIN_API_TOKEN: STRONG_TOKEN }).adminApiToken).toBe(STRONG_TOKEN);
-    expect(loadConfig({ ...PRODUCTION, ADMIN_API_TOKEN: 'abcdefghabcdefghabcdefghabcdefgh' }).adminApiToken).toHaveLength(32);
     const hex = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
     expect(loadConfig({ ...PRODUCTION, ADMIN_API_TOKEN: hex }).adminApiToken).toBe(hex);
+  });
+
+  it.each([
+    ['abcdefgh four times', 'abcdefgh'.repeat(4)],
+    ['a 10-character pattern three times and a part', 'Zq3vN8xK2m'.repeat(3) + 'Zq3v'],
+    ['a 16-character pattern twice', 'Zq3vN8xK2mP7wR4t'.repeat(2)],
+  ])('refuses a token that repeats a shorter pattern (%s), without the value', (_name, token) => {
+    const message = failureOf({ ...PRODUCTION, ADMIN_API_TOKEN: token }).message;
+    expect(message).toBe('Invalid configuration: ADMIN_API_TOKEN must not repeat a shorter pattern when NODE_ENV=production (e.g. openssl rand -hex 32)');
+    expect(message).not.toContain(token);
+  });
+
+  it('accepts outside production a token that repeats a pattern (the 16-character rule only)', () => {
+    expect(loadConfig({ ADMIN_API_TOKEN: 'abcdefgh'.repeat(4) }).adminApiToken).toBe('abcdefgh'.repeat(4));
   });
 
   it('still allows ADMIN_API_TOKEN to be unset (the admin API off)', () => {
@@ -288,6 +318,40 @@ describe('TRUST_PROXY=true', () => {
     for (const env of [{}, { TRUST_PROXY: 'false' }, { TRUST_PROXY: 'loopback' }, { TRUST_PROXY: '10.0.0.0/8' }]) {
       expect(configWarnings(loadConfig(env))).toEqual([]);
     }
+  });
+});
+
+describe('warnings about public address space', () => {
+  it.each([
+    ['TRUST_PROXY', { TRUST_PROXY: '203.0.114.0/24' }],
+    ['TRUST_PROXY', { TRUST_PROXY: 'loopback, 8.8.8.8' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/7' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '2600::/16' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/254.0.0.0' }],
+    ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32, 1.0.0.0/8' }],
+    ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '0.0.0.0/0' }],
+    ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '192.168.0.0/15' }],
+    ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '::/0' }],
+  ])('starts, in production too, with one warning naming %s for %j', (variable, env) => {
+    for (const base of [{}, PRODUCTION]) {
+      const warnings = configWarnings(loadConfig({ ...base, ...env }));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(new RegExp(`^${variable} covers public addresses \\(`));
+      expect(warnings[0]).not.toMatch(/[\r\n]/);
+    }
+  });
+
+  it('names only the public entries', () => {
+    expect(configWarnings(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/8,8.8.8.0/24,127.0.0.1/32' }))[0]).toContain('(8.8.8.0/24)');
+  });
+
+  it('says nothing of private, loopback, link-local and unique local ranges', () => {
+    const env = {
+      ...PRODUCTION,
+      TRUST_PROXY: 'loopback, linklocal, uniquelocal, 10.1.2.3, 172.16.0.0/12, 192.168.1.0/24, fd00::/8, ::1, 10.0.0.0/255.0.0.0',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7,::1/128,169.254.0.0/16',
+    };
+    expect(configWarnings(loadConfig(env))).toEqual([]);
   });
 });
 

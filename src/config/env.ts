@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { Transform, plainToInstance } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength, validateSync } from 'class-validator';
+import { coversPublicAddresses } from '../common/validation/public-url';
 import { trustedProxies } from './trusted-proxies';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -196,6 +197,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (production && !vars.API_KEY_PEPPER) {
     throw new ConfigError('Invalid configuration: API_KEY_PEPPER is required when NODE_ENV=production');
   }
+  // The development values are in this public source: whoever reads it could forge what they protect.
+  if (production && vars.API_KEY_PEPPER === DEVELOPMENT_PEPPER) {
+    throw new ConfigError('Invalid configuration: API_KEY_PEPPER must not be the built-in development value when NODE_ENV=production (e.g. openssl rand -hex 32)');
+  }
+  if (production && vars.WIDGET_TOKEN_SECRET === DEVELOPMENT_WIDGET_TOKEN_SECRET) {
+    throw new ConfigError('Invalid configuration: WIDGET_TOKEN_SECRET must not be the built-in development value when NODE_ENV=production (e.g. openssl rand -hex 32)');
+  }
   if (Boolean(vars.TLS_CERT_FILE) !== Boolean(vars.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
@@ -219,6 +227,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(
       `Invalid configuration: ADMIN_API_TOKEN must be at least ${PRODUCTION_TOKEN_LENGTH} characters with at least ${PRODUCTION_TOKEN_DISTINCT} distinct characters when NODE_ENV=production`,
     );
+  }
+  if (production && vars.ADMIN_API_TOKEN && repeatsAPattern(vars.ADMIN_API_TOKEN)) {
+    throw new ConfigError('Invalid configuration: ADMIN_API_TOKEN must not repeat a shorter pattern when NODE_ENV=production (e.g. openssl rand -hex 32)');
   }
   if (production && vars.TRUST_PROXY && trustsEveryone(vars.TRUST_PROXY)) {
     throw new ConfigError(
@@ -323,6 +334,19 @@ function isStrongToken(token: string): boolean {
   return token.length >= PRODUCTION_TOKEN_LENGTH && new Set(token).size >= PRODUCTION_TOKEN_DISTINCT;
 }
 
+/**
+ * Whether the token is a shorter pattern repeated (`abcdefgh` four times, or with a partial last
+ * copy): its strength is the pattern's, not its length's.
+ */
+function repeatsAPattern(token: string): boolean {
+  for (let period = 1; period <= token.length / 2; period++) {
+    let repeats = true;
+    for (let i = period; i < token.length && repeats; i++) repeats = token[i] === token[i - period];
+    if (repeats) return true;
+  }
+  return false;
+}
+
 function isDirectoryOrAbsent(dir: string): boolean {
   try {
     return statSync(dir).isDirectory();
@@ -338,17 +362,39 @@ function trustsEveryone(value: boolean | string): boolean {
 }
 
 /**
- * Settings that are allowed but unsafe outside production (where they are refused), to be logged
- * once at start.
+ * Settings that are allowed but unsafe, to be logged once at start: trusting every proxy outside
+ * production (where it is refused), and, in every mode, ranges of public addresses where only
+ * private ones are expected (a typo such as 10.0.0.0/0, or a public proxy list).
  */
-export function configWarnings(config: Pick<AppConfig, 'production' | 'trustProxy'>): string[] {
+export function configWarnings(config: Pick<AppConfig, 'production' | 'trustProxy' | 'webhooks'>): string[] {
   const warnings: string[] = [];
   if (!config.production && config.trustProxy !== undefined && trustsEveryone(config.trustProxy)) {
     warnings.push(
       'TRUST_PROXY trusts every address: any client can set X-Forwarded-For and X-Forwarded-Proto. List the proxies instead, as CIDR ranges or loopback/uniquelocal (this is refused when NODE_ENV=production).',
     );
+  } else if (typeof config.trustProxy === 'string') {
+    const publicEntries = config.trustProxy.split(',').map((entry) => entry.trim()).filter((entry) => coversPublicAddresses(withPrefixLength(entry)));
+    if (publicEntries.length) {
+      warnings.push(
+        `TRUST_PROXY covers public addresses (${publicEntries.join(', ')}): a client there can set X-Forwarded-For and X-Forwarded-Proto. Trust only your load balancers' addresses.`,
+      );
+    }
+  }
+  const publicCidrs = config.webhooks.allowedCidrs.filter(coversPublicAddresses);
+  if (publicCidrs.length) {
+    warnings.push(
+      `WEBHOOK_ALLOWED_CIDRS covers public addresses (${publicCidrs.join(', ')}): it is meant for private or loopback ranges; public receivers need no entry and must use https.`,
+    );
   }
   return warnings;
+}
+
+/** A TRUST_PROXY entry with a netmask (`10.0.0.0/255.0.0.0`, proxy-addr's other form) as a prefix length. */
+function withPrefixLength(entry: string): string {
+  const [address, mask] = entry.split('/');
+  if (mask === undefined || isIP(mask) !== 4) return entry;
+  const bits = mask.split('.').reduce((count, octet) => count + (Number(octet) >>> 0).toString(2).replaceAll('0', '').length, 0);
+  return `${address}/${bits}`;
 }
 
 function isReadableFile(file: string): boolean {

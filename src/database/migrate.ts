@@ -19,7 +19,8 @@ async function readOptional(file: string): Promise<string | null> {
   return readFile(file, 'utf8').catch(() => null);
 }
 
-async function migrationDirectoryNames(migrationsDir: string): Promise<string[]> {
+/** The migrations of the folder, in order (none when the folder is missing). */
+export async function migrationDirectoryNames(migrationsDir = MIGRATIONS_DIR): Promise<string[]> {
   const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
   return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
 }

@@ -24,6 +24,8 @@ export interface DemoTenant {
   tenantId: string;
   /** The new secret key, on the start that created the demo tenant only. */
   key?: string;
+  /** The new public key (the widget's) and the bot the demo page shows, on that start only. */
+  widget?: { publicKey: string; botId: string };
 }
 
 const CONVERSATIONS = [
@@ -35,7 +37,8 @@ const CONVERSATIONS = [
 
 /**
  * The first embedded start shows the product: a demo tenant on Pro with bots (one inactive),
- * conversations with messages, leads, and one secret key, returned so it can be printed once.
+ * conversations with messages, leads, a secret key and a public key for the widget, returned so
+ * they can be printed once.
  */
 @Injectable()
 export class DemoDataSeeder {
@@ -89,6 +92,7 @@ export class DemoDataSeeder {
     await this.users.addMembership(tenant.id, owner.id, 'owner');
 
     const { key } = await this.apiKeys.createKey(tenant.id, { name: 'Demo key', scopes: [...ALL_SCOPES], type: 'secret', expiresAt: null }, SYSTEM_ACTOR);
-    return { tenantId: tenant.id, key };
+    const widget = await this.apiKeys.createKey(tenant.id, { name: 'Demo widget key', scopes: [], type: 'public', expiresAt: null }, SYSTEM_ACTOR);
+    return { tenantId: tenant.id, key, widget: { publicKey: widget.key, botId: support.id } };
   }
 }

@@ -1,7 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
@@ -43,8 +43,9 @@ export class LeadsController {
     summary: 'Export leads as CSV',
     description:
       'The leads matching the filters of `GET /api/v1/leads` (no `limit` or `offset`), newest first, streamed as CSV (RFC 4180, CRLF line ends) with a header row ' +
-      'of the Lead fields; `tags` are joined by `;`, null is an empty cell. A cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `\'` ' +
-      '(spreadsheet formula injection). Any number of leads, in constant memory.',
+      'of the Lead fields; every cell holding `"`, `,`, `;`, CR or LF is quoted; null is an empty cell. `tags` are joined by `; `, each tag escaped and quoted ' +
+      'like a cell (`["bulk","a;b"]` is `bulk; "a;b"`). A formula character (`=`, `+`, `-`, `@`, tab or CR) at the start of a cell or right after a `;` or `,` ' +
+      'is prefixed with `\'` (spreadsheet formula injection). Any number of leads, in constant memory.',
     scopes: [Scope.LeadsRead],
     produces: 'text/csv',
   })
@@ -86,6 +87,17 @@ export class LeadsController {
     type: LeadEnvelope,
     headers: { Location: headerRef('Location'), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
     errors: [...JSON_BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
+  })
+  // A written example: the one generated from the schema has a placeholder botId, which no tenant
+  // has, so "Try it out" answered 400. Without botId it succeeds for any tenant.
+  @ApiBody({
+    type: CreateLeadDto,
+    examples: {
+      lead: {
+        summary: 'A lead without a bot',
+        value: { name: 'Jane Doe', email: 'jane@example.com', phone: '+1 555 0100', company: 'Acme Inc.', message: 'Please call me about the Pro plan.', tags: ['website'] },
+      },
+    },
   })
   @ApiHeader({
     name: IDEMPOTENCY_KEY_HEADER,

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '../common/errors/app-error';
+import { NotFoundError, ValidationError } from '../common/errors/app-error';
 import { assertSomethingSent, changedFields } from '../common/validation/changed-fields';
 import { isUuid } from '../common/validation/uuid';
+import { DatabaseTimeZones } from '../database/database-time-zones';
 import { PrismaService } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
@@ -20,6 +21,7 @@ export class SettingsService {
     private readonly prisma: PrismaService,
     private readonly settings: SettingsRepository,
     private readonly events: EventRecorder,
+    private readonly timeZones: DatabaseTimeZones,
   ) {}
 
   async getTenantSettings(tenantId: string): Promise<TenantSettingsRow> {
@@ -28,6 +30,10 @@ export class SettingsService {
 
   async updateTenantSettings(tenantId: string, body: UpdateTenantSettingsDto, actor: Actor): Promise<TenantSettingsRow> {
     assertSomethingSent(body);
+    // ICU (the DTO's check) knows names the database does not; analytics needs both to.
+    if (body.timezone !== undefined && !(await this.timeZones.has(body.timezone))) {
+      throw ValidationError.field('timezone', 'must be an IANA time zone name such as Europe/Berlin or UTC');
+    }
     return this.prisma.$transaction(async (tx) => {
       const current = (await this.settings.tenantSettings(tenantId, tx))!;
       const changes = changedFields<TenantSettingsRow>(current, {

@@ -279,6 +279,13 @@ describe('Admin API (/admin/v1)', () => {
       }
     });
 
+    it('refuses scopes on a public key, naming scopes, and creates nothing', async () => {
+      const before = (await t.admin().get(`/admin/v1/tenants/${main.id}/api-keys`).expect(200)).body.apiKeys.length;
+      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Widget', scopes: ['bots:read'], type: 'public' });
+      expectValidation(response, [{ field: 'scopes', message: 'must be empty for a public key (it may call only verify and the widget endpoints)' }]);
+      expect((await t.admin().get(`/admin/v1/tenants/${main.id}/api-keys`).expect(200)).body.apiKeys).toHaveLength(before);
+    });
+
     it('rejects an expiry in the past', async () => {
       const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Expired', scopes: ['bots:read'], expiresAt: new Date(Date.now() - 60_000).toISOString() });
       expectValidation(response, [{ field: 'expiresAt', message: 'must be in the future' }]);
@@ -328,7 +335,7 @@ describe('Admin API (/admin/v1)', () => {
     beforeAll(async () => {
       tenant = await createTenant(t, { plan: 'pro', scopes: ['bots:read'] });
       const a = await t.admin().post(`/admin/v1/tenants/${tenant.id}/api-keys`).send({ name: 'Key A', scopes: ['leads:read'], expiresAt: '2099-06-01T00:00:00.000Z' }).expect(201);
-      const b = await t.admin().post(`/admin/v1/tenants/${tenant.id}/api-keys`).send({ name: 'Key B', scopes: ['bots:read', 'leads:write'], type: 'public' }).expect(201);
+      const b = await t.admin().post(`/admin/v1/tenants/${tenant.id}/api-keys`).send({ name: 'Key B', scopes: [], type: 'public' }).expect(201);
       keyA = { id: a.body.apiKey.id, key: a.body.key };
       keyB = { id: b.body.apiKey.id, key: b.body.key };
     });
@@ -340,7 +347,7 @@ describe('Admin API (/admin/v1)', () => {
         apiKeys: [
           { id: tenant.keyId, name: 'test key', type: 'secret', scopes: ['bots:read'], prefix: 'svc_sk_', last4: tenant.key.slice(-4), expiresAt: null, lastUsedAt: null, createdAt: expect.stringMatching(ISO) },
           { id: keyA.id, name: 'Key A', type: 'secret', scopes: ['leads:read'], prefix: 'svc_sk_', last4: keyA.key.slice(-4), expiresAt: '2099-06-01T00:00:00.000Z', lastUsedAt: null, createdAt: expect.stringMatching(ISO) },
-          { id: keyB.id, name: 'Key B', type: 'public', scopes: ['bots:read', 'leads:write'], prefix: 'svc_pk_', last4: keyB.key.slice(-4), expiresAt: null, lastUsedAt: null, createdAt: expect.stringMatching(ISO) },
+          { id: keyB.id, name: 'Key B', type: 'public', scopes: [], prefix: 'svc_pk_', last4: keyB.key.slice(-4), expiresAt: null, lastUsedAt: null, createdAt: expect.stringMatching(ISO) },
         ],
       });
       for (const key of [tenant.key, keyA.key, keyB.key]) {

@@ -211,6 +211,13 @@ describe('Analytics', () => {
       });
     });
 
+    it('counts in UTC, and says so, for a stored time zone the database does not know (saved before settings checked it)', async () => {
+      const old = await createTenant(t, { plan: 'pro' });
+      await setTimeZone(old.id, 'US/Pacific-New');
+      await get(old.key, 'overview', JANUARY).expect(200);
+      expect((await get(old.key, 'timeseries', { metric: 'conversations', ...JANUARY }).expect(200)).body).toMatchObject({ timezone: 'UTC', points: days('2026-01-01', '2026-01-31', {}) });
+    });
+
     it('reads the time zone on every request: a change shows at once', async () => {
       try {
         await setTimeZone(tenant.id, 'UTC');

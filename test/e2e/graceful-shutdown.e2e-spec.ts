@@ -175,8 +175,17 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
     });
 
     it('writes every stdout line outside the demo banner as a JSON object (no pretty printing without a TTY)', () => {
-      const banner = new Set(['', '─'.repeat(78), 'Demo tenant created (plan pro). Its secret key, shown this once:', `  ${demoKey}`, 'Try it:']);
-      const other = server.stdout.split('\n').filter((line) => !banner.has(line) && !line.startsWith('  curl -s -H "X-API-Key: ') && !line.startsWith('Dashboard: '));
+      const banner = new Set([
+        '',
+        '─'.repeat(78),
+        'Demo tenant created (plan pro). Its secret key, shown this once:',
+        `  ${demoKey}`,
+        'Try it:',
+        'Its public key, for the chat widget (it may call only verify and the widget endpoints):',
+        'The widget on a demo page:',
+      ]);
+      const bannerLine = (line: string) => banner.has(line) || line.startsWith('Dashboard: ') || /^ {2}(curl -s -H "X-API-Key: |svc_pk_|http:\/\/localhost:\d+\/widget\/demo\?)/.test(line);
+      const other = server.stdout.split('\n').filter((line) => !bannerLine(line));
       expect(other.map((line) => (JSON.parse(line) as LogLine).msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^Embedded database in /), expect.stringMatching(/^Listening on /)]));
       for (const line of other) {
         const parsed = JSON.parse(line) as LogLine;

@@ -70,6 +70,20 @@ describe('HTTP edge cases: the parser, huge validation answers, chunked bodies',
     expect(response.text.length).toBeLessThan(3_000);
   });
 
+  it('cuts an unknown field\'s name to 64 characters and an ellipsis: a 3 MB name is not echoed', async () => {
+    const name = 'x'.repeat(3_000_000);
+    const response = await t.http().post('/api/v1/leads/import').set('X-API-Key', tenant.key).send({ leads: [{ name: 'Ada', email: 'ada@example.com', [name]: 1 }] });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toEqual([{ field: `${`leads[0].${name}`.slice(0, 64)}…`, message: 'is not an allowed field' }]);
+    expect(response.text.length).toBeLessThan(1_000);
+  });
+
+  it('cuts a long name between characters, never inside a surrogate pair', async () => {
+    const name = `${'a'.repeat(63)}${'😀'.repeat(10)}`;
+    const response = await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'Ada', email: 'ada@example.com', [name]: 1 }).expect(400);
+    expect(response.body.error.details).toEqual([{ field: `${'a'.repeat(63)}…`, message: 'is not an allowed field' }]);
+  });
+
   it('keeps every detail, and no count, up to 20', async () => {
     const body = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`unknown${i}`, 1]));
     const response = await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'Ada', email: 'ada@example.com', ...body }).expect(400);

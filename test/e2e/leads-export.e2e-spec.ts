@@ -7,11 +7,25 @@ type Lead = Record<string, unknown> & { id: string; tags: string[] };
 
 const COLUMNS = ['id', 'name', 'email', 'phone', 'company', 'message', 'botId', 'conversationId', 'source', 'status', 'tags', 'createdAt', 'updatedAt'];
 
-/** A cell as the export must write it: one a spreadsheet would run as a formula starts with `'`. */
-const cell = (value: string) => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
+/** A formula character at the start of a cell or after a `;` or `,` (and spaces) gets a leading `'`. */
+const cell = (value: string) => value.replace(/(^|[;,] *)(?=[=+\-@\t\r])/g, "$1'");
+const unescapeFormulas = (value: string) => value.replace(/(^|[;,] *)'(?=[=+\-@\t\r])/g, '$1');
+/** A tag as the tags cell holds it: escaped, then quoted when it holds a quote, separator or line break. */
+const tagCell = (tag: string) => (/[";,\r\n]/.test(cell(tag)) ? `"${cell(tag).replaceAll('"', '""')}"` : cell(tag));
 
-/** A lead as the export writes it: null is an empty cell, tags are joined by `;`. */
-const asCsvRecord = (lead: Lead) => Object.fromEntries(COLUMNS.map((column) => [column, cell(column === 'tags' ? lead.tags.join(';') : ((lead[column] as string | null) ?? ''))]));
+/** A lead as the export writes it: null is an empty cell, tags are joined by `; `. */
+const asCsvRecord = (lead: Lead) =>
+  Object.fromEntries(COLUMNS.map((column) => [column, cell(column === 'tags' ? lead.tags.map(tagCell).join('; ') : ((lead[column] as string | null) ?? ''))]));
+
+/** The tags of a tags cell, read back: a `; `-separated list of RFC 4180 fields whose formula escapes are undone. */
+const readTags = (value: string) => (value === '' ? [] : (parse(value, { delimiter: '; ', relax_quotes: false }) as string[][])[0].map(unescapeFormulas));
+
+/** Strict RFC 4180, and any line break outside quotes ends a record (as Python's csv and spreadsheets read it). */
+const strictRecords = (csv: string) =>
+  parse(csv, { columns: true, bom: false, relax_quotes: false, relax_column_count: false, skip_empty_lines: false, record_delimiter: ['\r\n', '\n', '\r'] }) as Record<string, string>[];
+
+/** Every piece of the file a spreadsheet splitting on `;` or `,` (or a line break) could read as a cell, spaces and an opening quote removed. */
+const piecesStartingAFormula = (csv: string) => csv.split(/[;,\r\n]/).map((piece) => piece.replace(/^ *"?/, '')).filter((piece) => /^[=+\-@\t\r]/.test(piece));
 
 describe('Leads: GET /api/v1/leads/export', () => {
   let t: TestApp;
@@ -67,7 +81,34 @@ describe('Leads: GET /api/v1/leads/export', () => {
     }
     const tagged = (await importLeads([{ name: 'Tags', email: 'tags@example.com', tags: ['=1', 'b'] }]))[0];
     expect(rows.length).toBeGreaterThan(0);
-    expect(records((await exportCsv().expect(200)).body).find((r) => r.id === tagged.id)!.tags).toBe("'=1;b");
+    expect(records((await exportCsv().expect(200)).body).find((r) => r.id === tagged.id)!.tags).toBe("'=1; b");
+  });
+
+  it('writes one record per lead that a strict RFC 4180 reader reads back whole, with no cell starting a formula however the file is split', async () => {
+    const tricky = await createTenant(t, { plan: 'enterprise' });
+    const texts = ['line one\nline two', 'cr\rinside', 'crlf\r\ninside', 'x;=1+1;y', 'a,-2', 'semi; +3', 'a;b', 'say "hi"', 'x,@SUM(A1)', 'tab;\t=1', 'plain'];
+    const tagLists = [['bulk', 'a;b'], ['ok', '=1+1'], ['x; y', 'q"t'], ['c,d', '-1'], ['two\nlines'], []];
+    const imported = await importLeads(
+      Array.from({ length: 300 }, (_, i) => ({
+        name: `Lead ${texts[i % texts.length]} ${i}`,
+        email: `t${i}@example.com`,
+        company: texts[(i + 3) % texts.length],
+        message: texts[(i + 7) % texts.length],
+        tags: tagLists[i % tagLists.length],
+      })),
+      tricky.key,
+    );
+    const csv = (await exportCsv('', tricky.key).expect(200)).body as string;
+    const rows = strictRecords(csv);
+    expect(rows).toHaveLength(imported.length);
+    const leads = await list('', tricky.key);
+    expect(rows).toEqual(leads.map(asCsvRecord));
+    for (const [row, lead] of rows.map((r, i) => [r, leads[i]] as const)) {
+      expect(readTags(row.tags)).toEqual(lead.tags);
+      expect(unescapeFormulas(row.message)).toBe(lead.message);
+    }
+    expect(readTags(rows.find((r) => r.tags.startsWith('bulk'))!.tags)).toEqual(['bulk', 'a;b']);
+    expect(piecesStartingAFormula(csv)).toEqual([]);
   });
 
   it('exports exactly the leads the list filters select: botId, search, from and to', async () => {

@@ -106,6 +106,8 @@ describe('OpenAPI document and contract', () => {
           'path-parameters-defined': 'error',
           'operation-2xx-response': 'error',
           'operation-summary': 'error',
+          'operation-tag-defined': 'error',
+          'tag-description': 'error',
           'security-defined': 'error',
           'spec-components-invalid-map-name': 'error',
           'no-unused-components': 'error',
@@ -113,6 +115,28 @@ describe('OpenAPI document and contract', () => {
       });
       const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
       expect(problems.map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`)).toEqual([]);
+    });
+
+    it('declares every tag its operations use, each with a description (the sections of /docs)', () => {
+      const used = new Set(contract.operations().flatMap((route) => (contract.operation(route.split(' ')[0], route.split(' ')[1]) as { tags?: string[] }).tags ?? []));
+      const declared = (document as unknown as { tags: { name: string; description?: string }[] }).tags;
+      expect([...used].sort()).toEqual(declared.map((tag) => tag.name).sort());
+      for (const tag of declared) expect(tag.description).toEqual(expect.any(String));
+      expect(declared.map((tag) => tag.name)).toEqual(expect.arrayContaining(['Analytics', 'Settings', 'Widget']));
+    });
+
+    it('gives request examples that succeed as written for a tenant like the demo one (Pro, every scope)', async () => {
+      const demoLike = await createTenant(t, { plan: 'pro' });
+      const examples = Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.entries(item as Record<string, { requestBody?: { content?: Record<string, { examples?: Record<string, { value: unknown }> }> } }>).flatMap(([method, operation]) =>
+          Object.values(operation.requestBody?.content?.['application/json']?.examples ?? {}).map((example) => ({ method, path, body: example.value })),
+        ),
+      );
+      expect(examples.map(({ method, path }) => `${method.toUpperCase()} ${path}`)).toContain('POST /api/v1/leads');
+      for (const { method, path, body } of examples.filter((example) => example.path.startsWith('/api/v1/') && !example.path.includes('{'))) {
+        const response = await t.http()[method as 'post' | 'put' | 'patch'](path).set('X-API-Key', demoLike.key).send(body as object);
+        if (response.status >= 300) throw new Error(`The example of ${method.toUpperCase()} ${path} answered ${response.status}: ${response.text.slice(0, 300)}`);
+      }
     });
 
     it('compiles every schema as strict JSON Schema 2020-12', () => {

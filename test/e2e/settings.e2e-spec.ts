@@ -93,6 +93,8 @@ describe('Settings: the tenant and its bots', () => {
       [{ timezone: 'Mars/Olympus' }, 'timezone', 'must be an IANA time zone name such as Europe/Berlin or UTC'],
       [{ timezone: '+02:00' }, 'timezone', 'must be an IANA time zone name such as Europe/Berlin or UTC'],
       [{ timezone: 'Europe' }, 'timezone', 'must be an IANA time zone name such as Europe/Berlin or UTC'],
+      // Known to Node's ICU (an alias of America/Los_Angeles), not to the database's tz data.
+      [{ timezone: 'US/Pacific-New' }, 'timezone', 'must be an IANA time zone name such as Europe/Berlin or UTC'],
       [{ timezone: 1 }, 'timezone', 'must be a string'],
       [{ timezone: null }, 'timezone', 'must be a string'],
       [{ allowedOrigins: 'https://example.com' }, 'allowedOrigins', 'must be an array of origins'],
@@ -136,6 +138,16 @@ describe('Settings: the tenant and its bots', () => {
       for (const [sent, stored] of [['Asia/Kolkata', 'Asia/Kolkata'], ['Asia/Calcutta', 'Asia/Calcutta'], ['europe/berlin', 'Europe/Berlin'], ['Etc/GMT+2', 'Etc/GMT+2'], ['UTC', 'UTC']]) {
         expect((await patch('/api/v1/settings', { timezone: sent }, fresh.key).expect(200)).body.settings.timezone).toBe(stored);
       }
+    });
+
+    it('refuses a time zone the database does not know, so analytics keeps answering 200', async () => {
+      await patch('/api/v1/settings', { timezone: 'Asia/Tokyo' }, fresh.key).expect(200);
+      expectError(await patch('/api/v1/settings', { timezone: 'US/Pacific-New' }, fresh.key), 400, 'VALIDATION_ERROR', [
+        { field: 'timezone', message: 'must be an IANA time zone name such as Europe/Berlin or UTC' },
+      ]);
+      expect((await get('/api/v1/settings', fresh.key).expect(200)).body.settings.timezone).toBe('Asia/Tokyo');
+      await get('/api/v1/analytics/overview', fresh.key).expect(200);
+      expect((await get('/api/v1/analytics/timeseries?metric=leads', fresh.key).expect(200)).body.timezone).toBe('Asia/Tokyo');
     });
 
     it("keeps each tenant's settings its own", async () => {
@@ -211,7 +223,7 @@ describe('Settings: the tenant and its bots', () => {
     });
 
     it('refuses public keys', async () => {
-      const publicKey = await createKey(t, tenant.id, { type: 'public', scopes: ['settings:read', 'settings:write'] });
+      const publicKey = await createKey(t, tenant.id, { type: 'public' });
       expect((await get('/api/v1/settings', publicKey.key)).status).toBe(403);
     });
   });

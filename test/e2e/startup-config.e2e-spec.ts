@@ -56,6 +56,21 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       /^Invalid configuration: ADMIN_API_TOKEN must be at least 32 characters with at least 8 distinct characters when NODE_ENV=production$/,
     ],
     [
+      'production with the built-in development API_KEY_PEPPER',
+      { NODE_ENV: 'production', API_KEY_PEPPER: 'development-only-pepper-do-not-use-in-production' },
+      /^Invalid configuration: API_KEY_PEPPER must not be the built-in development value when NODE_ENV=production/,
+    ],
+    [
+      'production with the built-in development WIDGET_TOKEN_SECRET',
+      { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, WIDGET_TOKEN_SECRET: 'development-only-widget-token-secret-do-not-use-in-production' },
+      /^Invalid configuration: WIDGET_TOKEN_SECRET must not be the built-in development value when NODE_ENV=production/,
+    ],
+    [
+      'production with an ADMIN_API_TOKEN of abcdefgh four times',
+      { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, ADMIN_API_TOKEN: 'abcdefgh'.repeat(4) },
+      /^Invalid configuration: ADMIN_API_TOKEN must not repeat a shorter pattern when NODE_ENV=production/,
+    ],
+    [
       'production with TRUST_PROXY=true',
       { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, TRUST_PROXY: 'true' },
       /^Invalid configuration: TRUST_PROXY must not trust every address when NODE_ENV=production; list the proxies as CIDR ranges or loopback\/linklocal\/uniquelocal$/,
@@ -123,6 +138,14 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       await server.waitFor('/health/live'); // the banner follows the listener
       for (let i = 0; i < 50 && !server.stdout.includes('Try it:'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
       expect(server.stdout).toMatch(/Demo tenant created \(plan pro\)\. Its secret key, shown this once:\n {2}svc_sk_[0-9A-Za-z]{33}\n/);
+      for (let i = 0; i < 50 && !server.stdout.includes('/widget/demo?'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      // The public key and the demo page with it filled in: the page loads and its key works on the widget.
+      const [, publicKey] = /Its public key, for the chat widget .*:\n {2}(svc_pk_[0-9A-Za-z]{33})\n/.exec(server.stdout) ?? [];
+      expect(publicKey).toBeDefined();
+      const [, demoPath, botId] = /\n {2}http:\/\/localhost:\d+(\/widget\/demo\?botId=([0-9a-f-]{36})&key=svc_pk_[0-9A-Za-z]{33})\n/.exec(server.stdout) ?? [];
+      expect(demoPath).toContain(`&key=${publicKey}`);
+      expect((await request({ port: server.port, path: demoPath })).status).toBe(200);
+      expect((await request({ port: server.port, path: `/api/v1/widget/bots/${botId}`, headers: { 'X-API-Key': publicKey } })).status).toBe(200);
       // The demo tenant's owner, to sign in to the dashboard at once.
       expect(server.stdout).toMatch(/\nDashboard: http:\/\/localhost:\d+\/dashboard {2}\(sign in as demo@example\.com \/ demo-password\)\n/);
       const login = await request({ port: server.port, path: '/auth/v1/sessions', method: 'POST', headers: { Origin: `http://localhost:${server.port}`, Host: `localhost:${server.port}` }, body: { email: 'demo@example.com', password: 'demo-password' } });
@@ -136,8 +159,8 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
     it('shows the demo key last, below the few start-up lines, and on a later start how to get a new key', async () => {
       const dir = dataDir();
       /** Starts the server on `dir`, waits for `text` on stdout, stops it (exit code 0) and returns its stdout. */
-      const runUntil = async (text: string): Promise<string> => {
-        const server = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dir, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' });
+      const runUntil = async (text: string, env: Record<string, string> = {}): Promise<string> => {
+        const server = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dir, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env });
         servers.push(server);
         await server.waitFor('/health/ready');
         for (let i = 0; i < 50 && !server.stdout.includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -159,8 +182,15 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       const second = { stdout: await runUntil('A new key') };
       expect(second.stdout).toMatch(/"msg":"Embedded database in [^;"]+"/);
       expect(second.stdout).not.toMatch(/svc_sk_|Demo tenant created/);
-      expect(second.stdout).toMatch(/Demo tenant in .+ \(id [0-9a-f-]{36}\)\. Its key was shown on the first start only\./);
+      expect(second.stdout).toMatch(/Demo tenant in .+ \(id [0-9a-f-]{36}\)\. Its keys were shown on the first start only\./);
       expect(second.stdout).toMatch(/curl -s -X POST -H "Authorization: Bearer \$ADMIN_API_TOKEN" .*\n.*\/admin\/v1\/tenants\/[0-9a-f-]{36}\/api-keys\n/);
+      expect(second.stdout).toContain('A new key: start with ADMIN_API_TOKEN set');
+      expect(second.stdout).toContain(`-d '{"name":"Demo widget key","type":"public","scopes":[]}'`);
+
+      // With ADMIN_API_TOKEN set, the banner does not ask for it.
+      const third = { stdout: await runUntil('A new public key', { ADMIN_API_TOKEN: STRONG_ADMIN_TOKEN }) };
+      expect(third.stdout).toContain('A new secret key (with the ADMIN_API_TOKEN this service runs with):');
+      expect(third.stdout).not.toContain('start with ADMIN_API_TOKEN set');
     });
 
     it('stops with exit code 1 and the schema engine\'s reason when the folder holds a failed migration, before listening', async () => {
@@ -206,6 +236,36 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       expect(server.stdout).not.toContain('TRUST_PROXY');
     });
 
+    it('serves production behind a trusted proxy on 127.0.0.1 (TRUST_PROXY=loopback, X-Forwarded-Proto: https) and says so at start', async () => {
+      const server = new ChildServer({
+        PORT: String(await freePort()),
+        DATA_DIR: dataDir(),
+        NODE_ENV: 'production',
+        API_KEY_PEPPER: PEPPER,
+        ADMIN_API_TOKEN: STRONG_ADMIN_TOKEN,
+        WIDGET_TOKEN_SECRET: 'w'.repeat(16) + 'x'.repeat(16),
+        TRUST_PROXY: 'loopback',
+        LOG_LEVEL: 'info',
+        SHUTDOWN_DRAIN_MS: '0',
+      });
+      servers.push(server);
+      await server.waitFor('/health/ready');
+      const proxied = { 'X-Forwarded-Proto': 'https', Authorization: `Bearer ${STRONG_ADMIN_TOKEN}` };
+      const tenant = await request({ port: server.port, path: '/admin/v1/tenants', headers: proxied, body: { name: 'Acme', slug: 'acme', plan: 'pro' } });
+      expect(tenant.status).toBe(201);
+      const key = await request({ port: server.port, path: `/admin/v1/tenants/${tenant.json.tenant.id}/api-keys`, headers: proxied, body: { name: 'k', scopes: ['bots:read'] } });
+      expect(key.status).toBe(201);
+      const verify = await request({ port: server.port, path: '/api/v1/verify', headers: { 'X-Forwarded-Proto': 'https', 'X-API-Key': key.json.key } });
+      expect(verify.status).toBe(200);
+      expect((await request({ port: server.port, path: '/api/v1/verify', headers: { 'X-API-Key': key.json.key } })).json.error.code).toBe('HTTPS_REQUIRED');
+      server.process.kill('SIGTERM');
+      expect((await server.waitForExit(15_000)).code).toBe(0);
+      expect(server.stdout).toContain(
+        '"msg":"Production mode: plain HTTP is refused (403 HTTPS_REQUIRED) unless it comes from a trusted proxy (TRUST_PROXY=loopback) that sends X-Forwarded-Proto: https."',
+      );
+      expect(server.stderr).toBe('');
+    });
+
     it('starts in production mode on the embedded database without printing a demo key, even with DEMO_DATA=true', async () => {
       const server = new ChildServer({
         PORT: String(await freePort()),
@@ -229,6 +289,11 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       server.process.kill('SIGTERM');
       expect((await server.waitForExit(15_000)).code).toBe(0);
       expect(server.stdout).toMatch(/"msg":"Listening on http:\/\/localhost:\d+"/);
+      // The log says plainly that plain HTTP will be refused, and what to set.
+      const transport = server.stdout.split('\n').filter((line) => line.includes('HTTPS_REQUIRED')).map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(transport).toHaveLength(1);
+      expect(transport[0].level).toBe(40);
+      expect(transport[0].msg).toMatch(/^Production mode without TLS or a trusted proxy: every request but \/health\/\* is refused with 403 HTTPS_REQUIRED\. Set TRUST_PROXY .* or TLS_CERT_FILE and TLS_KEY_FILE/);
       expect(server.stdout).not.toMatch(/svc_sk_|svc_pk_|Demo tenant|Try it/);
       expect(server.stdout).not.toContain('Development mode');
       expect(server.stderr).toBe('');

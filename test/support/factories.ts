@@ -41,7 +41,8 @@ export async function createKey(
 ): Promise<{ key: string; id: string }> {
   const response = await t.admin().post(`/admin/v1/tenants/${tenantId}/api-keys`).send({
     name: options.name ?? 'test key',
-    scopes: options.scopes ?? [...ALL_SCOPES],
+    // A public key takes no scopes.
+    scopes: options.scopes ?? (options.type === 'public' ? [] : [...ALL_SCOPES]),
     ...(options.type ? { type: options.type } : {}),
     ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}),
   });

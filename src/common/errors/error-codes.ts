@@ -88,5 +88,5 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   LAST_OWNER: { status: 409, when: 'the change would leave the tenant without an owner' },
   INVITATION_EXPIRED: { status: 410, when: 'the invitation was used, deleted, or is past its 7 days' },
   INTERNAL_ERROR: { status: 500, when: 'an unexpected error; quote the request id', defaultMessage: 'An internal error occurred. Quote the request id when reporting it.' },
-  SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable; retry after `Retry-After` seconds', defaultMessage: 'The service is temporarily unavailable. Retry shortly.' },
+  SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable or not migrated; retry after `Retry-After` seconds', defaultMessage: 'The service is temporarily unavailable. Retry shortly.' },
 };

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { Prisma } from '../../generated/prisma/client';
-import { driverErrorKindOf, sqlStateOf } from '../../database/sql-state';
+import { describeDatabaseError, driverErrorKindOf, isSchemaMissing, sqlStateOf } from '../../database/sql-state';
 import type { AppRequest } from '../http/request-context';
 import { AppError, FieldError, ValidationError } from './app-error';
 import { ERROR_CATALOGUE, ErrorCode } from './error-codes';
@@ -53,6 +53,7 @@ const UNAVAILABLE_DRIVER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClo
 const UNAVAILABLE_SQLSTATES = new Set(['53300', '57014', '57P01', '57P02', '57P03']);
 const isUnavailableSqlState = (code: unknown): boolean => typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code));
 const RETRY_AFTER_SECONDS = '5';
+const SCHEMA_MISSING_LOG_INTERVAL_MS = 60_000;
 
 /**
  * pg's own messages: a lost connection, the pool's and the client's connect timeouts,
@@ -69,6 +70,7 @@ const LOST_CONNECTION = /Connection terminated|connect ECONNREFUSED|timeout exce
 @Catch()
 export class GlobalExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+  private schemaMissingLoggedAt = -Infinity;
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -110,6 +112,15 @@ export class GlobalExceptionFilter implements ExceptionFilter {
       return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, defaultMessage(ErrorCode.RATE_LIMIT_EXCEEDED));
     }
     if (exception instanceof HttpException) return this.fromHttpException(exception);
+    if (isSchemaMissing(exception)) {
+      // Every request fails alike until someone migrates: one line a minute says so.
+      const now = Date.now();
+      if (now - this.schemaMissingLoggedAt >= SCHEMA_MISSING_LOG_INTERVAL_MS) {
+        this.schemaMissingLoggedAt = now;
+        this.logger.error(`Answering 503 while serving ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id}): ${describeDatabaseError(exception)}`);
+      }
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, defaultMessage(ErrorCode.SERVICE_UNAVAILABLE), undefined, { 'Retry-After': RETRY_AFTER_SECONDS });
+    }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`Database unavailable while serving ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id}): ${describe(exception)}`);
       return new AppError(ErrorCode.SERVICE_UNAVAILABLE, defaultMessage(ErrorCode.SERVICE_UNAVAILABLE), undefined, {
@@ -176,11 +187,20 @@ function fromBodyParserError(exception: unknown): AppError | undefined {
 
 /** At most MAX_DETAILS field errors, and the count of the rest: an answer never echoes thousands of field names. */
 export const MAX_DETAILS = 20;
+/** A field named longer than this (an unknown field's name is the client's text) is cut, with an ellipsis. */
+export const MAX_FIELD_LENGTH = 64;
 
 function cappedDetails(details: FieldError[] | undefined): { details?: FieldError[]; moreDetails?: number } {
   if (!details) return {};
-  if (details.length <= MAX_DETAILS) return { details };
-  return { details: details.slice(0, MAX_DETAILS), moreDetails: details.length - MAX_DETAILS };
+  const shown = details.slice(0, MAX_DETAILS).map(({ field, message }) => ({ field: truncatedField(field), message }));
+  return details.length <= MAX_DETAILS ? { details: shown } : { details: shown, moreDetails: details.length - MAX_DETAILS };
+}
+
+/** The field's first MAX_FIELD_LENGTH UTF-16 units (never half of a surrogate pair) and `…`: a 3 MB name is not echoed. */
+function truncatedField(field: string): string {
+  if (field.length <= MAX_FIELD_LENGTH) return field;
+  const cut = /[\uD800-\uDBFF]$/.test(field.slice(0, MAX_FIELD_LENGTH)) ? MAX_FIELD_LENGTH - 1 : MAX_FIELD_LENGTH;
+  return `${field.slice(0, cut)}…`;
 }
 
 function describe(exception: unknown): string {

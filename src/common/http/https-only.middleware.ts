@@ -34,3 +34,28 @@ export function httpsOnlyMiddleware(config: Pick<AppConfig, 'production'>, refus
     refuse(new AppError(ErrorCode.HTTPS_REQUIRED, 'HTTPS is required. Send the request over https://.'), request, response);
   };
 }
+
+/**
+ * The start-up line that says how requests must arrive (the transport rule is easy to miss: a
+ * production start without TLS or a trusted proxy listens, then refuses every request): a warning
+ * when nothing but the health probes can be served, else one informational line.
+ */
+export function transportNotice(config: Pick<AppConfig, 'production' | 'tls' | 'trustProxy'>): { level: 'warn' | 'log'; message: string } {
+  if (config.tls) {
+    return { level: 'log', message: 'HTTPS is served directly (TLS_CERT_FILE, TLS_KEY_FILE).' };
+  }
+  const proxy = config.trustProxy !== undefined && config.trustProxy !== false ? config.trustProxy : undefined;
+  if (!config.production) return { level: 'log', message: 'Development mode: plain HTTP is accepted from loopback addresses only.' };
+  if (proxy === undefined) {
+    return {
+      level: 'warn',
+      message:
+        'Production mode without TLS or a trusted proxy: every request but /health/* is refused with 403 HTTPS_REQUIRED. ' +
+        'Set TRUST_PROXY to the addresses of the proxy that terminates TLS (it must send X-Forwarded-Proto: https), or TLS_CERT_FILE and TLS_KEY_FILE to serve HTTPS here.',
+    };
+  }
+  return {
+    level: 'log',
+    message: `Production mode: plain HTTP is refused (403 HTTPS_REQUIRED) unless it comes from a trusted proxy (TRUST_PROXY=${String(proxy)}) that sends X-Forwarded-Proto: https.`,
+  };
+}

@@ -6,14 +6,38 @@ import { registerDecorator, type ValidationOptions } from 'class-validator';
  * metadata at 169.254.169.254 included), carrier-grade NAT, benchmarking, multicast and reserved
  * ranges, and IPv6 addresses that embed an IPv4 one.
  */
-const NON_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::1', 128], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+const NON_PUBLIC_RANGES: ReadonlyArray<readonly [network: string, prefix: number, type: 'ipv4' | 'ipv6']> = [
+  ...([
+    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
+    ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ] as const).map(([network, prefix]) => [network, prefix, 'ipv4'] as const),
+  ...([['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const).map(
+    ([network, prefix]) => [network, prefix, 'ipv6'] as const,
+  ),
+];
+const NON_PUBLIC = blockListOf(NON_PUBLIC_RANGES);
+/** Each non-public range alone, to tell whether one of them contains a whole range. */
+const EACH_NON_PUBLIC = NON_PUBLIC_RANGES.map((range) => ({ prefix: range[1], type: range[2], list: blockListOf([range]) }));
+
+function blockListOf(ranges: ReadonlyArray<readonly [string, number, 'ipv4' | 'ipv6']>): BlockList {
+  const list = new BlockList();
+  for (const [network, prefix, type] of ranges) list.addSubnet(network, prefix, type);
+  return list;
+}
+
+/**
+ * Whether a CIDR range (`10.0.0.0/8`; a bare address is a range of one) holds any public internet
+ * address: false only when one non-public range contains all of it. Not a range: false.
+ */
+export function coversPublicAddresses(cidr: string): boolean {
+  const [address, prefixText, ...rest] = cidr.trim().split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length || (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText))) return false;
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  const prefix = prefixText === undefined ? (family === 4 ? 32 : 128) : Number(prefixText);
+  // A range inside a non-public one has a prefix at least as long and its address in it.
+  return !EACH_NON_PUBLIC.some((range) => range.type === type && prefix >= range.prefix && range.list.check(address, type));
 }
 /**
  * IPv6 forms that carry an IPv4 address, refused whole whatever address they carry: IPv4-compatible

@@ -51,6 +51,9 @@ export class ApiKeysService {
   /** Creates a key; the full key is in this answer only and is never stored or shown again. */
   async createKey(tenantId: string, input: CreateKeyInput, actor: Actor, now = new Date()): Promise<{ apiKey: ApiKeyRow; key: string }> {
     if (input.expiresAt && input.expiresAt <= now) throw ValidationError.field('expiresAt', 'must be in the future');
+    // A public key is published in web pages: it reaches verify and the widget whatever it holds,
+    // so scopes on it would only mislead whoever reads the key list.
+    if (input.type === 'public' && input.scopes.length) throw ValidationError.field('scopes', 'must be empty for a public key (it may call only verify and the widget endpoints)');
     return this.prisma.$transaction(async (tx) => {
       const tenant = await this.tenants.findById(tenantId, tx);
       if (!tenant) throw new NotFoundError('Tenant');

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/env';
 import { PrismaService } from '../../database/prisma.service';
+import { describeDatabaseError } from '../../database/sql-state';
 import { SYSTEM_ACTOR } from '../../events/actor';
 import { EventRecorder } from '../../events/event-recorder';
 import { allowedRanges, isDeliverableAddress } from '../webhook-url';
@@ -35,6 +36,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private timer?: NodeJS.Timeout;
   private renewal?: NodeJS.Timeout;
   private loop?: Promise<void>;
+  /** Claims failed in a row (the database away or not migrated): the next poll waits longer, up to MAX_BACKOFF_MS. */
+  private failedClaims = 0;
+  private lastFailure?: string;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -95,7 +99,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         return this.wake();
       }
       if (!this.running) return;
-      this.timer = setTimeout(() => this.wake(), this.options.pollMs);
+      const delayMs = this.failedClaims ? Math.min(MAX_BACKOFF_MS, this.options.pollMs * 2 ** this.failedClaims) : this.options.pollMs;
+      this.timer = setTimeout(() => this.wake(), delayMs);
       this.timer.unref();
     });
   }
@@ -109,8 +114,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     try {
       ({ claimed, more } = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds));
     } catch (error) {
-      this.logger.warn(`Cannot claim webhook deliveries: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      this.claimFailed(describeDatabaseError(error));
       return false;
+    }
+    if (this.failedClaims) {
+      this.logger.log(`Claiming webhook deliveries again after ${this.failedClaims} failed attempt(s)`);
+      this.failedClaims = 0;
+      this.lastFailure = undefined;
     }
     for (const delivery of claimed) {
       const sending = this.deliver(delivery).catch((error: unknown) => {
@@ -119,6 +129,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.inFlight.set(delivery.id, { tenantId: delivery.tenantId, endpointId: delivery.endpointId, done: sending.finally(() => this.attemptEnded(delivery.id)) });
     }
     return more;
+  }
+
+  /** One line per outage (and per change of its reason), not one per poll: the worker backs off meanwhile. */
+  private claimFailed(reason: string): void {
+    this.failedClaims++;
+    if (reason === this.lastFailure) return;
+    this.lastFailure = reason;
+    this.logger.warn(`Cannot claim webhook deliveries: ${reason}; retrying with backoff up to ${MAX_BACKOFF_MS / 1000} s`);
   }
 
   /** The free slots, and the attempts in flight per endpoint and per tenant (the claim's caps). */
@@ -173,3 +191,5 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+const MAX_BACKOFF_MS = 30_000;

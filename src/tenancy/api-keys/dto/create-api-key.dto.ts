@@ -23,7 +23,7 @@ export class CreateApiKeyDto {
   @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 100 characters' }) @MaxLength(100, { message: 'must be 1 to 100 characters' })
   name!: string;
 
-  @ApiProperty({ type: [String], enum: ALL_SCOPES, minItems: 0, maxItems: ALL_SCOPES.length, description: 'Scopes of SPEC 5.3, repeats ignored. May be empty: such a key can call only `GET /api/v1/verify` (as a public key can, whatever it is given).' })
+  @ApiProperty({ type: [String], enum: ALL_SCOPES, minItems: 0, maxItems: ALL_SCOPES.length, description: 'Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only.' })
   @ScopeRules()
   scopes!: Scope[];
 
