@@ -1528,8 +1528,8 @@ export interface components {
             /** @description The tenant’s keys that are not deleted; never the keys themselves. */
             apiKeys: components["schemas"]["ApiKeyResponse"][];
         };
-        CreateTenantApiKeyDto: {
-            /** @description Scopes of SPEC 5.3, repeats ignored. Empty for a public key (400 otherwise). An empty list on a secret key: it can call only `GET /api/v1/verify`. */
+        CreateApiKeyDto: {
+            /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only. */
             scopes: ("bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write")[];
             /**
              * Format: date-time
@@ -2028,18 +2028,6 @@ export interface components {
             name?: string;
             /** @enum {string} */
             plan?: "free" | "pro" | "business" | "enterprise";
-        };
-        CreateApiKeyDto: {
-            /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only. */
-            scopes: ("bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write")[];
-            /**
-             * Format: date-time
-             * @description An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.
-             */
-            expiresAt?: string | null;
-            name: string;
-            /** @enum {string} */
-            type?: "secret" | "public";
         };
         CreateDocumentDto: {
             /** @description Trimmed; characters are Unicode code points. */
@@ -3783,7 +3771,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateTenantApiKeyDto"];
+                "application/json": components["schemas"]["CreateApiKeyDto"];
             };
         };
         responses: {
@@ -6044,7 +6032,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["EmptyBodyDto"];
             };
@@ -6205,7 +6193,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["EmptyBodyDto"];
             };

@@ -8,6 +8,7 @@ import { callerChecksProvider } from './caller-checks';
 import { AccessRuleGuard } from './common/access/access-rule.guard';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { JsonBodyGuard } from './common/http/json-body.guard';
+import { UndeclaredInputGuard } from './common/validation/undeclared-input.guard';
 import { OpenApiModule } from './openapi/openapi.module';
 import type { RateLimitPlans } from './rate-limit/plan-limits';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -50,6 +51,8 @@ export class AppModule {
         callerChecksProvider,
         { provide: APP_GUARD, useClass: AccessRuleGuard },
         { provide: APP_GUARD, useClass: JsonBodyGuard },
+        // Then input the handler does not declare (a query string, body fields) is refused.
+        { provide: APP_GUARD, useClass: UndeclaredInputGuard },
       ],
       exports: [APP_CONFIG, DATABASE_CONNECTION],
     };

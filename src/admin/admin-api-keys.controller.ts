@@ -9,6 +9,7 @@ import { ApiKeyListResponse, CreatedApiKeyResponse, toApiKeyResponse, toCreatedA
 import { ApiKeysService } from '../tenancy/api-keys/api-keys.service';
 import { CreateApiKeyDto, toCreateKeyInput } from '../tenancy/api-keys/dto/create-api-key.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
+import { IdOf } from '../common/validation/id.pipe';
 
 @Controller('admin/v1/tenants/:tenantId/api-keys')
 @AdminOnly()
@@ -44,7 +45,7 @@ export class AdminApiKeysController {
   @ApiAdminEndpoint({ operationId: 'deleteApiKey', summary: 'Delete an API key', description: 'The key is refused from the next request on.', status: 204 })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('keyId', 'API key')
-  async delete(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('keyId') keyId: string, @CurrentActor() actor: Actor): Promise<void> {
+  async delete(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('keyId', IdOf('API key')) keyId: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.apiKeys.revokeKey(tenantId, keyId, actor);
   }
 }

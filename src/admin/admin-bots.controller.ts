@@ -16,6 +16,7 @@ import { KnowledgeService } from '../knowledge/knowledge.service';
 import { CreateBotDto, UpdateBotDto } from '../bots/dto/bot.dto';
 import { RecordConversationDto } from '../conversations/dto/record-conversation.dto';
 import { TenantIdPipe } from './tenant-id.pipe';
+import { IdOf } from '../common/validation/id.pipe';
 
 @Controller('admin/v1/tenants/:tenantId/bots')
 @AdminOnly()
@@ -39,7 +40,7 @@ export class AdminBotsController {
   @ApiAdminEndpoint({ operationId: 'updateBot', summary: 'Change a bot’s settings or switch it on or off', type: BotEnvelope, errors: JSON_BODY_ERRORS })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
-  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: UpdateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
+  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId', IdOf('Bot')) botId: string, @Body() body: UpdateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.updateBot(tenantId, botId, body, actor)) };
   }
 
@@ -49,7 +50,7 @@ export class AdminBotsController {
   @ApiAdminEndpoint({ operationId: 'addKnowledgeDocument', summary: 'Add a document to a bot’s knowledge base', description: 'As `POST /api/v1/bots/{id}/documents`; the body may be up to 1 MiB.', status: 201, type: KnowledgeDocumentEnvelope, errors: JSON_BODY_ERRORS })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
-  async addDocument(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: CreateDocumentDto, @CurrentActor() actor: Actor): Promise<KnowledgeDocumentEnvelope> {
+  async addDocument(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId', IdOf('Bot')) botId: string, @Body() body: CreateDocumentDto, @CurrentActor() actor: Actor): Promise<KnowledgeDocumentEnvelope> {
     return { document: toKnowledgeDocumentResponse(await this.knowledge.addDocument(tenantId, botId, body, actor)) };
   }
 
@@ -65,7 +66,7 @@ export class AdminBotsController {
   })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
-  async recordConversation(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId') botId: string, @Body() body: RecordConversationDto, @CurrentActor() actor: Actor): Promise<ConversationEnvelope> {
+  async recordConversation(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId', IdOf('Bot')) botId: string, @Body() body: RecordConversationDto, @CurrentActor() actor: Actor): Promise<ConversationEnvelope> {
     return { conversation: toConversationResponse(await this.conversations.recordConversation(tenantId, botId, body, actor)) };
   }
 }

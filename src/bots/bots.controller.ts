@@ -6,11 +6,11 @@ import type { ApiPrincipal } from '../common/http/request-context';
 import type { Actor } from '../events/actor';
 import { CurrentActor } from '../events/actor';
 import { ApiIdParam, ApiUserEndpoint, ApiV1Endpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
-import { NoQueryDto } from '../common/paging/pagination';
 import { Scope } from '../common/access/scopes';
 import { BotEnvelope, BotListResponse, toBotResponse } from './bot.mapper';
 import { BotsService } from './bots.service';
 import { CreateBotDto, UpdateBotDto } from './dto/bot.dto';
+import { IdOf } from '../common/validation/id.pipe';
 
 @Controller('api/v1/bots')
 @ApiTags('Bots')
@@ -19,14 +19,14 @@ export class BotsController {
 
   @Get()
   @ApiV1Endpoint({ operationId: 'listBots', summary: 'List all bots of the tenant', scopes: [Scope.BotsRead], type: BotListResponse })
-  async list(@Principal() { tenant }: ApiPrincipal, @Query() _query: NoQueryDto): Promise<BotListResponse> {
+  async list(@Principal() { tenant }: ApiPrincipal): Promise<BotListResponse> {
     return { bots: (await this.bots.listBots(tenant.id)).map(toBotResponse) };
   }
 
   @Get(':id')
   @ApiV1Endpoint({ operationId: 'getBot', summary: 'Get a bot', scopes: [Scope.BotsRead], type: BotEnvelope, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Bot')
-  async get(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<BotEnvelope> {
+  async get(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) id: string): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.getBot(tenant.id, id)) };
   }
 
@@ -47,7 +47,7 @@ export class BotsController {
     errors: [...JSON_BODY_ERRORS, ErrorCode.NOT_FOUND],
   })
   @ApiIdParam('id', 'Bot')
-  async update(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Body() body: UpdateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
+  async update(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) id: string, @Body() body: UpdateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.updateBot(tenant.id, id, body, actor)) };
   }
 }

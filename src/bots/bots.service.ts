@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { isUuid } from '../common/validation/uuid';
 import { PrismaService } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
@@ -25,7 +24,7 @@ export class BotsService {
   }
 
   async getBot(tenantId: string, botId: string): Promise<BotRow> {
-    const bot = isUuid(botId) ? await this.bots.findById(tenantId, botId) : null;
+    const bot = await this.bots.findById(tenantId, botId);
     if (!bot) throw new NotFoundError('Bot');
     return bot;
   }
@@ -49,7 +48,6 @@ export class BotsService {
 
   /** Changes settings; switching isActive is the dashboard's toggle (SPEC 3.1) and is audited. */
   async updateBot(tenantId: string, botId: string, settings: BotSettings, actor: Actor): Promise<BotRow> {
-    if (!isUuid(botId)) throw new NotFoundError('Bot');
     return this.prisma.$transaction(async (tx) => {
       const before = await this.bots.findById(tenantId, botId, tx);
       if (!before) throw new NotFoundError('Bot');

@@ -4,12 +4,13 @@ import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { ApiIdParam, ApiV1Endpoint } from '../openapi/openapi.decorators';
-import { MAX_PAGE_SIZE, NoQueryDto, toPage } from '../common/paging/pagination';
+import { MAX_PAGE_SIZE, toPage } from '../common/paging/pagination';
 import { Scope } from '../common/access/scopes';
 import { ConversationEnvelope, ConversationListResponse, MessageListResponse, toConversationResponse, toMessageResponse } from './conversation.mapper';
 import { ConversationsService } from './conversations.service';
 import { ListConversationsQueryDto } from './dto/list-conversations.query';
 import { ListMessagesQueryDto, MESSAGES_DEFAULT_LIMIT } from './dto/list-messages.query';
+import { IdOf } from '../common/validation/id.pipe';
 
 @Controller('api/v1/conversations')
 @ApiTags('Conversations')
@@ -26,7 +27,7 @@ export class ConversationsController {
   @Get(':id')
   @ApiV1Endpoint({ operationId: 'getConversation', summary: 'Get a conversation', scopes: [Scope.ConversationsRead], type: ConversationEnvelope, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Conversation')
-  async get(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<ConversationEnvelope> {
+  async get(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string): Promise<ConversationEnvelope> {
     return { conversation: toConversationResponse(await this.conversations.getConversation(tenant.id, id)) };
   }
 
@@ -34,7 +35,7 @@ export class ConversationsController {
   @ApiV1Endpoint({ operationId: 'listMessages', summary: 'List the messages of a conversation, oldest first', scopes: [Scope.ConversationsRead], type: MessageListResponse, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Conversation')
   @ApiQuery({ name: 'limit', required: false, description: 'Page size.', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MESSAGES_DEFAULT_LIMIT } })
-  async messages(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() query: ListMessagesQueryDto): Promise<MessageListResponse> {
+  async messages(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string, @Query() query: ListMessagesQueryDto): Promise<MessageListResponse> {
     const { messages, pagination } = await this.conversations.listMessages(tenant.id, id, toPage(query, MESSAGES_DEFAULT_LIMIT));
     return { messages: messages.map(toMessageResponse), pagination };
   }

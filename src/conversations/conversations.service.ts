@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/errors/app-error';
 import { assertDateRange } from '../common/paging/date-range';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
-import { isUuid } from '../common/validation/uuid';
 import { BotsRepository } from '../bots/bots.repository';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
@@ -41,13 +40,12 @@ export class ConversationsService {
   }
 
   async getConversation(tenantId: string, conversationId: string): Promise<ConversationRow> {
-    const conversation = isUuid(conversationId) ? await this.conversations.findById(tenantId, conversationId) : null;
+    const conversation = await this.conversations.findById(tenantId, conversationId);
     if (!conversation) throw new NotFoundError('Conversation');
     return conversation;
   }
 
   async listMessages(tenantId: string, conversationId: string, page: Page): Promise<{ messages: MessageRow[]; pagination: Pagination }> {
-    if (!isUuid(conversationId)) throw new NotFoundError('Conversation');
     const found = await this.conversations.listMessages(tenantId, conversationId, page);
     if (!found) throw new NotFoundError('Conversation');
     const { messages, total } = found;
@@ -59,7 +57,6 @@ export class ConversationsService {
    * captured, in one transaction (the dashboard's import and the demo data use it).
    */
   async recordConversation(tenantId: string, botId: string, record: ConversationRecord, actor: Actor): Promise<ConversationRow> {
-    if (!isUuid(botId)) throw new NotFoundError('Bot');
     return this.prisma.$transaction(async (tx) => {
       if (!(await this.bots.exists(tenantId, botId, tx))) throw new NotFoundError('Bot');
       const startedAt = record.createdAt ?? new Date();

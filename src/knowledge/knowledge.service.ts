@@ -3,7 +3,6 @@ import { BotsRepository } from '../bots/bots.repository';
 import { NotFoundError } from '../common/errors/app-error';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { assertSomethingSent, changedFields } from '../common/validation/changed-fields';
-import { isUuid } from '../common/validation/uuid';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
@@ -33,7 +32,7 @@ export class KnowledgeService {
   ) {}
 
   async listDocuments(tenantId: string, botId: string, page: Page): Promise<{ documents: KnowledgeDocumentSummaryRow[]; pagination: Pagination }> {
-    const bot = isUuid(botId) ? await this.bots.findById(tenantId, botId) : null;
+    const bot = await this.bots.findById(tenantId, botId);
     if (!bot) throw new NotFoundError('Bot');
     const documents = await this.documents.list(tenantId, botId, page);
     // knowledgeBaseSize is the bot's document count (API_DECISIONS, Bots): no second count query.
@@ -41,13 +40,12 @@ export class KnowledgeService {
   }
 
   async getDocument(tenantId: string, botId: string, documentId: string): Promise<KnowledgeDocumentRow> {
-    const document = isUuid(botId) && isUuid(documentId) ? await this.documents.findById(tenantId, botId, documentId) : null;
+    const document = await this.documents.findById(tenantId, botId, documentId);
     if (!document) throw new NotFoundError('Document');
     return document;
   }
 
   async addDocument(tenantId: string, botId: string, input: DocumentInput, actor: Actor): Promise<KnowledgeDocumentRow> {
-    if (!isUuid(botId)) throw new NotFoundError('Bot');
     return this.prisma.$transaction(async (tx) => {
       const bot = await this.bots.findById(tenantId, botId, tx);
       if (!bot) throw new NotFoundError('Bot');
@@ -61,7 +59,6 @@ export class KnowledgeService {
   /** PATCH: a new title, new content, or both. Nothing changed: nothing written, `updatedAt` kept, no audit event. */
   async updateDocument(tenantId: string, botId: string, documentId: string, input: Partial<DocumentInput>, actor: Actor): Promise<KnowledgeDocumentRow> {
     assertSomethingSent(input);
-    if (!isUuid(botId) || !isUuid(documentId)) throw new NotFoundError('Document');
     return this.prisma.$transaction(async (tx) => {
       const current = await this.documents.findForUpdate(tenantId, botId, documentId, tx);
       if (!current) throw new NotFoundError('Document');
@@ -83,7 +80,6 @@ export class KnowledgeService {
   }
 
   async deleteDocument(tenantId: string, botId: string, documentId: string, actor: Actor): Promise<void> {
-    if (!isUuid(botId) || !isUuid(documentId)) throw new NotFoundError('Document');
     await this.prisma.$transaction(async (tx) => {
       const document = await this.documents.findForUpdate(tenantId, botId, documentId, tx);
       if (!document || !(await this.documents.delete(tenantId, documentId, tx))) throw new NotFoundError('Document');

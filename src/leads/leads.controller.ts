@@ -10,7 +10,7 @@ import { IDEMPOTENCY_KEY_HEADER, IdempotencyKey } from '../idempotency/idempoten
 import { sendRecorded } from '../idempotency/idempotent-response';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { ApiIdParam, ApiV1Endpoint, ApiV1NoContent, headerRef, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
-import { NoQueryDto, toPage } from '../common/paging/pagination';
+import { toPage } from '../common/paging/pagination';
 import { Scope } from '../common/access/scopes';
 import { CreateLeadDto } from './dto/create-lead.dto';
 import { ExportLeadsQueryDto } from './dto/export-leads.query';
@@ -21,6 +21,7 @@ import { leadCsvStringifier, toLeadCsvRecord } from './lead-csv';
 import { ImportLeadsResponse, LeadEnvelope, LeadListResponse, toLeadResponse } from './lead.mapper';
 import type { LeadRow } from './leads.repository';
 import { LeadsService } from './leads.service';
+import { IdOf } from '../common/validation/id.pipe';
 
 /** Up to 1,000 leads of up to ~4 KB each. */
 const IMPORT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
@@ -66,7 +67,7 @@ export class LeadsController {
   @Get(':id')
   @ApiV1Endpoint({ operationId: 'getLead', summary: 'Get a lead', scopes: [Scope.LeadsRead], type: LeadEnvelope, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Lead')
-  async get(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<LeadEnvelope> {
+  async get(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Lead')) id: string): Promise<LeadEnvelope> {
     return { lead: toLeadResponse(await this.leads.getLead(tenant.id, id)) };
   }
 
@@ -109,7 +110,6 @@ export class LeadsController {
     @Principal() { tenant }: ApiPrincipal,
     @Body() body: CreateLeadDto,
     @IdempotencyKey() idempotencyKey: string | undefined,
-    @Query() _query: NoQueryDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<LeadEnvelope> {
     return sendRecorded(response, await this.leads.createLead(tenant.id, body, idempotencyKey));
@@ -134,9 +134,8 @@ export class LeadsController {
   @ApiIdParam('id', 'Lead')
   async update(
     @Principal() { tenant, scopes }: ApiPrincipal,
-    @Param('id') id: string,
+    @Param('id', IdOf('Lead')) id: string,
     @Body() body: UpdateLeadDto,
-    @Query() _query: NoQueryDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<LeadEnvelope | undefined> {
     const canRead = scopes.includes(Scope.LeadsRead);
@@ -174,7 +173,6 @@ export class LeadsController {
     @Principal() { tenant, scopes }: ApiPrincipal,
     @Body() body: ImportLeadsDto,
     @IdempotencyKey() idempotencyKey: string | undefined,
-    @Query() _query: NoQueryDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ImportLeadsResponse> {
     const { imported, leads } = sendRecorded(response, await this.leads.importLeads(tenant.id, body.leads, idempotencyKey));

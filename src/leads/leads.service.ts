@@ -7,7 +7,6 @@ import type { IdempotentResponse } from '../idempotency/idempotent-response';
 import { assertDateRange } from '../common/paging/date-range';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { assertSomethingSent, changedFields } from '../common/validation/changed-fields';
-import { isUuid } from '../common/validation/uuid';
 import { BotsRepository } from '../bots/bots.repository';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { EventRecorder } from '../events/event-recorder';
@@ -47,7 +46,7 @@ export class LeadsService {
   }
 
   async getLead(tenantId: string, leadId: string): Promise<LeadRow> {
-    const lead = isUuid(leadId) ? await this.leads.findById(tenantId, leadId) : null;
+    const lead = await this.leads.findById(tenantId, leadId);
     if (!lead) throw new NotFoundError('Lead');
     return lead;
   }
@@ -95,7 +94,6 @@ export class LeadsService {
    */
   async updateLead(tenantId: string, leadId: string, input: UpdateLeadDto, { canRead }: { canRead: boolean }): Promise<LeadRow> {
     assertSomethingSent(input);
-    if (!isUuid(leadId)) throw new NotFoundError('Lead');
     return this.prisma.$transaction(async (tx) => {
       const lead = await this.leads.findForUpdate(tenantId, leadId, tx);
       if (!lead) throw new NotFoundError('Lead');

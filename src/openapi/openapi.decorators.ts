@@ -1,5 +1,6 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
+import { EmptyBodyDto } from '../common/validation/empty-body.dto';
 import type { ApiResponseOptions, HeaderObject, HeadersObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import type { Scope } from '../common/access/scopes';
 import { RequireScopes, SignedIn, SignInStep, UsersOnly, VisitorOnly, WidgetOnly, type UserRouteRole } from '../common/access/access.decorators';
@@ -336,3 +337,6 @@ export function ApiPublicEndpoint(docs: EndpointDocs & { content?: Record<string
 export function ApiIdParam(name: string, what: string): MethodDecorator {
   return ApiParam({ name, description: `${what} id (UUID).`, schema: { type: 'string', format: 'uuid' } });
 }
+
+/** A POST that takes no body: `{}` or nothing is documented; any field is a 400 (UndeclaredInputGuard). */
+export const ApiNoBody = (): MethodDecorator => ApiBody({ type: EmptyBodyDto, required: false });

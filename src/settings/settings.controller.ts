@@ -4,13 +4,13 @@ import { Principal } from '../common/access/access.decorators';
 import { Scope } from '../common/access/scopes';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ApiPrincipal } from '../common/http/request-context';
-import { NoQueryDto } from '../common/paging/pagination';
 import { type Actor, CurrentActor } from '../events/actor';
 import { ApiIdParam, ApiV1Endpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { UpdateBotSettingsDto } from './dto/update-bot-settings.dto';
 import { UpdateTenantSettingsDto } from './dto/update-tenant-settings.dto';
 import { BotSettingsEnvelope, TenantSettingsEnvelope, toBotSettings, toTenantSettings } from './settings.mapper';
 import { SettingsService } from './settings.service';
+import { IdOf } from '../common/validation/id.pipe';
 
 const PATCH_RULES =
   'Partial: only the fields sent change (nested objects too); `null` is refused; an empty body is 400. A change is an audit event with the key as the actor; ' +
@@ -23,20 +23,20 @@ export class SettingsController {
 
   @Get('settings')
   @ApiV1Endpoint({ operationId: 'getSettings', summary: "Get the tenant's settings", scopes: [Scope.SettingsRead], type: TenantSettingsEnvelope })
-  async getTenantSettings(@Principal() { tenant }: ApiPrincipal, @Query() _query: NoQueryDto): Promise<TenantSettingsEnvelope> {
+  async getTenantSettings(@Principal() { tenant }: ApiPrincipal): Promise<TenantSettingsEnvelope> {
     return { settings: toTenantSettings(await this.settings.getTenantSettings(tenant.id)) };
   }
 
   @Patch('settings')
   @ApiV1Endpoint({ operationId: 'updateSettings', summary: "Change the tenant's settings", description: PATCH_RULES, scopes: [Scope.SettingsWrite], type: TenantSettingsEnvelope, errors: [...JSON_BODY_ERRORS] })
-  async updateTenantSettings(@Principal() { tenant }: ApiPrincipal, @Body() body: UpdateTenantSettingsDto, @Query() _query: NoQueryDto, @CurrentActor() actor: Actor): Promise<TenantSettingsEnvelope> {
+  async updateTenantSettings(@Principal() { tenant }: ApiPrincipal, @Body() body: UpdateTenantSettingsDto, @CurrentActor() actor: Actor): Promise<TenantSettingsEnvelope> {
     return { settings: toTenantSettings(await this.settings.updateTenantSettings(tenant.id, body, actor)) };
   }
 
   @Get('bots/:id/settings')
   @ApiV1Endpoint({ operationId: 'getBotSettings', summary: "Get a bot's widget settings", scopes: [Scope.SettingsRead], type: BotSettingsEnvelope, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Bot')
-  async getBotSettings(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<BotSettingsEnvelope> {
+  async getBotSettings(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) id: string): Promise<BotSettingsEnvelope> {
     return { settings: toBotSettings(await this.settings.getBotSettings(tenant.id, id)) };
   }
 
@@ -52,9 +52,8 @@ export class SettingsController {
   @ApiIdParam('id', 'Bot')
   async updateBotSettings(
     @Principal() { tenant }: ApiPrincipal,
-    @Param('id') id: string,
+    @Param('id', IdOf('Bot')) id: string,
     @Body() body: UpdateBotSettingsDto,
-    @Query() _query: NoQueryDto,
     @CurrentActor() actor: Actor,
   ): Promise<BotSettingsEnvelope> {
     return { settings: toBotSettings(await this.settings.updateBotSettings(tenant.id, id, body, actor)) };

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationError } from '../common/errors/app-error';
 import { assertSomethingSent, changedFields } from '../common/validation/changed-fields';
-import { isUuid } from '../common/validation/uuid';
 import { DatabaseTimeZones } from '../database/database-time-zones';
 import { PrismaService } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
@@ -54,14 +53,13 @@ export class SettingsService {
   }
 
   async getBotSettings(tenantId: string, botId: string): Promise<BotSettingsRow> {
-    const settings = isUuid(botId) ? await this.settings.botSettings(tenantId, botId) : null;
+    const settings = await this.settings.botSettings(tenantId, botId);
     if (!settings) throw new NotFoundError('Bot');
     return settings;
   }
 
   async updateBotSettings(tenantId: string, botId: string, body: UpdateBotSettingsDto, actor: Actor): Promise<BotSettingsRow> {
     assertSomethingSent(body);
-    if (!isUuid(botId)) throw new NotFoundError('Bot');
     return this.prisma.$transaction(async (tx) => {
       const current = await this.settings.botSettings(tenantId, botId, tx);
       if (!current) throw new NotFoundError('Bot');

@@ -3,7 +3,6 @@ import { ApiTags } from '@nestjs/swagger';
 import { Principal } from '../common/access/access.decorators';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { ApiV1Endpoint } from '../openapi/openapi.decorators';
-import { NoQueryDto } from '../common/paging/pagination';
 import { MessageQuotaRepository } from '../usage/message-quota.repository';
 import { toVerificationResponse, VerificationResponse } from './verification.mapper';
 
@@ -14,7 +13,7 @@ export class VerifyController {
 
   @Get()
   @ApiV1Endpoint({ operationId: 'verifyKey', summary: 'Validate the API key and return its tenant and plan', scopes: [], type: VerificationResponse })
-  async verify(@Principal() principal: ApiPrincipal, @Query() _query: NoQueryDto): Promise<VerificationResponse> {
+  async verify(@Principal() principal: ApiPrincipal): Promise<VerificationResponse> {
     // A public key is copied from web pages: its holder learns who the tenant is, not how busy it is.
     const messages = principal.apiKey?.type === 'public' ? undefined : await this.usage.usedThisMonth(principal.tenant.id, new Date());
     return toVerificationResponse(principal, messages);

@@ -1,14 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Principal } from '../common/access/access.decorators';
 import { Scope } from '../common/access/scopes';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ApiPrincipal } from '../common/http/request-context';
-import { NoQueryDto, toPage } from '../common/paging/pagination';
-import { EmptyBodyDto } from '../common/validation/empty-body.dto';
+import { toPage } from '../common/paging/pagination';
 import type { Actor } from '../events/actor';
 import { CurrentActor } from '../events/actor';
-import { ApiIdParam, ApiV1Endpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
+import { ApiIdParam, ApiNoBody, ApiV1Endpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { CreateWebhookDto, UpdateWebhookDto } from './dto/create-webhook.dto';
 import { ListDeliveriesQueryDto } from './dto/list-deliveries.query';
 import {
@@ -21,6 +20,7 @@ import {
   WebhookWithSecretResponse,
 } from './webhook.mapper';
 import { WebhooksService } from './webhooks.service';
+import { IdOf } from '../common/validation/id.pipe';
 
 const scopes = [Scope.WebhooksManage];
 
@@ -32,28 +32,28 @@ export class WebhooksController {
   @Post()
   @HttpCode(201)
   @ApiV1Endpoint({ operationId: 'createWebhook', summary: 'Create a webhook endpoint', description: 'The answer carries the signing secret, once. At most 20 endpoints per tenant.', scopes, status: 201, type: WebhookWithSecretResponse, errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED] })
-  async create(@Principal() { tenant }: ApiPrincipal, @Body() body: CreateWebhookDto, @Query() _query: NoQueryDto, @CurrentActor() actor: Actor): Promise<WebhookWithSecretResponse> {
+  async create(@Principal() { tenant }: ApiPrincipal, @Body() body: CreateWebhookDto, @CurrentActor() actor: Actor): Promise<WebhookWithSecretResponse> {
     const { webhook, secret } = await this.webhooks.createWebhook(tenant.id, body, actor);
     return { webhook: toWebhookResponse(webhook), secret };
   }
 
   @Get()
   @ApiV1Endpoint({ operationId: 'listWebhooks', summary: 'List the webhook endpoints, oldest first', scopes, type: WebhookListResponse })
-  async list(@Principal() { tenant }: ApiPrincipal, @Query() _query: NoQueryDto): Promise<WebhookListResponse> {
+  async list(@Principal() { tenant }: ApiPrincipal): Promise<WebhookListResponse> {
     return { webhooks: (await this.webhooks.listWebhooks(tenant.id)).map(toWebhookResponse) };
   }
 
   @Get(':id')
   @ApiV1Endpoint({ operationId: 'getWebhook', summary: 'Get a webhook endpoint', scopes, type: WebhookEnvelope, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Webhook')
-  async get(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<WebhookEnvelope> {
+  async get(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string): Promise<WebhookEnvelope> {
     return { webhook: toWebhookResponse(await this.webhooks.getWebhook(tenant.id, id)) };
   }
 
   @Patch(':id')
   @ApiV1Endpoint({ operationId: 'updateWebhook', summary: 'Change, enable or disable a webhook endpoint', scopes, type: WebhookEnvelope, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
   @ApiIdParam('id', 'Webhook')
-  async update(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Body() body: UpdateWebhookDto, @Query() _query: NoQueryDto, @CurrentActor() actor: Actor): Promise<WebhookEnvelope> {
+  async update(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @Body() body: UpdateWebhookDto, @CurrentActor() actor: Actor): Promise<WebhookEnvelope> {
     return { webhook: toWebhookResponse(await this.webhooks.updateWebhook(tenant.id, id, body, actor)) };
   }
 
@@ -61,7 +61,7 @@ export class WebhooksController {
   @HttpCode(204)
   @ApiV1Endpoint({ operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its pending deliveries', scopes, status: 204, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Webhook')
-  async delete(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto, @CurrentActor() actor: Actor): Promise<void> {
+  async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.webhooks.deleteWebhook(tenant.id, id, actor);
   }
 
@@ -69,8 +69,8 @@ export class WebhooksController {
   @HttpCode(200)
   @ApiV1Endpoint({ operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret', description: 'The answer carries the new secret, once; the previous one keeps signing too for 24 hours.', scopes, type: WebhookWithSecretResponse, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
   @ApiIdParam('id', 'Webhook')
-  @ApiBody({ type: EmptyBodyDto, required: false })
-  async rotateSecret(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto, @CurrentActor() actor: Actor): Promise<WebhookWithSecretResponse> {
+  @ApiNoBody()
+  async rotateSecret(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @CurrentActor() actor: Actor): Promise<WebhookWithSecretResponse> {
     const { webhook, secret } = await this.webhooks.rotateSecret(tenant.id, id, actor);
     return { webhook: toWebhookResponse(webhook), secret };
   }
@@ -79,15 +79,15 @@ export class WebhooksController {
   @HttpCode(202)
   @ApiV1Endpoint({ operationId: 'sendWebhookTest', summary: 'Send a webhook.test event to this endpoint', scopes, status: 202, type: DeliveryEnvelope, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
   @ApiIdParam('id', 'Webhook')
-  @ApiBody({ type: EmptyBodyDto, required: false })
-  async test(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto): Promise<DeliveryEnvelope> {
+  @ApiNoBody()
+  async test(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string): Promise<DeliveryEnvelope> {
     return { delivery: toDeliveryResponse(await this.webhooks.sendTest(tenant.id, id)) };
   }
 
   @Get(':id/deliveries')
   @ApiV1Endpoint({ operationId: 'listWebhookDeliveries', summary: 'List the deliveries of an endpoint, newest first', scopes, type: DeliveryListResponse, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Webhook')
-  async deliveries(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() query: ListDeliveriesQueryDto): Promise<DeliveryListResponse> {
+  async deliveries(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @Query() query: ListDeliveriesQueryDto): Promise<DeliveryListResponse> {
     const { deliveries, pagination } = await this.webhooks.listDeliveries(tenant.id, id, query.status, toPage(query));
     return { deliveries: deliveries.map(toDeliveryResponse), pagination };
   }
@@ -97,8 +97,8 @@ export class WebhooksController {
   @ApiV1Endpoint({ operationId: 'retryWebhookDelivery', summary: 'Attempt a delivery again now', description: 'Not while an attempt is in flight: 409 `DELIVERY_IN_FLIGHT`.', scopes, status: 202, type: DeliveryEnvelope, errors: [ErrorCode.NOT_FOUND, ErrorCode.DELIVERY_IN_FLIGHT, ...JSON_BODY_ERRORS] })
   @ApiIdParam('id', 'Webhook')
   @ApiIdParam('deliveryId', 'Delivery')
-  @ApiBody({ type: EmptyBodyDto, required: false })
-  async retry(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Param('deliveryId') deliveryId: string, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto): Promise<DeliveryEnvelope> {
+  @ApiNoBody()
+  async retry(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @Param('deliveryId', IdOf('Delivery')) deliveryId: string): Promise<DeliveryEnvelope> {
     return { delivery: toDeliveryResponse(await this.webhooks.retryDelivery(tenant.id, id, deliveryId)) };
   }
 }

@@ -3,7 +3,6 @@ import type { BlockList } from 'node:net';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
-import { isUuid } from '../common/validation/uuid';
 import { APP_CONFIG, type AppConfig } from '../config/env';
 import { PrismaService } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
@@ -48,7 +47,7 @@ export class WebhooksService {
   }
 
   async getWebhook(tenantId: string, webhookId: string): Promise<WebhookRow> {
-    const webhook = isUuid(webhookId) ? await this.webhooks.findById(tenantId, webhookId) : null;
+    const webhook = await this.webhooks.findById(tenantId, webhookId);
     if (!webhook) throw new NotFoundError('Webhook');
     return webhook;
   }
@@ -71,7 +70,6 @@ export class WebhooksService {
   }
 
   async updateWebhook(tenantId: string, webhookId: string, input: WebhookInput, actor: Actor): Promise<WebhookRow> {
-    if (!isUuid(webhookId)) throw new NotFoundError('Webhook');
     const changes: WebhookChanges = this.checked(input);
     if (input.enabled !== undefined) {
       changes.enabled = input.enabled;
@@ -86,7 +84,6 @@ export class WebhooksService {
   }
 
   async deleteWebhook(tenantId: string, webhookId: string, actor: Actor): Promise<void> {
-    if (!isUuid(webhookId)) throw new NotFoundError('Webhook');
     await this.prisma.$transaction(async (tx) => {
       // Its pending deliveries go with it (the foreign keys cascade).
       if (!(await this.webhooks.delete(tenantId, webhookId, tx))) throw new NotFoundError('Webhook');
@@ -96,7 +93,6 @@ export class WebhooksService {
 
   /** A new secret; the previous one keeps signing for 24 hours, so receivers can switch without loss. */
   async rotateSecret(tenantId: string, webhookId: string, actor: Actor, now = new Date()): Promise<{ webhook: WebhookRow; secret: string }> {
-    if (!isUuid(webhookId)) throw new NotFoundError('Webhook');
     const secret = generateWebhookSecret();
     const expiresAt = new Date(now.getTime() + PREVIOUS_SECRET_LIFETIME_MS);
     const webhook = await this.prisma.$transaction(async (tx) => {
@@ -117,7 +113,6 @@ export class WebhooksService {
 
   /** Queues a `webhook.test` event for this endpoint alone, enabled or not. */
   async sendTest(tenantId: string, webhookId: string): Promise<DeliveryRow> {
-    if (!isUuid(webhookId)) throw new NotFoundError('Webhook');
     return this.prisma.$transaction(async (tx) => {
       const queued = await this.events.publish(tx, tenantId, { type: 'webhook.test', object: { id: webhookId, message: 'A test event from the chatbot platform.' } }, webhookId);
       // Nothing queued: no endpoint of this tenant has this id (or it was just deleted).
@@ -134,7 +129,6 @@ export class WebhooksService {
 
   /** A new attempt now; not while one is in flight, which would send the event twice at once. */
   async retryDelivery(tenantId: string, webhookId: string, deliveryId: string, now = new Date()): Promise<DeliveryRow> {
-    if (!isUuid(webhookId) || !isUuid(deliveryId)) throw new NotFoundError('Delivery');
     if (!(await this.deliveries.retryNow(tenantId, webhookId, deliveryId, now))) {
       if (await this.deliveries.exists(tenantId, webhookId, deliveryId)) throw new AppError(ErrorCode.DELIVERY_IN_FLIGHT, 'The delivery is being sent right now; retry it once this attempt is recorded.');
       throw new NotFoundError('Delivery');

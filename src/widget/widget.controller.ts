@@ -5,11 +5,9 @@ import { Principal, Visitor } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { GlobalExceptionFilter } from '../common/errors/global-exception.filter';
 import type { ApiPrincipal, AppRequest, VisitorPrincipal } from '../common/http/request-context';
-import { NoQueryDto } from '../common/paging/pagination';
-import { EmptyBodyDto } from '../common/validation/empty-body.dto';
 import { toConversationResponse, toMessageResponse } from '../conversations/conversation.mapper';
 import { toLeadResponse } from '../leads/lead.mapper';
-import { ApiIdParam, ApiWidgetEndpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
+import { ApiIdParam, ApiNoBody, ApiWidgetEndpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { ClientIp } from '../rate-limit/client-ip';
 import { CreateSessionDto, MessagesAfterQueryDto, SendMessageDto, WidgetLeadDto } from './dto/widget.dto';
 import {
@@ -24,6 +22,7 @@ import {
   WidgetSession,
 } from './widget.mapper';
 import { WidgetCaller, WidgetService } from './widget.service';
+import { IdOf } from '../common/validation/id.pipe';
 
 const callerOf = ({ tenant }: ApiPrincipal, clientIp: string): WidgetCaller => ({ tenantId: tenant.id, plan: tenant.plan, clientIp });
 
@@ -41,7 +40,7 @@ export class WidgetController {
   @Get('bots/:botId')
   @ApiWidgetEndpoint({ operationId: 'getWidgetBot', summary: 'The bot as the widget shows it', type: WidgetBotEnvelope, visitorToken: false, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('botId', 'Bot')
-  async bot(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Param('botId') botId: string, @Query() _query: NoQueryDto): Promise<WidgetBotEnvelope> {
+  async bot(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Param('botId', IdOf('Bot')) botId: string): Promise<WidgetBotEnvelope> {
     const { bot, settings } = await this.widget.botConfig(callerOf(principal, ip), botId);
     return { bot: toWidgetBot(bot, settings) };
   }
@@ -49,7 +48,7 @@ export class WidgetController {
   @Post('sessions')
   @HttpCode(201)
   @ApiWidgetEndpoint({ operationId: 'createWidgetSession', summary: 'Start a visitor session', description: 'The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. At most 10 new sessions a minute per client address.', status: 201, type: WidgetSession, visitorToken: false, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
-  async session(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Body() body: CreateSessionDto, @Query() _query: NoQueryDto): Promise<WidgetSession> {
+  async session(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Body() body: CreateSessionDto): Promise<WidgetSession> {
     const session = await this.widget.startSession(callerOf(principal, ip), body.botId, body.visitorToken);
     return { visitorToken: session.visitorToken, visitorId: session.visitorId, expiresAt: session.expiresAt.toISOString() };
   }
@@ -57,7 +56,8 @@ export class WidgetController {
   @Post('conversations')
   @HttpCode(201)
   @ApiWidgetEndpoint({ operationId: 'startWidgetConversation', summary: "Start a conversation with the session's bot", status: 201, type: WidgetConversationStart, visitorToken: true, errors: [...JSON_BODY_ERRORS] })
-  async startConversation(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto): Promise<WidgetConversationStart> {
+  @ApiNoBody()
+  async startConversation(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal): Promise<WidgetConversationStart> {
     const { conversation, messages } = await this.widget.startConversation(callerOf(principal, ip), visitor);
     return { conversation: toConversationResponse(conversation), messages: messages.map(toMessageResponse) };
   }
@@ -65,7 +65,7 @@ export class WidgetController {
   @Get('conversations/:id/messages')
   @ApiWidgetEndpoint({ operationId: 'listWidgetMessages', summary: "The visitor's conversation's messages", type: WidgetMessages, visitorToken: true, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'Conversation')
-  async messages(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id') id: string, @Query() query: MessagesAfterQueryDto): Promise<WidgetMessages> {
+  async messages(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id', IdOf('Conversation')) id: string, @Query() query: MessagesAfterQueryDto): Promise<WidgetMessages> {
     return { messages: (await this.widget.messages(callerOf(principal, ip), visitor, id, query.after)).map(toMessageResponse) };
   }
 
@@ -89,9 +89,8 @@ export class WidgetController {
     @Principal() principal: ApiPrincipal,
     @ClientIp() ip: string,
     @Visitor() visitor: VisitorPrincipal,
-    @Param('id') id: string,
+    @Param('id', IdOf('Conversation')) id: string,
     @Body() body: SendMessageDto,
-    @Query() _query: NoQueryDto,
     @Req() request: AppRequest,
     @Res() response: Response,
   ): Promise<void> {
@@ -133,7 +132,7 @@ export class WidgetController {
     errors: [ErrorCode.NOT_FOUND, ErrorCode.LEAD_CAPTURE_DISABLED, ErrorCode.LEAD_ALREADY_CAPTURED, ...JSON_BODY_ERRORS],
   })
   @ApiIdParam('id', 'Conversation')
-  async lead(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id') id: string, @Body() body: WidgetLeadDto, @Query() _query: NoQueryDto): Promise<WidgetLeadEnvelope> {
+  async lead(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id', IdOf('Conversation')) id: string, @Body() body: WidgetLeadDto): Promise<WidgetLeadEnvelope> {
     return { lead: toLeadResponse(await this.widget.captureLead(callerOf(principal, ip), visitor, id, body)) };
   }
 
@@ -141,7 +140,8 @@ export class WidgetController {
   @HttpCode(200)
   @ApiWidgetEndpoint({ operationId: 'endWidgetConversation', summary: 'End the conversation', type: WidgetConversationEnvelope, visitorToken: true, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
   @ApiIdParam('id', 'Conversation')
-  async end(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id') id: string, @Body() _body: EmptyBodyDto, @Query() _query: NoQueryDto): Promise<WidgetConversationEnvelope> {
+  @ApiNoBody()
+  async end(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id', IdOf('Conversation')) id: string): Promise<WidgetConversationEnvelope> {
     return { conversation: toConversationResponse(await this.widget.end(callerOf(principal, ip), visitor, id)) };
   }
 }

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { isUuid } from '../common/validation/uuid';
 import { ConversationRow, ConversationsRepository, MessageRow } from '../conversations/conversations.repository';
 import { toConversationResponse, toMessageResponse } from '../conversations/conversation.mapper';
 import { PrismaService } from '../database/prisma.service';
@@ -168,7 +167,7 @@ export class WidgetService {
   }
 
   private async activeBot(tenantId: string, botId: string): Promise<WidgetBotRow> {
-    const bot = isUuid(botId) ? await this.widget.bot(tenantId, botId) : null;
+    const bot = await this.widget.bot(tenantId, botId);
     if (!bot) throw new NotFoundError('Bot');
     if (!bot.isActive) throw new AppError(ErrorCode.BOT_INACTIVE, 'This bot is inactive: it answers no messages.');
     return bot;
@@ -177,7 +176,7 @@ export class WidgetService {
   /** The visitor's own conversation with the token's bot, the bot active; another's is 404. */
   private async visitorConversation(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string): Promise<{ bot: WidgetBotRow; conversation: ConversationRow }> {
     const bot = await this.activeBot(caller.tenantId, visitor.botId);
-    const conversation = isUuid(conversationId) ? await this.widget.visitorConversation(caller.tenantId, bot.id, visitor.visitorId, conversationId) : null;
+    const conversation = await this.widget.visitorConversation(caller.tenantId, bot.id, visitor.visitorId, conversationId);
     if (!conversation) throw new NotFoundError('Conversation');
     return { bot, conversation };
   }

@@ -94,7 +94,7 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
 
     it('refuses scopes on a public key with 400 on scopes', async () => {
       expectError(await as(owner).post('/api/v1/api-keys').send({ name: 'P', scopes: ['bots:read'], type: 'public' }), 400, 'VALIDATION_ERROR', [
-        { field: 'scopes', message: 'must be empty for a public key (it can call only verify and the widget)' },
+        { field: 'scopes', message: 'must be empty for a public key (it may call only verify and the widget endpoints)' },
       ]);
     });
 

@@ -45,6 +45,3 @@ export function toPage(query: PageQueryDto, defaultLimit = 20): Page {
 export function toPagination(page: Page, total: number): Pagination {
   return { total, limit: page.limit, offset: page.offset, hasMore: page.offset + page.limit < total };
 }
-
-/** Query of endpoints that take no parameters: any parameter is an unknown one. */
-export class NoQueryDto {}

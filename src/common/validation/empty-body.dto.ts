@@ -1,2 +1,5 @@
-/** The body of an action endpoint that takes none: any field is an unknown one (400); no body is the same as `{}`. */
+/**
+ * The documented body of an action endpoint that takes none (OpenAPI only): `{}` or nothing; any
+ * field is refused (400) by UndeclaredInputGuard, as for every handler without `@Body()`.
+ */
 export class EmptyBodyDto {}

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../common/errors/app-error';
-import { isUuid } from '../../common/validation/uuid';
 import { ApiKeyActivityRecorder, utcDay } from './api-key-activity.recorder';
 import { ApiKeyActivityRepository } from './api-key-activity.repository';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -24,7 +23,7 @@ export class ApiKeyActivityService {
   ) {}
 
   async keyActivity(tenantId: string, keyId: string, now = new Date()): Promise<KeyActivity> {
-    const key = isUuid(keyId) ? await this.keys.findById(tenantId, keyId) : null;
+    const key = await this.keys.findById(tenantId, keyId);
     if (!key) throw new NotFoundError('API key');
     const dates = Array.from({ length: ACTIVITY_DAYS }, (_, i) => utcDay(new Date(now.getTime() - (ACTIVITY_DAYS - 1 - i) * DAY_MS)));
     const stored = new Map((await this.activity.listDays(tenantId, key.id, dates[0])).map((row) => [row.day, row]));

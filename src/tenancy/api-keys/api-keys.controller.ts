@@ -3,14 +3,14 @@ import { ApiTags } from '@nestjs/swagger';
 import { Principal } from '../../common/access/access.decorators';
 import { ErrorCode } from '../../common/errors/error-codes';
 import type { ApiPrincipal } from '../../common/http/request-context';
-import { NoQueryDto } from '../../common/paging/pagination';
 import type { Actor } from '../../events/actor';
 import { CurrentActor } from '../../events/actor';
 import { ApiIdParam, ApiUserEndpoint, JSON_BODY_ERRORS } from '../../openapi/openapi.decorators';
 import { ApiKeyActivityResponse, ApiKeyListResponse, CreatedApiKeyResponse, toApiKeyActivityResponse, toApiKeyResponse, toCreatedApiKeyResponse } from './api-key.mapper';
 import { ApiKeyActivityService } from './api-key-activity.service';
 import { ApiKeysService } from './api-keys.service';
-import { CreateTenantApiKeyDto, toCreateKeyInput } from './dto/create-api-key.dto';
+import { CreateApiKeyDto, toCreateKeyInput } from './dto/create-api-key.dto';
+import { IdOf } from '../../common/validation/id.pipe';
 
 /** The tenant's API keys, managed by its owners and admins from the dashboard (the admin API's, for users). */
 @Controller('api/v1/api-keys')
@@ -23,7 +23,7 @@ export class ApiKeysController {
 
   @Get()
   @ApiUserEndpoint({ role: 'manager', operationId: 'listTenantApiKeys', summary: 'List the API keys of the tenant', description: 'Oldest first; never the keys themselves.', type: ApiKeyListResponse })
-  async list(@Principal() { tenant }: ApiPrincipal, @Query() _query: NoQueryDto): Promise<ApiKeyListResponse> {
+  async list(@Principal() { tenant }: ApiPrincipal): Promise<ApiKeyListResponse> {
     return { apiKeys: (await this.apiKeys.listKeys(tenant.id)).map(toApiKeyResponse) };
   }
 
@@ -39,7 +39,7 @@ export class ApiKeysController {
     type: CreatedApiKeyResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_UPGRADE_REQUIRED],
   })
-  async create(@Principal() { tenant }: ApiPrincipal, @Body() body: CreateTenantApiKeyDto, @CurrentActor() actor: Actor): Promise<CreatedApiKeyResponse> {
+  async create(@Principal() { tenant }: ApiPrincipal, @Body() body: CreateApiKeyDto, @CurrentActor() actor: Actor): Promise<CreatedApiKeyResponse> {
     return toCreatedApiKeyResponse(await this.apiKeys.createKey(tenant.id, toCreateKeyInput(body), actor));
   }
 
@@ -47,7 +47,7 @@ export class ApiKeysController {
   @HttpCode(204)
   @ApiUserEndpoint({ role: 'manager', operationId: 'deleteTenantApiKey', summary: 'Delete an API key', description: 'The key is refused from the next request on.', status: 204, errors: [ErrorCode.NOT_FOUND] })
   @ApiIdParam('id', 'API key')
-  async delete(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @CurrentActor() actor: Actor): Promise<void> {
+  async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('API key')) id: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.apiKeys.revokeKey(tenant.id, id, actor);
   }
 
@@ -61,7 +61,7 @@ export class ApiKeysController {
     errors: [ErrorCode.NOT_FOUND],
   })
   @ApiIdParam('id', 'API key')
-  async activityOf(@Principal() { tenant }: ApiPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<ApiKeyActivityResponse> {
+  async activityOf(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('API key')) id: string): Promise<ApiKeyActivityResponse> {
     return toApiKeyActivityResponse(await this.activity.keyActivity(tenant.id, id));
   }
 }

@@ -13,7 +13,6 @@ import { ApiKeyCache } from './api-key-cache';
 import { ApiKeyHasher } from './api-key-hasher';
 import { ApiKeyRow, ApiKeysRepository, type AuthenticatedKeyRow } from './api-keys.repository';
 import type { Scope } from '../../common/access/scopes';
-import { isUuid } from '../../common/validation/uuid';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -84,7 +83,6 @@ export class ApiKeysService {
   }
 
   async revokeKey(tenantId: string, keyId: string, actor: Actor, now = new Date()): Promise<void> {
-    if (!isUuid(keyId)) throw new NotFoundError('API key');
     await this.prisma.$transaction(async (tx) => {
       if (!(await this.keys.delete(tenantId, keyId, now, tx))) throw new NotFoundError('API key');
       await this.events.record(tx, tenantId, actor, { action: 'api_key.deleted', targetType: 'api_key', targetId: keyId });
