@@ -177,6 +177,10 @@ const STRONG_TOKEN = 'Zq3vN8xK2mP7wR4tY9bC6dF1gH5jL0sA';
 describe('loadConfig: a bad value of every configuration variable', () => {
   const badValues: Array<[string, Record<string, string>]> = [
     ['PORT', { PORT: 'http' }],
+    ['PUBLIC_URL', { PUBLIC_URL: 'dashboard.example.com' }],
+    ['SIGNUP', { SIGNUP: 'invite-only' }],
+    ['SMTP_URL', { SMTP_URL: 'http://mail.example.com' }],
+    ['MAIL_FROM', { MAIL_FROM: 'x' }],
     ['NODE_ENV', { NODE_ENV: 'Production' }],
     ['NODE_ENV', { NODE_ENV: 'production ' }],
     ['DATABASE_URL', { DATABASE_URL: 'postgresql://user@db host/app' }],
