@@ -1,13 +1,16 @@
 import { Link } from 'react-router-dom';
 import { api, call } from '../api/client';
 import { useResource } from '../api/use-resource';
+import { useTenant } from '../session/session-context';
 
 /** The first steps, each ticked from the tenant's real data (not from clicks). */
 export function FirstRunChecklist() {
+  const { role } = useTenant();
+  const managesKeys = role === 'owner' || role === 'admin';
   const state = useResource(async () => {
     const { bots } = await call(api.GET('/api/v1/bots'));
-    // Members without key management cannot list keys; the step then stays open.
-    const keys = await call(api.GET('/api/v1/api-keys')).then((answer) => answer.apiKeys, () => []);
+    // Agents and viewers cannot list keys: the step then stays open.
+    const keys = managesKeys ? (await call(api.GET('/api/v1/api-keys'))).apiKeys : [];
     return {
       bot: bots.length > 0,
       knowledge: bots.some((bot) => bot.knowledgeBaseSize > 0),
@@ -15,7 +18,7 @@ export function FirstRunChecklist() {
       embedded: keys.some((key) => key.type === 'public'),
       firstBot: bots[0]?.id,
     };
-  }, []);
+  }, [managesKeys]);
   const done = state.data;
   if (!done || (done.bot && done.knowledge && done.tried && done.embedded)) return null;
   const botLink = done.firstBot ? `/bots/${done.firstBot}` : '/bots';

@@ -17,13 +17,16 @@ export default function LeadsPage() {
   const [exportError, setExportError] = useState<string>();
   const exportCsv = async () => {
     setExportError(undefined);
-    const { response } = await api.GET('/api/v1/leads/export', { params: { query }, parseAs: 'blob' });
-    if (!response.ok) return setExportError('The export failed. Please try again.');
+    const { data, response } = await api.GET('/api/v1/leads/export', { params: { query }, parseAs: 'blob' }).catch(() => ({ data: undefined, response: undefined }));
+    if (!response?.ok || !data) return setExportError('The export failed. Please try again.');
     const link = document.createElement('a');
-    link.href = URL.createObjectURL(await response.clone().blob());
+    link.href = URL.createObjectURL(data as Blob);
     link.download = 'leads.csv';
+    document.body.append(link);
     link.click();
-    URL.revokeObjectURL(link.href);
+    link.remove();
+    // After the browser has taken the file.
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
   };
   return (
     <>
