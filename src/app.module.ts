@@ -9,6 +9,7 @@ import { AccessRuleGuard } from './common/access/access-rule.guard';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { JsonBodyGuard } from './common/http/json-body.guard';
 import { UndeclaredInputGuard } from './common/validation/undeclared-input.guard';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import type { RateLimitPlans } from './rate-limit/plan-limits';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -40,7 +41,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, AccountsModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, AnalyticsModule, SettingsModule, WidgetModule, WebhookDeliveryModule.forRoot(options.webhookDelivery), DemoModule, OpenApiModule],
+      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, AccountsModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, AnalyticsModule, SettingsModule, WidgetModule, WebhookDeliveryModule.forRoot(options.webhookDelivery), DemoModule, OpenApiModule, DashboardModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },

@@ -157,7 +157,7 @@ const AUTH_ROUTES: [string, 'session' | 'signIn'][] = [
 
 
 /** Open to anyone: the health probes and the API description. */
-const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/:file', 'GET /widget.js', 'GET /widget/demo'];
+const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/:file', 'GET /widget.js', 'GET /widget/demo', 'GET /dashboard', 'GET /dashboard/*path'];
 
 /** Every route the app serves; a new endpoint fails the walk below until it is added here with its rule. */
 /** The widget's routes: public keys only, a visitor's token on all but the first two (test/e2e/widget.e2e-spec.ts tests them). */

@@ -252,6 +252,22 @@ describe('OpenAPI document and contract', () => {
       expectContract(await strict.http().get(`/widget/demo?botId=${botId}&key=${key}`).set('X-Forwarded-Proto', 'https'), 'GET', '/widget/demo', 404);
     });
 
+    it('serves the dashboard page for /dashboard and its deep links under a strict CSP, its built files, and 404 for any other file', async () => {
+      const page = expectContract(await t.http().get('/dashboard'), 'GET', '/dashboard', 200);
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(page.headers['content-security-policy']).toContain("script-src 'self';");
+      expect(page.headers['content-security-policy']).not.toMatch(/unsafe-inline|unsafe-eval/);
+      expect(page.text).not.toMatch(/<script>/);
+      const deep = expectContract(await t.http().get('/dashboard/bots/123'), 'GET', '/dashboard/{path}', 200);
+      expect(deep.text).toBe(page.text);
+      const script = page.text.match(/src="\/dashboard\/(assets\/index-[^"]+\.js)"/)![1];
+      const asset = expectContract(await t.http().get(`/dashboard/${script}`), 'GET', '/dashboard/{path}', 200);
+      expect(asset.headers).toMatchObject({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' });
+      expectContract(await t.http().get('/dashboard/assets/nothing.js'), 'GET', '/dashboard/{path}', 404);
+      expectContract(await t.http().get('/dashboard/assets/..%2F..%2Fpackage.json'), 'GET', '/dashboard/{path}', 404);
+      expectContract(await strict.http().get('/dashboard').set('X-Forwarded-Proto', 'http'), 'GET', '/dashboard', 403);
+    });
+
     it('follows the HTTPS rule: plain HTTP through a proxy is refused in production', async () => {
       for (const path of ['/docs', '/api/v1/openapi.json']) {
         const refused = expectContract(await strict.http().get(path).set('X-Forwarded-Proto', 'http'), 'GET', path, 403);

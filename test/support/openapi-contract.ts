@@ -233,7 +233,7 @@ function mapValues(map: Json, fn: (value: unknown) => unknown): Json {
 
 /** A route as Express serves it, e.g. `GET /api/v1/leads/:id`, in OpenAPI form: `GET /api/v1/leads/{id}`. */
 export function toOpenApiRoute(route: string): string {
-  return route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return route.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
 }
 
 /** The routes the app's Express router serves (servedExpressRoutes), as "METHOD /path" in OpenAPI form. */

@@ -1,0 +1,94 @@
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { api, call, type Schemas, useTenantHeader, whenSessionEnds } from '../api/client';
+
+export type Account = Schemas['AccountResponse'];
+export type Membership = Schemas['MembershipResponse'];
+
+interface SessionState {
+  status: 'loading' | 'signedOut' | 'signedIn';
+  account?: Account;
+  /** The membership whose tenant the dashboard shows. */
+  membership?: Membership;
+  chooseTenant(tenantId: string): void;
+  /** After sign-in, sign-up or accepting an invitation: the answer carries the account. */
+  signedIn(account: Account): void;
+  refresh(): Promise<void>;
+  signOut(): Promise<void>;
+}
+
+const SessionContext = createContext<SessionState | null>(null);
+const TENANT_KEY = 'dashboard.tenantId';
+/** Whether this browser has signed in: without it, the sign-in form shows without asking the API. */
+const SIGNED_IN_KEY = 'dashboard.signedIn';
+
+function pickMembership(account: Account | undefined, wanted: string | null): Membership | undefined {
+  return account?.memberships.find((membership) => membership.tenant.id === wanted) ?? account?.memberships[0];
+}
+
+/** Who is signed in and which tenant they act for; the API client follows the chosen tenant. */
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [status, setStatus] = useState<SessionState['status']>(() => (localStorage.getItem(SIGNED_IN_KEY) ? 'loading' : 'signedOut'));
+  const [account, setAccount] = useState<Account>();
+  const [tenantId, setTenantId] = useState<string | null>(() => localStorage.getItem(TENANT_KEY));
+
+  const signedIn = useCallback((next: Account) => {
+    localStorage.setItem(SIGNED_IN_KEY, '1');
+    setAccount(next);
+    setStatus('signedIn');
+  }, []);
+  const forget = useCallback(() => {
+    localStorage.removeItem(SIGNED_IN_KEY);
+    setAccount(undefined);
+    setStatus('signedOut');
+  }, []);
+  const refresh = useCallback(async () => {
+    try {
+      signedIn(await call(api.GET('/auth/v1/me')));
+    } catch {
+      forget();
+    }
+  }, [signedIn, forget]);
+
+  useEffect(() => {
+    whenSessionEnds(forget);
+    if (status === 'loading') void refresh();
+    // Once, at start: later changes go through signedIn, forget and refresh.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  const membership = pickMembership(account, tenantId);
+  useTenantHeader(membership?.tenant.id ?? null);
+
+  const value = useMemo<SessionState>(
+    () => ({
+      status,
+      account,
+      membership,
+      chooseTenant(id) {
+        localStorage.setItem(TENANT_KEY, id);
+        setTenantId(id);
+      },
+      signedIn,
+      refresh,
+      async signOut() {
+        await call(api.DELETE('/auth/v1/sessions/current')).catch(() => undefined);
+        forget();
+      },
+    }),
+    [status, account, membership, signedIn, refresh, forget],
+  );
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionState {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside SessionProvider');
+  return session;
+}
+
+/** The chosen tenant's id and the user's role in it (pages under the signed-in layout only). */
+export function useTenant(): { tenantId: string; role: Membership['role']; name: string } {
+  const { membership } = useSession();
+  if (!membership) throw new Error('useTenant without a tenant');
+  return { tenantId: membership.tenant.id, role: membership.role, name: membership.tenant.name };
+}
