@@ -229,7 +229,7 @@ describe('Transport', () => {
         ['DELETE', '/api/v1/bots'],
         ['PUT', '/api/v1/leads'],
         ['DELETE', '/api/v1/leads'],
-        ['POST', '/api/v1/bots'],
+        ['POST', '/api/v1/verify'],
         ['PUT', '/admin/v1/tenants'],
       ])('%s %s answers 404 NOT_FOUND in the JSON envelope', async (method, path) => {
         const response = await t.http()[method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](path).set('Accept', 'text/html');
