@@ -545,6 +545,100 @@ export interface paths {
          */
         get: operations["listMessages"];
         put?: never;
+        /**
+         * Answer the visitor as a person (role `agent`)
+         * @description An `active` conversation is handed off first. The visitor’s widget shows the message at once (its live stream) and `waitingSince` clears. Agent messages never count against the plan’s monthly message limit. With an `Idempotency-Key`, a retry within 24 hours stores nothing and gets the first answer again (`Idempotent-Replayed: true`). Sends `message.created` (and `conversation.handed_off` when it handed the conversation off).
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["postAgentMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the conversation over from the bot
+         * @description Status `handed_off`: the bot stops replying (a visitor’s message is stored with `reply: null`) until the conversation is released. Already handed off: 200, unchanged. Sends `conversation.handed_off`.
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["handOffConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give the conversation back to the bot
+         * @description Status `active`: the bot answers again; the assignee and `waitingSince` clear. Already active: 200, unchanged. Sends `conversation.released`.
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["releaseConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the conversation
+         * @description Status `ended` (already ended: 200, unchanged). Sends `conversation.ended`.
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["endConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/assignee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give the conversation to a member, or to nobody
+         * @description `userId`: a member whose role may answer conversations (400 otherwise), or null. Only the user who holds the conversation changes its assignee without `force: true`; anyone else gets 409 `ALREADY_ASSIGNED` (of two agents claiming it at once, one wins). Sends `conversation.assigned` when the assignee changed.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): members whose role holds `conversations:write`.
+         */
+        put: operations["assignConversation"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1206,6 +1300,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/widget/conversations/{id}/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a person
+         * @description The conversation is handed to the tenant’s people (status `handed_off`, `waitingSince` set): the bot stops replying until they release it. Already handed off: 200, unchanged. The bot’s `handoff.enabled` setting must be on (409 `HANDOFF_DISABLED`).
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        post: operations["handOffWidgetConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The conversation's live events (server-sent events)
+         * @description Events: `conversation` (the conversation: first on connect, then at every change of state) and `message` (each agent and assistant message as it is stored, `id:` the message id; agent messages carry `authorName`). Send `Last-Event-ID` to get the messages after that one first. A comment line comes every 25 s. At most 2 streams per visitor are open at once (429 beyond). Browsers: read it with `fetch` (the visitor token goes in `X-Visitor-Token`, never in the URL). Without a stream, poll `GET .../messages?after=`.
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        get: operations["streamWidgetConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/widget/conversations/{id}/lead": {
         parameters: {
             query?: never;
@@ -1350,6 +1488,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dashboard (HTML); every path under /dashboard/ answers the same page
+         * @description No authentication.
+         */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A script or style sheet of the dashboard (`assets/<name>`), or its page for a deep link
+         * @description Paths under `assets/` are the built files (404 for any other name), cacheable for a year: their names carry a content hash. Every other path answers the page of GET /dashboard.
+         *
+         *     No authentication.
+         */
+        get: operations["getDashboardPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots/{id}/documents": {
         parameters: {
             query?: never;
@@ -1447,7 +1627,7 @@ export interface components {
          * @description Machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INVALID_VISITOR_TOKEN" | "ORIGIN_NOT_ALLOWED" | "BOT_INACTIVE" | "CONVERSATION_ENDED" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED" | "MESSAGE_LIMIT_REACHED" | "DELIVERY_IN_FLIGHT" | "INVALID_SESSION" | "INVALID_CREDENTIALS" | "CSRF_REJECTED" | "TENANT_REQUIRED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "EMAIL_TAKEN" | "SIGNUP_CLOSED" | "LAST_OWNER" | "INVITATION_EXPIRED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INVALID_VISITOR_TOKEN" | "ORIGIN_NOT_ALLOWED" | "BOT_INACTIVE" | "CONVERSATION_ENDED" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED" | "MESSAGE_LIMIT_REACHED" | "DELIVERY_IN_FLIGHT" | "INVALID_SESSION" | "INVALID_CREDENTIALS" | "CSRF_REJECTED" | "TENANT_REQUIRED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "EMAIL_TAKEN" | "SIGNUP_CLOSED" | "LAST_OWNER" | "INVITATION_EXPIRED" | "ALREADY_ASSIGNED" | "HANDOFF_DISABLED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         FieldErrorResponse: {
             /**
              * @description The field, query parameter or `body`; nested fields are dotted (`messages[0].role`). A name over 64 characters is cut there and ends in `…`.
@@ -1500,7 +1680,7 @@ export interface components {
         /** @enum {string} */
         ApiKeyType: "secret" | "public";
         /** @enum {string} */
-        Scope: "bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write";
+        Scope: "bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write";
         ApiKeyResponse: {
             /** Format: uuid */
             id: string;
@@ -1530,7 +1710,7 @@ export interface components {
         };
         CreateApiKeyDto: {
             /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only. */
-            scopes: ("bots:read" | "conversations:read" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write")[];
+            scopes: ("bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write")[];
             /**
              * Format: date-time
              * @description An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.
@@ -1858,6 +2038,21 @@ export interface components {
             lastMessageAt: string | null;
             /** Format: date-time */
             endedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person last took the conversation over; kept after it is released or ended.
+             */
+            handedOffAt: string | null;
+            /**
+             * Format: uuid
+             * @description The user working the conversation (`PUT .../assignee`).
+             */
+            assigneeId: string | null;
+            /**
+             * Format: date-time
+             * @description While handed off: the first visitor message no agent has answered yet (or the visitor’s request for a person); null when nobody waits.
+             */
+            waitingSince: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1894,6 +2089,8 @@ export interface components {
             /** @description `agent` is a human operator. */
             role: components["schemas"]["MessageRole"];
             content: string;
+            /** @description On agent messages only: the name the visitor sees. */
+            authorName?: string;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1901,6 +2098,28 @@ export interface components {
             /** @description Oldest first. */
             messages: components["schemas"]["MessageResponse"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        EmptyBodyDto: Record<string, never>;
+        AgentMessageDto: {
+            /** @description Trimmed. */
+            content: string;
+            /** @description The name the visitor sees; by default a signed-in user’s name, none for a key. Trimmed. */
+            authorName?: string;
+        };
+        MessageEnvelope: {
+            message: components["schemas"]["MessageResponse"];
+        };
+        AssigneeDto: {
+            /**
+             * Format: uuid
+             * @description A member whose role may answer conversations (conversations:write), or null for nobody.
+             */
+            userId: string | null;
+            /**
+             * @description Take the conversation from the user who holds it (otherwise 409 `ALREADY_ASSIGNED`).
+             * @default false
+             */
+            force: boolean;
         };
         /**
          * @description `widget` (captured in a chat), `api` (created through the API) or `import`.
@@ -2135,7 +2354,7 @@ export interface components {
              */
             url: string;
             /** @description Event types, or `["*"]` for all. Repeats are ignored. */
-            events: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            events: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
             description?: string | null;
         };
         WebhookResponse: {
@@ -2143,7 +2362,7 @@ export interface components {
             id: string;
             /** Format: uri */
             url: string;
-            events: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            events: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
             description: string | null;
             enabled: boolean;
             /**
@@ -2175,12 +2394,11 @@ export interface components {
              */
             url?: string;
             /** @description Event types, or `["*"]` for all. Repeats are ignored. */
-            events?: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            events?: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
             description?: string | null;
             /** @description false disables the endpoint (disabledReason `manual`); true enables it again. */
             enabled?: boolean;
         };
-        EmptyBodyDto: Record<string, never>;
         /**
          * @description `failed` once its retries are exhausted.
          * @enum {string}
@@ -2371,6 +2589,14 @@ export interface components {
             leadCapture?: components["schemas"]["LeadCaptureDto"];
             widgetLimits?: components["schemas"]["WidgetLimitsDto"];
         };
+        HandoffSettings: {
+            /** @description The visitor may ask for a person (the widget shows “talk to a person”). */
+            enabled: boolean;
+            /** @description With `enabled`: a question the knowledge base cannot answer hands the conversation to a person, after the fallback message. */
+            onFallback: boolean;
+            /** @description What the widget shows once the conversation is handed to a person. */
+            message: string;
+        };
         BotSettings: {
             /** @description The first message of every widget conversation; null: none. */
             welcomeMessage: string | null;
@@ -2382,9 +2608,18 @@ export interface components {
             showSources: boolean;
             /** @description The bot's own synonyms, one group per entry ("bill = invoice, receipt"). */
             synonyms: string[];
+            handoff: components["schemas"]["HandoffSettings"];
         };
         BotSettingsEnvelope: {
             settings: components["schemas"]["BotSettings"];
+        };
+        HandoffSettingsDto: {
+            /** @description What the widget shows once a person is asked for. Trimmed. */
+            message?: string;
+            /** @description The visitor may ask for a person. */
+            enabled?: boolean;
+            /** @description With enabled: an unanswered question hands the conversation to a person, after the fallback message. */
+            onFallback?: boolean;
         };
         UpdateBotSettingsDto: {
             /** @description The first message of every widget conversation. Trimmed; null or empty: none. */
@@ -2403,6 +2638,14 @@ export interface components {
              *     ]
              */
             synonyms?: string[];
+            /** @description Human handoff in the widget; partial. */
+            handoff?: components["schemas"]["HandoffSettingsDto"];
+        };
+        WidgetHandoff: {
+            /** @description The widget offers “talk to a person” (`POST .../handoff`). */
+            enabled: boolean;
+            /** @description What the widget shows once a person is asked for. */
+            message: string;
         };
         WidgetBot: {
             /** Format: uuid */
@@ -2419,6 +2662,7 @@ export interface components {
             welcomeMessage: string | null;
             suggestedQuestions: string[];
             leadCapture: components["schemas"]["LeadCapture"];
+            handoff: components["schemas"]["WidgetHandoff"];
         };
         WidgetBotEnvelope: {
             bot: components["schemas"]["WidgetBot"];
@@ -2474,6 +2718,8 @@ export interface components {
             /** @description `agent` is a human operator. */
             role: components["schemas"]["MessageRole"];
             content: string;
+            /** @description On agent messages only: the name the visitor sees. */
+            authorName?: string;
             /** Format: date-time */
             createdAt: string;
             /** @description The documents the reply comes from; empty when the bot's showSources is off or nothing fitted. */
@@ -2482,8 +2728,11 @@ export interface components {
         WidgetExchange: {
             /** @description The visitor's message, as stored. */
             message: components["schemas"]["MessageResponse"];
-            /** @description The bot's reply. */
-            reply: components["schemas"]["WidgetReply"];
+            /** @description The bot's reply; null while a person has the conversation (`handed_off`): the agent's answer arrives on the live stream. */
+            reply: (components["schemas"]["WidgetReply"] | null) & components["schemas"]["WidgetReply"];
+        };
+        WidgetConversationEnvelope: {
+            conversation: components["schemas"]["ConversationResponse"];
         };
         WidgetLeadDto: {
             /** @description Trimmed; length counts Unicode code points. */
@@ -2502,9 +2751,6 @@ export interface components {
         };
         WidgetLeadEnvelope: {
             lead: components["schemas"]["LeadResponse"];
-        };
-        WidgetConversationEnvelope: {
-            conversation: components["schemas"]["ConversationResponse"];
         };
         KnowledgeDocumentSummaryResponse: {
             /** Format: uuid */
@@ -2647,6 +2893,34 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "BOT_INACTIVE" | "CONVERSATION_ENDED";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages.
+         *
+         *     `HANDOFF_DISABLED`: the bot's handoff setting is off: the visitor cannot ask for a person.
+         *
+         *     `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads.
+         */
+        "ApiV1AnyKeyError409.BOT_INACTIVE.HANDOFF_DISABLED.CONVERSATION_ENDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "BOT_INACTIVE" | "HANDOFF_DISABLED" | "CONVERSATION_ENDED";
                         /** @enum {integer} */
                         status?: 409;
                     };
@@ -2961,6 +3235,56 @@ export interface components {
                         code?: "NOT_FOUND";
                         /** @enum {integer} */
                         status?: 404;
+                    };
+                };
+            };
+        };
+        /** @description `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads. */
+        "ApiV1Error409.CONVERSATION_ENDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CONVERSATION_ENDED";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads.
+         *
+         *     `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was already used in the last 24 hours with a different request.
+         *
+         *     `IDEMPOTENCY_KEY_IN_USE`: a request with the same `Idempotency-Key` is still being processed; retry shortly.
+         */
+        "ApiV1Error409.CONVERSATION_ENDED.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CONVERSATION_ENDED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                        /** @enum {integer} */
+                        status?: 409;
                     };
                 };
             };
@@ -3487,6 +3811,23 @@ export interface components {
                         code?: "NOT_FOUND";
                         /** @enum {integer} */
                         status?: 404;
+                    };
+                };
+            };
+        };
+        /** @description `ALREADY_ASSIGNED`: another user holds the conversation; send `force: true` to take it over. */
+        "Error409.ALREADY_ASSIGNED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "ALREADY_ASSIGNED";
+                        /** @enum {integer} */
+                        status?: 409;
                     };
                 };
             };
@@ -4570,6 +4911,8 @@ export interface operations {
                 from?: string;
                 /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
                 to?: string;
+                /** @description `waiting`: the conversations a visitor waits in first, longest wait first (`waitingSince`), then newest first; an agent’s queue is `?status=handed_off&sort=waiting`. */
+                sort?: "newest" | "waiting";
                 /** @description Only the conversations of this bot (a bot of another tenant gives an empty page). */
                 botId?: string;
                 status?: "active" | "ended" | "handed_off";
@@ -4678,6 +5021,219 @@ export interface operations {
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    postAgentMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique key per message, so that the request can be retried safely. Scoped to the tenant, kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentMessageDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            409: components["responses"]["ApiV1Error409.CONVERSATION_ENDED.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    handOffConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            409: components["responses"]["ApiV1Error409.CONVERSATION_ENDED"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    releaseConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            409: components["responses"]["ApiV1Error409.CONVERSATION_ENDED"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    endConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    assignConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssigneeDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            409: components["responses"]["Error409.ALREADY_ASSIGNED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
     };
     listLeads: {
@@ -6139,6 +6695,84 @@ export interface operations {
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
         };
     };
+    handOffWidgetConversation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE.HANDOFF_DISABLED.CONVERSATION_ENDED"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    streamWidgetConversation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The id of the last message received: the stream resumes after it. */
+                "Last-Event-ID"?: string;
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
     captureWidgetLead: {
         parameters: {
             query?: never;
@@ -6341,6 +6975,57 @@ export interface operations {
                     "text/javascript": string;
                     "text/css": string;
                     "image/png": unknown;
+                };
+            };
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+        };
+    };
+    getDashboardPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rest of the path, slashes included (`bots/<id>`, `assets/index-<hash>.js`). */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "text/javascript": string;
+                    "text/css": string;
                 };
             };
             403: components["responses"]["Error403.HTTPS_REQUIRED"];

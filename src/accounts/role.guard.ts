@@ -21,8 +21,8 @@ export class RoleGuard implements AccessCheck {
     const rule = accessRuleOf(this.reflector, context);
     const principal = context.switchToHttp().getRequest<AppRequest>().principal;
     if (!principal?.user) return true;
-    if (rule?.kind === 'apiKey') {
-      const missing = rule.scopes.filter((scope) => !principal.scopes.includes(scope));
+    if (rule?.kind === 'apiKey' || rule?.kind === 'tenantUser') {
+      const missing = (rule.scopes ?? []).filter((scope) => !principal.scopes.includes(scope));
       if (missing.length) throw insufficientRole(`Your role (${principal.user.role}) does not allow this: it needs ${missing.join(', ')}.`);
     }
     if (rule?.kind === 'tenantUser' && rule.role === 'manager' && !isManager(principal.user.role)) {

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Pagination } from '../common/paging/pagination';
 import { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
 import type { ConversationRow, MessageRow } from './conversations.repository';
@@ -31,6 +31,15 @@ export class ConversationResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   endedAt: string | null;
 
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When a person last took the conversation over; kept after it is released or ended.' })
+  handedOffAt: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The user working the conversation (`PUT .../assignee`).' })
+  assigneeId: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'While handed off: the first visitor message no agent has answered yet (or the visitor’s request for a person); null when nobody waits.' })
+  waitingSince: string | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 
@@ -51,6 +60,9 @@ export class MessageResponse {
   @ApiProperty()
   content: string;
 
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'On agent messages only: the name the visitor sees.' })
+  authorName?: string;
+
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 }
@@ -66,6 +78,11 @@ export class ConversationListResponse {
 export class ConversationEnvelope {
   @ApiProperty({ type: ConversationResponse })
   conversation: ConversationResponse;
+}
+
+export class MessageEnvelope {
+  @ApiProperty({ type: MessageResponse })
+  message: MessageResponse;
 }
 
 export class MessageListResponse {
@@ -87,6 +104,9 @@ export function toConversationResponse(row: ConversationRow): ConversationRespon
     messageCount: row.messageCount,
     lastMessageAt: row.lastMessageAt?.toISOString() ?? null,
     endedAt: row.endedAt?.toISOString() ?? null,
+    handedOffAt: row.handedOffAt?.toISOString() ?? null,
+    assigneeId: row.assigneeId,
+    waitingSince: row.waitingSince?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -98,6 +118,8 @@ export function toMessageResponse(row: MessageRow): MessageResponse {
     conversationId: row.conversationId,
     role: row.role,
     content: row.content,
+    // Only agent messages have an author: the other roles' shape stays as it was.
+    ...(row.role === 'agent' && row.authorName ? { authorName: row.authorName } : {}),
     createdAt: row.createdAt.toISOString(),
   };
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
-import type { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
+import type { ConversationChannel, ConversationStatus, MessageRole, Role } from '../generated/prisma/enums';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { selectColumns } from '../database/select-columns';
 import type { Page } from '../common/paging/pagination';
@@ -15,11 +15,14 @@ export const conversationSelect = {
   messageCount: true,
   lastMessageAt: true,
   endedAt: true,
+  handedOffAt: true,
+  assigneeId: true,
+  waitingSince: true,
   createdAt: true,
   updatedAt: true,
 } satisfies Prisma.ConversationSelect;
 
-export const messageSelect = { id: true, conversationId: true, role: true, content: true, createdAt: true } satisfies Prisma.MessageSelect;
+export const messageSelect = { id: true, conversationId: true, role: true, content: true, authorName: true, createdAt: true } satisfies Prisma.MessageSelect;
 
 export type ConversationRow = Prisma.ConversationGetPayload<{ select: typeof conversationSelect }>;
 export type MessageRow = Prisma.MessageGetPayload<{ select: typeof messageSelect }>;
@@ -31,7 +34,11 @@ export interface ConversationFilter {
   status?: ConversationStatus;
   from?: Date;
   to?: Date;
+  /** `waiting`: conversations a visitor waits in first, longest wait first, then newest first. */
+  sort?: ConversationSort;
 }
+
+export type ConversationSort = 'newest' | 'waiting';
 
 export interface NewConversation {
   botId: string;
@@ -48,9 +55,15 @@ export interface NewMessage {
   createdAt: Date;
   /** An assistant reply that found nothing in the knowledge base (analytics' unansweredRate). */
   unanswered?: boolean;
+  /** An agent message's author as the visitor sees it. */
+  authorName?: string | null;
 }
 
+/** What a handoff step changes on a conversation (HandoffService). */
+export type ConversationChange = Partial<Pick<ConversationRow, 'status' | 'handedOffAt' | 'assigneeId' | 'waitingSince' | 'endedAt'>>;
+
 const newestFirst = [{ createdAt: 'desc' }, { id: 'desc' }] satisfies Prisma.ConversationOrderByWithRelationInput[];
+const waitingFirst = [{ waitingSince: { sort: 'asc', nulls: 'last' } }, ...newestFirst] satisfies Prisma.ConversationOrderByWithRelationInput[];
 
 @Injectable()
 export class ConversationsRepository {
@@ -59,7 +72,7 @@ export class ConversationsRepository {
   list(tenantId: string, filter: ConversationFilter, page: Page): Promise<ConversationRow[]> {
     return this.prisma.conversation.findMany({
       where: this.where(tenantId, filter),
-      orderBy: newestFirst,
+      orderBy: filter.sort === 'waiting' ? waitingFirst : newestFirst,
       skip: page.offset,
       take: page.limit,
       select: conversationSelect,
@@ -80,6 +93,23 @@ export class ConversationsRepository {
 
   addMessages(tenantId: string, conversationId: string, messages: NewMessage[], tx: PrismaTransaction): Promise<MessageRow[]> {
     return tx.message.createManyAndReturn({ data: messages.map((message) => ({ tenantId, conversationId, ...message })), select: messageSelect });
+  }
+
+  /** Applies a handoff step's change (the caller holds the row's lock: see lock()). */
+  async update(tenantId: string, conversationId: string, change: ConversationChange, tx: PrismaTransaction): Promise<void> {
+    await tx.conversation.updateMany({ where: { tenantId, id: conversationId }, data: change });
+  }
+
+  /** The role of a member of the tenant; null for anyone else. */
+  async memberRole(tenantId: string, userId: string, tx: PrismaTransaction = this.prisma): Promise<Role | null> {
+    const membership = await tx.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } }, select: { role: true } });
+    return membership?.role ?? null;
+  }
+
+  /** Locks the conversation's row until the transaction ends and reads it; null if not the tenant's. */
+  async lock(tenantId: string, conversationId: string, tx: PrismaTransaction): Promise<ConversationRow | null> {
+    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Conversation" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${conversationId}::uuid FOR UPDATE`;
+    return locked.length ? this.findById(tenantId, conversationId, tx) : null;
   }
 
   linkLead(tenantId: string, conversationId: string, leadId: string, tx: PrismaTransaction): Promise<unknown> {

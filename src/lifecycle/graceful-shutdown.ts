@@ -32,6 +32,8 @@ export function installGracefulShutdown(app: INestApplication, server: Server, t
       if (!response.headersSent) response.setHeader('Connection', 'close');
     });
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Streams never finish by themselves: they end now (the widget reconnects to another instance).
+    app.get(ShutdownState).closing();
     server.closeIdleConnections();
     const sweeper = setInterval(() => server.closeIdleConnections(), 100);
     const finished = await Promise.race([closed.then(() => true), sleep(timings.graceMs).then(() => false)]);

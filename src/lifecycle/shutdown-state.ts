@@ -4,4 +4,17 @@ import { Injectable } from '@nestjs/common';
 @Injectable()
 export class ShutdownState {
   draining = false;
+  private readonly closingListeners: (() => void)[] = [];
+
+  /**
+   * Runs `listener` when the listener socket closes, after the drain delay: long-lived answers
+   * (the widget's live streams) end then, so the wait for in-flight requests can finish.
+   */
+  onClosing(listener: () => void): void {
+    this.closingListeners.push(listener);
+  }
+
+  closing(): void {
+    for (const listener of this.closingListeners) listener();
+  }
 }

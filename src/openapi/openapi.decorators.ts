@@ -249,7 +249,7 @@ export function ApiV1NoContent(description: string): MethodDecorator {
  * An /api/v1 route for the dashboard's users only (members, invitations, keys...): the session
  * cookie and X-Tenant-Id, any member or owners and admins only. A key is refused with 403.
  */
-export function ApiUserEndpoint(docs: EndpointDocs & { role: UserRouteRole }): MethodDecorator {
+export function ApiUserEndpoint(docs: EndpointDocs & { role: UserRouteRole; scopes?: Scope[] }): MethodDecorator {
   const errors: ErrorCode[] = [
     ErrorCode.VALIDATION_ERROR,
     ...USER_ERRORS,
@@ -261,9 +261,10 @@ export function ApiUserEndpoint(docs: EndpointDocs & { role: UserRouteRole }): M
     ErrorCode.INTERNAL_ERROR,
     ErrorCode.SERVICE_UNAVAILABLE,
   ];
-  const note = `Dashboard users only (session cookie and \`X-Tenant-Id\`; API keys get 403 \`INSUFFICIENT_SCOPE\`): ${docs.role === 'manager' ? 'owners and admins' : 'every member'}.`;
+  const who = docs.scopes?.length ? `members whose role holds ${docs.scopes.map((s) => `\`${s}\``).join(', ')}` : docs.role === 'manager' ? 'owners and admins' : 'every member';
+  const note = `Dashboard users only (session cookie and \`X-Tenant-Id\`; API keys get 403 \`INSUFFICIENT_SCOPE\`): ${who}.`;
   return applyDecorators(
-    UsersOnly(docs.role),
+    UsersOnly(docs.role, ...(docs.scopes ?? [])),
     operation(docs, note),
     ApiSecurity(USER_SECURITY),
     successResponse(docs, {}, 'Success.'),

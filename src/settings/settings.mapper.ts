@@ -47,6 +47,17 @@ export class TenantSettingsEnvelope {
   settings: TenantSettings;
 }
 
+export class HandoffSettings {
+  @ApiProperty({ description: 'The visitor may ask for a person (the widget shows “talk to a person”).' })
+  enabled: boolean;
+
+  @ApiProperty({ description: 'With `enabled`: a question the knowledge base cannot answer hands the conversation to a person, after the fallback message.' })
+  onFallback: boolean;
+
+  @ApiProperty({ description: 'What the widget shows once the conversation is handed to a person.' })
+  message: string;
+}
+
 export class BotSettings {
   @ApiProperty({ type: String, nullable: true, description: 'The first message of every widget conversation; null: none.' })
   welcomeMessage: string | null;
@@ -62,6 +73,9 @@ export class BotSettings {
 
   @ApiProperty({ type: [String], description: "The bot's own synonyms, one group per entry (\"bill = invoice, receipt\")." })
   synonyms: string[];
+
+  @ApiProperty({ type: HandoffSettings })
+  handoff: HandoffSettings;
 }
 
 export class BotSettingsEnvelope {
@@ -80,5 +94,5 @@ export function toTenantSettings(row: TenantSettingsRow): TenantSettings {
 }
 
 export function toBotSettings(row: BotSettingsRow): BotSettings {
-  return { welcomeMessage: row.welcomeMessage, suggestedQuestions: [...row.suggestedQuestions], fallbackMessage: row.fallbackMessage, showSources: row.showSources, synonyms: [...row.synonyms] };
+  return { welcomeMessage: row.welcomeMessage, suggestedQuestions: [...row.suggestedQuestions], fallbackMessage: row.fallbackMessage, showSources: row.showSources, synonyms: [...row.synonyms], handoff: { enabled: row.handoffEnabled, onFallback: row.handoffOnFallback, message: row.handoffMessage } };
 }

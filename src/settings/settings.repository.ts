@@ -13,7 +13,7 @@ const tenantSettingsSelect = {
   widgetRepliesPerIpPerDay: true,
 } satisfies Prisma.TenantSelect;
 
-const botSettingsSelect = { welcomeMessage: true, suggestedQuestions: true, fallbackMessage: true, showSources: true, synonyms: true } satisfies Prisma.BotSelect;
+const botSettingsSelect = { welcomeMessage: true, suggestedQuestions: true, fallbackMessage: true, showSources: true, synonyms: true, handoffEnabled: true, handoffOnFallback: true, handoffMessage: true } satisfies Prisma.BotSelect;
 
 export type TenantSettingsRow = Prisma.TenantGetPayload<{ select: typeof tenantSettingsSelect }>;
 export type BotSettingsRow = Prisma.BotGetPayload<{ select: typeof botSettingsSelect }>;

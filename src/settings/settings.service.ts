@@ -69,6 +69,9 @@ export class SettingsService {
         fallbackMessage: body.fallbackMessage,
         showSources: body.showSources,
         synonyms: body.synonyms,
+        handoffEnabled: body.handoff?.enabled,
+        handoffOnFallback: body.handoff?.onFallback,
+        handoffMessage: body.handoff?.message,
       });
       if (!Object.keys(changes).length) return current;
       const updated = await this.settings.updateBotSettings(tenantId, botId, changes, tx);

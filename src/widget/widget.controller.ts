@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { VisitorEventStream } from './visitor-event-stream';
 import type { Response } from 'express';
 import { Principal, Visitor } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
@@ -35,6 +36,7 @@ export class WidgetController {
   constructor(
     private readonly widget: WidgetService,
     private readonly errors: GlobalExceptionFilter,
+    private readonly streams: VisitorEventStream,
   ) {}
 
   @Get('bots/:botId')
@@ -82,6 +84,7 @@ export class WidgetController {
     type: WidgetExchange,
     visitorToken: true,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.CONVERSATION_ENDED, ErrorCode.MESSAGE_LIMIT_REACHED, ...JSON_BODY_ERRORS],
+    // (While a person has the conversation, `reply` is null and nothing counts against the limit.)
   })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiIdParam('id', 'Conversation')
@@ -118,6 +121,41 @@ export class WidgetController {
       if (!response.headersSent) throw error;
       response.end(sse('error', this.errors.answerTo(error, request).body));
     }
+  }
+
+  @Post('conversations/:id/handoff')
+  @HttpCode(200)
+  @ApiWidgetEndpoint({
+    operationId: 'handOffWidgetConversation',
+    summary: 'Ask for a person',
+    description: 'The conversation is handed to the tenant’s people (status `handed_off`, `waitingSince` set): the bot stops replying until they release it. Already handed off: 200, unchanged. The bot’s `handoff.enabled` setting must be on (409 `HANDOFF_DISABLED`).',
+    type: WidgetConversationEnvelope,
+    visitorToken: true,
+    errors: [ErrorCode.NOT_FOUND, ErrorCode.HANDOFF_DISABLED, ErrorCode.CONVERSATION_ENDED, ...JSON_BODY_ERRORS],
+  })
+  @ApiIdParam('id', 'Conversation')
+  @ApiNoBody()
+  async handOff(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id', IdOf('Conversation')) id: string): Promise<WidgetConversationEnvelope> {
+    return { conversation: toConversationResponse(await this.widget.handOff(callerOf(principal, ip), visitor, id)) };
+  }
+
+  @Get('conversations/:id/events')
+  @ApiWidgetEndpoint({
+    operationId: 'streamWidgetConversation',
+    summary: "The conversation's live events (server-sent events)",
+    description:
+      'Events: `conversation` (the conversation: first on connect, then at every change of state) and `message` (each agent and assistant message as it is stored, ' +
+      '`id:` the message id; agent messages carry `authorName`). Send `Last-Event-ID` to get the messages after that one first. A comment line comes every 25 s. ' +
+      'At most 2 streams per visitor are open at once (429 beyond). Browsers: read it with `fetch` (the visitor token goes in `X-Visitor-Token`, never in the URL). ' +
+      'Without a stream, poll `GET .../messages?after=`.',
+    produces: 'text/event-stream',
+    visitorToken: true,
+    errors: [ErrorCode.NOT_FOUND],
+  })
+  @ApiIdParam('id', 'Conversation')
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The id of the last message received: the stream resumes after it.', schema: { type: 'string', format: 'uuid' } })
+  async events(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id', IdOf('Conversation')) id: string, @Req() request: AppRequest, @Res() response: Response): Promise<void> {
+    await this.streams.serve(callerOf(principal, ip), visitor, id, request, response);
   }
 
   @Post('conversations/:id/lead')

@@ -6,6 +6,14 @@ import type { Exchange } from './widget.service';
 import type { TenantSettingsRow } from '../settings/settings.repository';
 import type { WidgetBotRow } from './widget.repository';
 
+export class WidgetHandoff {
+  @ApiProperty({ description: 'The widget offers “talk to a person” (`POST .../handoff`).' })
+  enabled: boolean;
+
+  @ApiProperty({ description: 'What the widget shows once a person is asked for.' })
+  message: string;
+}
+
 export class WidgetBot {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -30,6 +38,9 @@ export class WidgetBot {
 
   @ApiProperty({ type: LeadCapture })
   leadCapture: LeadCapture;
+
+  @ApiProperty({ type: WidgetHandoff })
+  handoff: WidgetHandoff;
 }
 
 export class WidgetBotEnvelope {
@@ -78,8 +89,8 @@ export class WidgetExchange {
   @ApiProperty({ type: MessageResponse, description: "The visitor's message, as stored." })
   message: MessageResponse;
 
-  @ApiProperty({ type: WidgetReply, description: "The bot's reply." })
-  reply: WidgetReply;
+  @ApiProperty({ type: WidgetReply, nullable: true, description: "The bot's reply; null while a person has the conversation (`handed_off`): the agent's answer arrives on the live stream." })
+  reply: WidgetReply | null;
 }
 
 export class WidgetConversationEnvelope {
@@ -102,9 +113,11 @@ export function toWidgetBot(bot: WidgetBotRow, settings: TenantSettingsRow): Wid
     welcomeMessage: bot.welcomeMessage,
     suggestedQuestions: [...bot.suggestedQuestions],
     leadCapture: { enabled: settings.leadCaptureEnabled, requirePhone: settings.leadCaptureRequirePhone, requireCompany: settings.leadCaptureRequireCompany },
+    handoff: { enabled: bot.handoffEnabled, message: bot.handoffMessage },
   };
 }
 
 export function toWidgetExchange(exchange: Exchange): WidgetExchange {
+  if (!exchange.reply) return { message: toMessageResponse(exchange.message), reply: null };
   return { message: toMessageResponse(exchange.message), reply: { ...toMessageResponse(exchange.reply), sources: exchange.answer.sources.map(({ id, title }) => ({ id, title })) } };
 }

@@ -11,17 +11,20 @@ import { WidgetController } from './widget.controller';
 import { WidgetOriginGuard } from './widget-origin.guard';
 import { WidgetRepository } from './widget.repository';
 import { WidgetService } from './widget.service';
+import { VisitorEventStream } from './visitor-event-stream';
+import { HealthModule } from '../health/health.module';
 import { APP_CONFIG, type AppConfig } from '../config/env';
 import { VisitorTokens } from './visitor-token';
 import { VisitorTokenGuard } from './visitor-token.guard';
 import { WidgetLimits } from './widget-limits';
 
 @Module({
-  imports: [TenancyModule, ConversationsModule, LeadsModule, UsageModule, AnsweringModule, SettingsModule],
+  imports: [TenancyModule, ConversationsModule, LeadsModule, UsageModule, AnsweringModule, SettingsModule, HealthModule],
   controllers: [WidgetController, WidgetAssetsController],
   providers: [
     WidgetRepository,
     WidgetService,
+    VisitorEventStream,
     WidgetLimits,
     WidgetOriginGuard,
     VisitorTokenGuard,

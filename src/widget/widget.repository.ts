@@ -15,6 +15,9 @@ const widgetBotSelect = {
   fallbackMessage: true,
   showSources: true,
   synonyms: true,
+  handoffEnabled: true,
+  handoffOnFallback: true,
+  handoffMessage: true,
 } satisfies Prisma.BotSelect;
 
 export type WidgetBotRow = Prisma.BotGetPayload<{ select: typeof widgetBotSelect }>;
@@ -50,11 +53,5 @@ export class WidgetRepository {
       take: WIDGET_MESSAGES_PAGE,
       select: messageSelect,
     });
-  }
-
-  /** Ends an active conversation; false when it had already ended. */
-  async end(tenantId: string, conversationId: string, endedAt: Date, tx: PrismaTransaction): Promise<boolean> {
-    const { count } = await tx.conversation.updateMany({ where: { tenantId, id: conversationId, status: { not: 'ended' } }, data: { status: 'ended', endedAt } });
-    return count === 1;
   }
 }

@@ -2,9 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import { isUuid } from '../common/validation/uuid';
 import { ConversationRow, ConversationsRepository, MessageRow } from '../conversations/conversations.repository';
 import { toConversationResponse, toMessageResponse } from '../conversations/conversation.mapper';
-import { PrismaService } from '../database/prisma.service';
+import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import { HandoffService } from '../conversations/handoff.service';
+import { ConversationFeed, LiveEvent } from '../conversations/live/conversation-feed';
 import { EventRecorder } from '../events/event-recorder';
 import { LeadRow } from '../leads/leads.repository';
 import { LeadsService } from '../leads/leads.service';
@@ -26,12 +29,8 @@ export interface WidgetCaller {
   clientIp: string;
 }
 
-/** A visitor's message and the bot's reply, stored together. */
-export interface Exchange {
-  message: MessageRow;
-  reply: MessageRow;
-  answer: Answer;
-}
+/** A visitor's message and the bot's reply, stored together; no reply while a person has the conversation. */
+export type Exchange = { message: MessageRow; reply: MessageRow; answer: Answer } | { message: MessageRow; reply: null; answer: null };
 
 const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 
@@ -53,6 +52,8 @@ export class WidgetService {
     private readonly quota: MessageQuotaRepository,
     private readonly leads: LeadsService,
     private readonly events: EventRecorder,
+    private readonly handoff: HandoffService,
+    private readonly feed: ConversationFeed,
   ) {}
 
   /** The bot as the widget shows it, with the tenant's lead-form settings. */
@@ -99,20 +100,31 @@ export class WidgetService {
 
   /**
    * The visitor's message and the bot's reply. The checks and the answer come first (the answer
-   * may take seconds, from an LLM); then one short transaction counts the reply against the
-   * month, stores both messages and queues their events. A reply over the monthly limit is
-   * refused there, exactly, and nothing is stored.
+   * may take seconds, from an LLM); then one short transaction locks the conversation, counts the
+   * reply against the month, stores both messages and queues their events. A reply over the
+   * monthly limit is refused there, exactly, and nothing is stored. While a person has the
+   * conversation (handed_off, seen under the lock, so a handoff during the answer wins) the bot
+   * stays silent: the message alone is stored, counted against nothing, and waits for an agent.
+   * With the bot's handoff.onFallback, an unanswered question hands the conversation off after the
+   * fallback reply.
    */
   async exchange(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string, content: string, onDelta?: (text: string) => void): Promise<Exchange> {
     const { bot, conversation } = await this.visitorConversation(caller, visitor, conversationId);
-    if (conversation.status === 'ended') throw new AppError(ErrorCode.CONVERSATION_ENDED, 'This conversation has ended; start a new one.');
+    if (conversation.status === 'ended') throw conversationEnded();
     const settings = (await this.settings.tenantSettings(caller.tenantId))!;
     await this.limits.countVisitorMessage(settings, visitor);
+    if (conversation.status === 'handed_off') {
+      const waiting = await this.prisma.$transaction((tx) => this.storeForAgent(caller.tenantId, conversation.id, content, tx));
+      if (waiting) return waiting;
+    }
     await this.limits.countReply(caller.tenantId, settings, caller.clientIp);
     const limit = PLANS[caller.plan].messagesLimit;
     if ((await this.quota.usedThisMonth(caller.tenantId, new Date())) >= limit) throw messageLimitReached(limit);
     const answer = await this.answers.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
-    const exchange = await this.prisma.$transaction(async (tx) => {
+    const live: LiveEvent[] = [];
+    const exchange = await this.prisma.$transaction(async (tx): Promise<Exchange> => {
+      const waiting = await this.storeForAgent(caller.tenantId, conversation.id, content, tx);
+      if (waiting) return waiting;
       const now = new Date();
       if (!(await this.quota.take(caller.tenantId, limit, now, tx))) throw messageLimitReached(limit, now);
       const [message, reply] = await this.conversations.addMessages(
@@ -126,11 +138,50 @@ export class WidgetService {
         tx,
       );
       for (const stored of [message, reply]) await this.events.publish(tx, caller.tenantId, { type: 'message.created', object: toMessageResponse(stored) });
+      live.push({ kind: 'message', message: toMessageResponse(reply) });
+      if (answer.unanswered && bot.handoffEnabled && bot.handoffOnFallback) {
+        const current = (await this.conversations.findById(caller.tenantId, conversation.id, tx))!;
+        live.push({ kind: 'conversation', conversation: toConversationResponse(await this.handoff.handOffIn(tx, caller.tenantId, current, reply.createdAt, now)) });
+      }
       return { message, reply, answer: { ...answer, sources: bot.showSources ? answer.sources : [] } };
     });
-    // Committed: this instance's /verify reports the reply at once.
-    this.quota.forget(caller.tenantId);
+    // Committed: this instance's /verify reports the reply at once; the visitor's other tabs hear it.
+    if (exchange.reply) this.quota.forget(caller.tenantId);
+    await this.feed.publish(conversation.id, ...live);
     return exchange;
+  }
+
+  /**
+   * Under the conversation's lock: an ended conversation is 409; a handed-off one stores the
+   * visitor's message alone (no reply, no quota) and starts the wait; undefined lets the bot reply.
+   */
+  private async storeForAgent(tenantId: string, conversationId: string, content: string, tx: PrismaTransaction): Promise<Exchange | undefined> {
+    const current = (await this.conversations.lock(tenantId, conversationId, tx))!;
+    if (current.status === 'ended') throw conversationEnded();
+    if (current.status !== 'handed_off') return undefined;
+    const now = new Date();
+    const [message] = await this.conversations.addMessages(tenantId, conversationId, [{ role: 'user', content, createdAt: now }], tx);
+    if (!current.waitingSince) await this.conversations.update(tenantId, conversationId, { waitingSince: now }, tx);
+    await this.events.publish(tx, tenantId, { type: 'message.created', object: toMessageResponse(message) });
+    return { message, reply: null, answer: null };
+  }
+
+  /** The visitor asks for a person (the bot's handoff setting on, else 409 HANDOFF_DISABLED); they wait from now. */
+  async handOff(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string): Promise<ConversationRow> {
+    const { bot, conversation } = await this.visitorConversation(caller, visitor, conversationId);
+    if (!bot.handoffEnabled) throw new AppError(ErrorCode.HANDOFF_DISABLED, 'This bot does not hand conversations to a person.');
+    return this.handoff.handOff(caller.tenantId, conversation.id, new Date());
+  }
+
+  /** The visitor's conversation, for its live stream (404 for anyone else's). */
+  async streamedConversation(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string): Promise<ConversationRow> {
+    return (await this.visitorConversation(caller, visitor, conversationId)).conversation;
+  }
+
+  /** What a stream resumed after `afterId` missed: the agent and assistant messages since (undefined: the id is not this conversation's). */
+  async missedMessages(caller: WidgetCaller, conversationId: string, afterId: string): Promise<MessageRow[] | undefined> {
+    const messages = isUuid(afterId) ? await this.widget.messagesAfter(caller.tenantId, conversationId, afterId) : null;
+    return messages?.filter((message) => message.role !== 'user');
   }
 
   /** The lead form: one lead per conversation, with source `widget`, linked both ways. */
@@ -155,15 +206,10 @@ export class WidgetService {
     });
   }
 
-  /** Ends the conversation (again: nothing changes) and sends conversation.ended once. */
+  /** Ends the conversation (again: nothing changes) and sends conversation.ended once, as an agent's end does. */
   async end(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string): Promise<ConversationRow> {
     const { conversation } = await this.visitorConversation(caller, visitor, conversationId);
-    return this.prisma.$transaction(async (tx) => {
-      if (!(await this.widget.end(caller.tenantId, conversation.id, new Date(), tx))) return (await this.conversations.findById(caller.tenantId, conversation.id, tx))!;
-      const ended = (await this.conversations.findById(caller.tenantId, conversation.id, tx))!;
-      await this.events.publish(tx, caller.tenantId, { type: 'conversation.ended', object: toConversationResponse(ended) });
-      return ended;
-    });
+    return this.handoff.end(caller.tenantId, conversation.id);
   }
 
   private async activeBot(tenantId: string, botId: string): Promise<WidgetBotRow> {
@@ -180,6 +226,10 @@ export class WidgetService {
     if (!conversation) throw new NotFoundError('Conversation');
     return { bot, conversation };
   }
+}
+
+function conversationEnded(): AppError {
+  return new AppError(ErrorCode.CONVERSATION_ENDED, 'This conversation has ended; start a new one.');
 }
 
 function messageLimitReached(limit: number, now = new Date()): AppError {

@@ -70,6 +70,22 @@ describe('The chat widget in headless Chromium', () => {
     await page.close();
   });
 
+  it('hands the conversation to a person and shows their reply, with their name, without reloading', async () => {
+    const bot = (await createBot(t, tenant.id, { name: 'Handoff Bot', language: 'en' })).id;
+    await t.http().patch(`/api/v1/bots/${bot}/settings`).set('X-API-Key', tenant.key).send({ handoff: { enabled: true, message: 'A person will join you here.' } }).expect(200);
+    const page = await openDemo(bot);
+    await launcher(page).click();
+    await page.locator('[data-chatbot-widget] >> css=button.handoff').click();
+    await page.locator('[data-chatbot-widget] >> text=A person will join you here.').waitFor();
+    const conversation = (await t.http().get(`/api/v1/conversations?botId=${bot}&status=handed_off`).set('X-API-Key', tenant.key).expect(200)).body.conversations[0];
+    await t.http().post(`/api/v1/conversations/${conversation.id}/messages`).set('X-API-Key', tenant.key).send({ content: 'Hello, I am here to help.', authorName: 'Sam' }).expect(201);
+    const reply = page.locator('[data-chatbot-widget] >> css=.bubble.agent');
+    await reply.waitFor();
+    expect(await reply.locator('css=.author').textContent()).toBe('Sam');
+    expect(await reply.textContent()).toContain('Hello, I am here to help.');
+    await page.close();
+  });
+
   it('is usable with the keyboard: Tab reaches the launcher, Enter opens, the question field has focus and a label, Escape closes', async () => {
     const page = await openDemo();
     await launcher(page).waitFor();

@@ -65,6 +65,11 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'GET /api/v1/bots/:id/documents/:docId', method: 'get', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'bots:read', success: 200, expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, content: 'Fixture text.' }) }) },
   { name: 'POST /api/v1/bots/:id/documents', method: 'post', path: (f) => `/api/v1/bots/${f.botId}/documents`, scope: 'knowledge:write', body: { title: 'Scoped', content: 'Scoped text.' }, success: 201, expected: () => ({ document: expect.objectContaining({ title: 'Scoped', characters: 12 }) }) },
   { name: 'PATCH /api/v1/bots/:id/documents/:docId', method: 'patch', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'knowledge:write', body: { title: 'Renamed' }, success: 200, expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, title: 'Renamed' }) }) },
+  // Human handoff, in its order: the conversation ends up ended.
+  { name: 'POST /api/v1/conversations/:id/handoff', method: 'post', path: (f) => `/api/v1/conversations/${f.conversationId}/handoff`, scope: 'conversations:write', success: 200, expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId, status: 'handed_off' }) }) },
+  { name: 'POST /api/v1/conversations/:id/messages', method: 'post', path: (f) => `/api/v1/conversations/${f.conversationId}/messages`, scope: 'conversations:write', body: { content: 'A person here.' }, success: 201, expected: (f) => ({ message: expect.objectContaining({ conversationId: f.conversationId, role: 'agent' }) }) },
+  { name: 'POST /api/v1/conversations/:id/release', method: 'post', path: (f) => `/api/v1/conversations/${f.conversationId}/release`, scope: 'conversations:write', success: 200, expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId, status: 'active' }) }) },
+  { name: 'POST /api/v1/conversations/:id/end', method: 'post', path: (f) => `/api/v1/conversations/${f.conversationId}/end`, scope: 'conversations:write', success: 200, expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId, status: 'ended' }) }) },
   // Removes the fixture's document.
   { name: 'DELETE /api/v1/bots/:id/documents/:docId', method: 'delete', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'knowledge:write', success: 204, expected: () => ({}) },
   // Last: it removes the fixture's endpoint.
@@ -78,6 +83,10 @@ const API_ROUTE_SCOPES: [string, Scope[]][] = [
   ['GET /api/v1/conversations', ['conversations:read']],
   ['GET /api/v1/conversations/:id', ['conversations:read']],
   ['GET /api/v1/conversations/:id/messages', ['conversations:read']],
+  ['POST /api/v1/conversations/:id/handoff', ['conversations:write']],
+  ['POST /api/v1/conversations/:id/messages', ['conversations:write']],
+  ['POST /api/v1/conversations/:id/release', ['conversations:write']],
+  ['POST /api/v1/conversations/:id/end', ['conversations:write']],
   ['GET /api/v1/leads', ['leads:read']],
   ['GET /api/v1/leads/:id', ['leads:read']],
   ['POST /api/v1/leads', ['leads:write']],
@@ -123,7 +132,7 @@ const ADMIN_ROUTES = [
 ];
 
 /** The dashboard's users-only /api/v1 routes, with the role they need (API_DECISIONS part 3); keys get 403. */
-const USER_ROUTES: [string, 'member' | 'manager'][] = [
+const USER_ROUTES: [string, 'member' | 'manager', Scope[]?][] = [
   ['GET /api/v1/tenant', 'member'],
   ['PATCH /api/v1/tenant', 'manager'],
   ['GET /api/v1/members', 'member'],
@@ -139,6 +148,7 @@ const USER_ROUTES: [string, 'member' | 'manager'][] = [
   ['POST /api/v1/bots', 'manager'],
   ['PATCH /api/v1/bots/:id', 'manager'],
   ['GET /api/v1/audit-log', 'manager'],
+  ['PUT /api/v1/conversations/:id/assignee', 'member', ['conversations:write']],
 ];
 
 /** /auth/v1: the signed-in user's own account (session), and the steps before a session exists (signIn). */
@@ -171,6 +181,8 @@ const VISITOR_ROUTES = [
   'POST /api/v1/widget/conversations/:id/messages',
   'POST /api/v1/widget/conversations/:id/lead',
   'POST /api/v1/widget/conversations/:id/end',
+  'POST /api/v1/widget/conversations/:id/handoff',
+  'GET /api/v1/widget/conversations/:id/events',
 ];
 const ALL_ROUTES = [...API_ROUTE_SCOPES.map(([route]) => route), ...ADMIN_ROUTES, ...PUBLIC_ROUTES, ...WIDGET_ROUTES, ...VISITOR_ROUTES, ...USER_ROUTES.map(([route]) => route), ...AUTH_ROUTES.map(([route]) => route)];
 
@@ -527,14 +539,14 @@ describe('Authentication, plans and scopes', () => {
       expect(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, { kind: 'public' }])));
       expect(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, { kind: 'widget' }])));
       expect(Object.fromEntries(VISITOR_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(VISITOR_ROUTES.map((route) => [route, { kind: 'visitor' }])));
-      expect(Object.fromEntries(USER_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(Object.fromEntries(USER_ROUTES.map(([route, role]) => [route, { kind: 'tenantUser', role }])));
+      expect(Object.fromEntries(USER_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(Object.fromEntries(USER_ROUTES.map(([route, role, scopes]) => [route, { kind: 'tenantUser', role, ...(scopes ? { scopes } : {}) }])));
       expect(Object.fromEntries(AUTH_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(Object.fromEntries(AUTH_ROUTES.map(([route, kind]) => [route, { kind }])));
     });
 
     it.each(USER_ROUTES.map(([route]) => route))('%s: a valid key with every scope gets 403 INSUFFICIENT_SCOPE (users only)', async (route) => {
       const tenant = await createTenant(t, { plan: 'enterprise' });
       const [method, path] = route.split(' ');
-      const request = t.http()[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path.replace(/:\w+/g, randomUUID())).set('X-API-Key', tenant.key);
+      const request = t.http()[method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](path.replace(/:\w+/g, randomUUID())).set('X-API-Key', tenant.key);
       expectError(await (method === 'GET' || method === 'DELETE' ? request : request.send({})), 403, 'INSUFFICIENT_SCOPE');
     });
 

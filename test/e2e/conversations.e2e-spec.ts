@@ -4,7 +4,7 @@ import { expectError, ISO_MS, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createTenant, recordConversation, TestTenant } from '../support/factories';
 
-const CONVERSATION_FIELDS = ['botId', 'channel', 'createdAt', 'endedAt', 'id', 'lastMessageAt', 'leadId', 'messageCount', 'status', 'updatedAt', 'visitorId'];
+const CONVERSATION_FIELDS = ['assigneeId', 'botId', 'channel', 'createdAt', 'endedAt', 'handedOffAt', 'id', 'lastMessageAt', 'leadId', 'messageCount', 'status', 'updatedAt', 'visitorId', 'waitingSince'];
 const MESSAGE_FIELDS = ['content', 'conversationId', 'createdAt', 'id', 'role'];
 const TIE_TIME = '2026-01-25T06:00:00.000Z';
 
@@ -154,6 +154,9 @@ describe('Conversations API', () => {
         messageCount: 2,
         lastMessageAt: await lastMessageOf(cA1.id),
         endedAt: null,
+        handedOffAt: null,
+        assigneeId: null,
+        waitingSince: null,
         createdAt: '2026-01-10T10:00:00.000Z',
         updatedAt: expect.stringMatching(ISO_MS),
       });
@@ -167,6 +170,9 @@ describe('Conversations API', () => {
         messageCount: 2,
         lastMessageAt: '2026-01-20T00:05:00.000Z',
         endedAt: null,
+        handedOffAt: null,
+        assigneeId: null,
+        waitingSince: null,
         createdAt: '2026-01-20T00:00:00.000Z',
         updatedAt: expect.stringMatching(ISO_MS),
       });
@@ -180,6 +186,9 @@ describe('Conversations API', () => {
         messageCount: 0,
         lastMessageAt: null,
         endedAt: null,
+        handedOffAt: null,
+        assigneeId: null,
+        waitingSince: null,
         createdAt: '2026-01-31T23:59:59.999Z',
         updatedAt: expect.stringMatching(ISO_MS),
       });
@@ -199,6 +208,9 @@ describe('Conversations API', () => {
         messageCount: 3,
         lastMessageAt: '2026-01-15T12:03:00.500Z',
         endedAt: expect.stringMatching(ISO_MS),
+        handedOffAt: null,
+        assigneeId: null,
+        waitingSince: null,
         createdAt: '2026-01-15T12:00:00.000Z',
         updatedAt: expect.stringMatching(ISO_MS),
       });

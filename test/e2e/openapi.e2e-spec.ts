@@ -207,7 +207,7 @@ describe('OpenAPI document and contract', () => {
     it('documents the query parameters, with the messages default of 50', () => {
       const names = (method: string, path: string) => (contract.operation(method, path).parameters ?? []).map((p) => `${p.in}:${p.name}`).sort();
       expect(names('GET', '/api/v1/leads')).toEqual(['query:botId', 'query:from', 'query:limit', 'query:offset', 'query:search', 'query:to']);
-      expect(names('GET', '/api/v1/conversations')).toEqual(['query:botId', 'query:from', 'query:limit', 'query:offset', 'query:status', 'query:to']);
+      expect(names('GET', '/api/v1/conversations')).toEqual(['query:botId', 'query:from', 'query:limit', 'query:offset', 'query:sort', 'query:status', 'query:to']);
       expect(names('GET', '/api/v1/conversations/{id}/messages')).toEqual(['path:id', 'query:limit', 'query:offset']);
       const limitOf = (path: string) => contract.operation('GET', path).parameters?.find((p) => p.name === 'limit')?.schema;
       expect(limitOf('/api/v1/leads')).toEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 20 }));

@@ -37,7 +37,7 @@ describe('Roles x routes', () => {
   afterAll(() => t.close());
 
   const allowed = (rule: AccessRule, role: Role): boolean => {
-    if (rule.kind === 'tenantUser') return rule.role === 'member' || role === 'owner' || role === 'admin';
+    if (rule.kind === 'tenantUser') return (rule.role === 'member' || role === 'owner' || role === 'admin') && (rule.scopes ?? []).every((scope) => ROLE_SCOPES[role].includes(scope));
     return rule.kind === 'apiKey' && rule.scopes.every((scope) => ROLE_SCOPES[role].includes(scope));
   };
 

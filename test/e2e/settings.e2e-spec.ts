@@ -160,9 +160,9 @@ describe('Settings: the tenant and its bots', () => {
     it('answers the defaults, then changes every field and audits it', async () => {
       const bot = (await createBot(t, tenant.id)).id;
       const defaults = (await get(`/api/v1/bots/${bot}/settings`).expect(200)).body.settings;
-      expect(defaults).toEqual({ welcomeMessage: expect.any(String), suggestedQuestions: [], fallbackMessage: expect.any(String), showSources: true, synonyms: [] });
-      const body = { welcomeMessage: ' Hello! ', suggestedQuestions: [' What does it cost? ', 'q'.repeat(200)], fallbackMessage: 'f'.repeat(500), showSources: false, synonyms: [' bill = invoice, receipt ', 'CPU,processor'] };
-      const expected = { welcomeMessage: 'Hello!', suggestedQuestions: ['What does it cost?', 'q'.repeat(200)], fallbackMessage: 'f'.repeat(500), showSources: false, synonyms: ['bill = invoice, receipt', 'CPU,processor'] };
+      expect(defaults).toEqual({ welcomeMessage: expect.any(String), suggestedQuestions: [], fallbackMessage: expect.any(String), showSources: true, synonyms: [], handoff: { enabled: false, onFallback: false, message: expect.any(String) } });
+      const body = { welcomeMessage: ' Hello! ', suggestedQuestions: [' What does it cost? ', 'q'.repeat(200)], fallbackMessage: 'f'.repeat(500), showSources: false, synonyms: [' bill = invoice, receipt ', 'CPU,processor'], handoff: { enabled: true, onFallback: true, message: ' A person joins you. ' } };
+      const expected = { welcomeMessage: 'Hello!', suggestedQuestions: ['What does it cost?', 'q'.repeat(200)], fallbackMessage: 'f'.repeat(500), showSources: false, synonyms: ['bill = invoice, receipt', 'CPU,processor'], handoff: { enabled: true, onFallback: true, message: 'A person joins you.' } };
       expect((await patch(`/api/v1/bots/${bot}/settings`, body).expect(200)).body).toEqual({ settings: expected });
       expect((await get(`/api/v1/bots/${bot}/settings`).expect(200)).body).toEqual({ settings: expected });
       expect(await auditOf('bot.settings_updated')).toContainEqual(expect.objectContaining({ actor: `api-key:${tenant.keyId}`, targetType: 'bot', targetId: bot }));

@@ -55,6 +55,7 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
         bot: {
           id: botId, name: 'Helper', avatarUrl: null, primaryColor: '#112233', language: 'de', welcomeMessage: 'Hallo!', suggestedQuestions: ['Was kostet es?'],
           leadCapture: { enabled: true, requirePhone: false, requireCompany: false },
+          handoff: { enabled: false, message: expect.any(String) },
         },
       });
       expect(response.headers['x-ratelimit-limit']).toBeUndefined();

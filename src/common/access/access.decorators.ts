@@ -10,7 +10,7 @@ export type AccessRule =
   | { kind: 'apiKey'; scopes: readonly Scope[] }
   | { kind: 'widget' }
   | { kind: 'visitor' }
-  | { kind: 'tenantUser'; role: UserRouteRole }
+  | { kind: 'tenantUser'; role: UserRouteRole; scopes?: readonly Scope[] }
   | { kind: 'session' }
   | { kind: 'signIn' };
 
@@ -62,8 +62,11 @@ export const VisitorOnly = () => Access({ kind: 'visitor' });
  */
 export const RequireScopes = (...scopes: Scope[]) => Access({ kind: 'apiKey', scopes });
 
-/** The dashboard's users only (keys get 403): any member of the tenant, or its owners and admins. */
-export const UsersOnly = (role: UserRouteRole) => Access({ kind: 'tenantUser', role });
+/**
+ * The dashboard's users only (keys get 403): any member of the tenant, or its owners and admins;
+ * with scopes, only members whose role also holds them (assigning conversations: conversations:write).
+ */
+export const UsersOnly = (role: UserRouteRole, ...scopes: Scope[]) => Access(scopes.length ? { kind: 'tenantUser', role, scopes } : { kind: 'tenantUser', role });
 
 /** A signed-in user, whatever their tenants (`/auth/v1/me`, the user's sessions). */
 export const SignedIn = () => Access({ kind: 'session' });

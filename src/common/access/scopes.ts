@@ -1,7 +1,9 @@
-/** The scopes of SPEC 5.3, and the ones API_DECISIONS adds (knowledge:write, part 3). */
+/** The scopes of SPEC 5.3, and the ones API_DECISIONS adds (knowledge:write and conversations:write, part 3). */
 export const Scope = {
   BotsRead: 'bots:read',
   ConversationsRead: 'conversations:read',
+  /** Human handoff: take conversations over, answer, release, end, assign (part 3). */
+  ConversationsWrite: 'conversations:write',
   LeadsRead: 'leads:read',
   LeadsWrite: 'leads:write',
   WebhooksManage: 'webhooks:manage',

@@ -35,6 +35,8 @@ export const ErrorCode = {
   SIGNUP_CLOSED: 'SIGNUP_CLOSED',
   LAST_OWNER: 'LAST_OWNER',
   INVITATION_EXPIRED: 'INVITATION_EXPIRED',
+  ALREADY_ASSIGNED: 'ALREADY_ASSIGNED',
+  HANDOFF_DISABLED: 'HANDOFF_DISABLED',
   INTERNAL_ERROR: 'INTERNAL_ERROR',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
 } as const;
@@ -87,6 +89,8 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   SIGNUP_CLOSED: { status: 403, when: 'sign-up is turned off on this service (`SIGNUP=closed`); ask for an invitation' },
   LAST_OWNER: { status: 409, when: 'the change would leave the tenant without an owner' },
   INVITATION_EXPIRED: { status: 410, when: 'the invitation was used, deleted, or is past its 7 days' },
+  ALREADY_ASSIGNED: { status: 409, when: 'another user holds the conversation; send `force: true` to take it over' },
+  HANDOFF_DISABLED: { status: 409, when: "the bot's handoff setting is off: the visitor cannot ask for a person" },
   INTERNAL_ERROR: { status: 500, when: 'an unexpected error; quote the request id', defaultMessage: 'An internal error occurred. Quote the request id when reporting it.' },
   SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable or not migrated; retry after `Retry-After` seconds', defaultMessage: 'The service is temporarily unavailable. Retry shortly.' },
 };

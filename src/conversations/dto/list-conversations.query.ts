@@ -1,8 +1,11 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import type { ConversationSort } from '../conversations.repository';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { DateRangePageQueryDto } from '../../common/paging/date-range';
 import { ConversationStatus } from '../../generated/prisma/enums';
 
 export const CONVERSATION_STATUSES = Object.values(ConversationStatus);
+const CONVERSATION_SORTS: readonly ConversationSort[] = ['newest', 'waiting'];
 
 export class ListConversationsQueryDto extends DateRangePageQueryDto {
   /** Only the conversations of this bot (a bot of another tenant gives an empty page). */
@@ -11,4 +14,8 @@ export class ListConversationsQueryDto extends DateRangePageQueryDto {
 
   @IsOptional() @IsIn(CONVERSATION_STATUSES, { message: `must be one of ${CONVERSATION_STATUSES.join(', ')}` })
   status?: ConversationStatus;
+
+  @ApiPropertyOptional({ enum: CONVERSATION_SORTS, default: 'newest', description: '`waiting`: the conversations a visitor waits in first, longest wait first (`waitingSince`), then newest first; an agent’s queue is `?status=handed_off&sort=waiting`.' })
+  @IsOptional() @IsIn(CONVERSATION_SORTS, { message: `must be one of ${CONVERSATION_SORTS.join(', ')}` })
+  sort?: ConversationSort;
 }

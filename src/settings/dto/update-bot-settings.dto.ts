@@ -1,11 +1,26 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, Validate } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, Validate, ValidateNested } from 'class-validator';
 import { CodePointLength } from '../../common/validation/code-point-length';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { Trim, TrimEach } from '../../common/validation/transforms';
 
 /** A synonym entry: two or more words or phrases separated by `=` or `,` ("bill = invoice, receipt"). */
 const SYNONYM_GROUP = /^[^=,\s][^=,]*(?:[=,]\s*[^=,\s][^=,]*)+$/;
+
+export class HandoffSettingsDto {
+  /** The visitor may ask for a person. */
+  @OptionalNotNull() @IsBoolean({ message: 'must be true or false' })
+  enabled?: boolean;
+
+  /** With enabled: an unanswered question hands the conversation to a person, after the fallback message. */
+  @OptionalNotNull() @IsBoolean({ message: 'must be true or false' })
+  onFallback?: boolean;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: 'What the widget shows once a person is asked for. Trimmed.' })
+  @OptionalNotNull() @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [1, 500])
+  message?: string;
+}
 
 /** PATCH /api/v1/bots/:id/settings: any field. A bot's state (isActive) is not among them. */
 export class UpdateBotSettingsDto {
@@ -36,4 +51,8 @@ export class UpdateBotSettingsDto {
   @Validate(CodePointLength, [3, 200], { each: true, message: 'each entry must be 3 to 200 characters' })
   @Matches(SYNONYM_GROUP, { each: true, message: 'each entry must be two or more words or phrases separated by = or , (e.g. "bill = invoice")' })
   synonyms?: string[];
+
+  @ApiPropertyOptional({ type: HandoffSettingsDto, description: 'Human handoff in the widget; partial.' })
+  @OptionalNotNull() @ValidateNested() @Type(() => HandoffSettingsDto)
+  handoff?: HandoffSettingsDto;
 }

@@ -6,8 +6,8 @@
 // tenant did not list in allowedOrigins (the site owner gets a console warning saying what to add).
 (() => {
   interface LeadCapture { enabled: boolean; requirePhone: boolean; requireCompany: boolean }
-  interface Bot { id: string; name: string; primaryColor: string; language: string; welcomeMessage: string | null; suggestedQuestions: string[]; leadCapture: LeadCapture }
-  interface Message { id: string; role: 'user' | 'assistant' | 'agent'; content: string }
+  interface Bot { id: string; name: string; primaryColor: string; language: string; welcomeMessage: string | null; suggestedQuestions: string[]; leadCapture: LeadCapture; handoff?: { enabled: boolean; message: string } }
+  interface Message { id: string; role: 'user' | 'assistant' | 'agent'; content: string; authorName?: string }
   interface Session { token: string; conversationId: string; expiresAt: string }
   interface ApiError { error?: { code?: string; message?: string } }
 
@@ -18,8 +18,8 @@
   const api = `${new URL(script.src).origin}/api/v1/widget`;
 
   const TEXTS = {
-    en: { open: 'Open chat', close: 'Close chat', placeholder: 'Type your question', label: 'Your question', send: 'Send', sources: 'Sources', lead: 'Leave your contact details', name: 'Name', email: 'E-mail', phone: 'Phone', company: 'Company', submit: 'Send details', thanks: 'Thank you! We will get back to you.', busy: 'Too many messages right now. Please try again later.', failed: 'Something went wrong. Please try again.' },
-    de: { open: 'Chat öffnen', close: 'Chat schließen', placeholder: 'Ihre Frage', label: 'Ihre Frage', send: 'Senden', sources: 'Quellen', lead: 'Kontaktdaten hinterlassen', name: 'Name', email: 'E-Mail', phone: 'Telefon', company: 'Firma', submit: 'Daten senden', thanks: 'Danke! Wir melden uns bei Ihnen.', busy: 'Gerade zu viele Nachrichten. Bitte später erneut versuchen.', failed: 'Etwas ist schiefgelaufen. Bitte erneut versuchen.' },
+    en: { open: 'Open chat', close: 'Close chat', placeholder: 'Type your question', label: 'Your question', send: 'Send', sources: 'Sources', lead: 'Leave your contact details', name: 'Name', email: 'E-mail', phone: 'Phone', company: 'Company', submit: 'Send details', thanks: 'Thank you! We will get back to you.', busy: 'Too many messages right now. Please try again later.', failed: 'Something went wrong. Please try again.', person: 'Talk to a person', agent: 'Support' },
+    de: { open: 'Chat öffnen', close: 'Chat schließen', placeholder: 'Ihre Frage', label: 'Ihre Frage', send: 'Senden', sources: 'Quellen', lead: 'Kontaktdaten hinterlassen', name: 'Name', email: 'E-Mail', phone: 'Telefon', company: 'Firma', submit: 'Daten senden', thanks: 'Danke! Wir melden uns bei Ihnen.', busy: 'Gerade zu viele Nachrichten. Bitte später erneut versuchen.', failed: 'Etwas ist schiefgelaufen. Bitte erneut versuchen.', person: 'Mit einem Menschen sprechen', agent: 'Support' },
   };
 
   const call = async (path: string, init: RequestInit & { token?: string } = {}): Promise<Response> =>
@@ -71,12 +71,13 @@
       header button { background: none; border: 0; color: inherit; font-size: 20px; cursor: pointer; }
       .log { flex: 1 1 auto; min-height: 160px; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 8px; }
       .bubble { padding: 8px 10px; border-radius: 10px; max-width: 85%; white-space: pre-wrap; }
+      .bubble .author { font-size: 12px; font-weight: 600; margin-bottom: 2px; }
       .assistant, .agent { background: #f1f3f5; align-self: flex-start; }
       .user { background: ${color}; color: ${ink}; align-self: flex-end; }
       .sources { font-size: 12px; color: #555; margin-top: 4px; }
       .error { color: #b00020; font-size: 13px; }
       .suggestions { display: flex; flex-wrap: wrap; gap: 6px; padding: 0 12px 8px; }
-      .suggestions button, .lead-toggle { border: 1px solid ${color}; color: ${ink === '#fff' ? color : '#111'}; background: #fff; border-radius: 14px; padding: 4px 10px; cursor: pointer; }
+      .suggestions button, .lead-toggle, .handoff { border: 1px solid ${color}; color: ${ink === '#fff' ? color : '#111'}; background: #fff; border-radius: 14px; padding: 4px 10px; cursor: pointer; }
       form.ask { display: flex; gap: 6px; padding: 10px; border-top: 1px solid #e5e5e5; }
       form.ask input { flex: 1; padding: 8px; border: 1px solid #ccc; border-radius: 8px; }
       form button[type=submit] { background: ${color}; color: ${ink}; border: 0; border-radius: 8px; padding: 8px 12px; cursor: pointer; }
@@ -88,7 +89,7 @@
       .lead-status { margin: 0; padding: 8px 12px 10px; }
       .lead-status:focus { outline: none; }
       .launcher svg { width: 26px; height: 26px; fill: currentColor; }
-      .lead-toggle { margin: 0 12px 8px; }
+      .lead-toggle, .handoff { margin: 0 12px 8px; }
       .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }`;
 
     const launcher = element('button', { class: 'launcher', type: 'button', 'aria-label': t.open, 'aria-expanded': 'false', 'aria-controls': 'chat-panel' });
@@ -113,6 +114,7 @@
     ask.append(label, input, element('button', { type: 'submit' }, t.send));
     panel.append(header, log, suggestions);
     if (bot.leadCapture.enabled) panel.append(leadForm(bot, t));
+    if (bot.handoff?.enabled) panel.append(handoffButton(bot.handoff.message, t.person));
     panel.append(ask);
     root.append(style, launcher, panel);
     document.body.append(host);
@@ -123,6 +125,8 @@
       if (!session) {
         const current = resume(bot, log);
         session = current;
+        // Agent messages arrive on the conversation's live stream.
+        void current.then((started) => follow(started, log, t.agent)).catch(() => undefined);
         current.catch(() => {
           if (session === current) session = undefined;
         });
@@ -181,7 +185,12 @@
         if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) throw await failure(response);
         for await (const { event, data } of serverSentEvents(response.body)) {
           if (event === 'delta') bubble.textContent += (data as { text: string }).text;
-          else if (event === 'done') showSources(bubble, (data as { reply: { sources: { title: string }[] } }).reply.sources, t.sources);
+          else if (event === 'done') {
+            const reply = (data as { reply: { sources: { title: string }[] } | null }).reply;
+            // A person has the conversation: the bot stays silent, the agent answers on the stream.
+            if (reply) showSources(bubble, reply.sources, t.sources);
+            else bubble.remove();
+          }
           else if (event === 'error') throw data;
         }
       } catch (error) {
@@ -191,6 +200,26 @@
       }
       bubble.removeAttribute('aria-busy');
       log.scrollTop = log.scrollHeight;
+    }
+
+    function handoffButton(message: string, text: string): HTMLElement {
+      const button = element('button', { type: 'button', class: 'handoff' }, text);
+      button.addEventListener('click', async () => {
+        button.disabled = true;
+        try {
+          const { token, conversationId } = await conversation();
+          const response = await call(`/conversations/${conversationId}/handoff`, { method: 'POST', token, body: '{}' });
+          if (!response.ok) throw await failure(response);
+          log.append(element('div', { class: 'bubble assistant note', role: 'status' }, message));
+          button.remove();
+        } catch (error) {
+          if (refusedOrigin(error)) return;
+          button.disabled = false;
+          log.append(element('div', { class: 'bubble assistant error' }, problem(error)));
+        }
+        log.scrollTop = log.scrollHeight;
+      });
+      return button;
     }
 
     function leadForm(bot: Bot, texts: typeof t): HTMLElement {
@@ -276,8 +305,37 @@
     return 0.2126 * r + 0.7152 * g + 0.0722 * b;
   }
 
-  function bubbleOf(message: Message): HTMLElement {
-    return element('div', { class: `bubble ${message.role}` }, message.content);
+  function bubbleOf(message: Message, agentLabel = 'Support'): HTMLElement {
+    const bubble = element('div', { class: `bubble ${message.role}`, 'data-message-id': message.id }, message.content);
+    if (message.role === 'agent') bubble.prepend(element('div', { class: 'author' }, message.authorName ?? agentLabel));
+    return bubble;
+  }
+
+  /**
+   * Shows agent messages as they arrive: the conversation's server-sent events, read with fetch so
+   * the visitor token stays in a header (EventSource cannot send one, and a token in the URL would
+   * reach access logs). Reconnects with Last-Event-ID after a drop; stops when the conversation ends.
+   */
+  async function follow(session: Session, log: HTMLElement, agentLabel: string): Promise<void> {
+    let lastEventId: string | undefined;
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      try {
+        const response = await call(`/conversations/${session.conversationId}/events`, { token: session.token, headers: { Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) } });
+        if (response.status === 404 || response.status === 401 || response.status === 409) return;
+        if (!response.ok || !response.body) throw new Error(String(response.status));
+        for await (const { event, data, id } of serverSentEvents(response.body)) {
+          if (id) lastEventId = id;
+          if (event === 'conversation' && (data as { status: string }).status === 'ended') return;
+          const message = data as Message;
+          if (event !== 'message' || message.role !== 'agent' || log.querySelector(`[data-message-id="${message.id}"]`)) continue;
+          log.append(bubbleOf(message, agentLabel));
+          log.scrollTop = log.scrollHeight;
+        }
+      } catch {
+        // Dropped: try again shortly.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
   }
 
   function showSources(bubble: HTMLElement, sources: { title: string }[], label: string): void {
@@ -290,7 +348,7 @@
   }
 
   /** The events of a `text/event-stream` body, parsed as they arrive. */
-  async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: unknown }> {
+  async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: unknown; id?: string }> {
     const reader = body.getReader();
     const decoder = new TextDecoder();
     let buffered = '';
@@ -303,7 +361,8 @@
         buffered = buffered.slice(end + 2);
         const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
         const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (data !== undefined) yield { event, data: JSON.parse(data) as unknown };
+        const id = /^id: (.*)$/m.exec(block)?.[1];
+        if (data !== undefined) yield { event, data: JSON.parse(data) as unknown, id };
       }
       if (done) return;
     }

@@ -1,0 +1,86 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type Redis from 'ioredis';
+import { REDIS_CLIENT } from '../../redis/redis.module';
+import type { ConversationResponse, MessageResponse } from '../conversation.mapper';
+
+const CHANNEL = 'chatbots:conversation-feed';
+
+/** What a visitor's live stream shows: a new agent or assistant message, or the conversation's new state. */
+export type LiveEvent = { kind: 'message'; message: MessageResponse } | { kind: 'conversation'; conversation: ConversationResponse };
+
+type Listener = (event: LiveEvent) => void;
+
+interface Envelope {
+  /** The instance that published it: it has already told its own listeners. */
+  origin: string;
+  conversationId: string;
+  event: LiveEvent;
+}
+
+/**
+ * Committed changes of conversations, as they happen, for the streams open on any instance
+ * (API_DECISIONS part 3: an agent message posted on one instance reaches a stream on another within
+ * a second). Listeners here hear at once; with REDIS_URL, the other instances hear through pub/sub
+ * on a subscriber connection of its own (as InvalidationBus). Best effort: a message lost while
+ * Redis is down is still in the database, where the widget's polling (`messages?after=`) and a
+ * stream's `Last-Event-ID` find it.
+ */
+@Injectable()
+export class ConversationFeed implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(ConversationFeed.name);
+  private readonly instance = randomUUID();
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private subscriber?: Redis;
+
+  constructor(@Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis | null) {}
+
+  onModuleInit(): void {
+    if (!this.redis) return;
+    this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    this.subscriber.on('error', () => undefined);
+    this.subscriber.on('message', (_channel: string, text: string) => this.received(text));
+    this.subscriber.subscribe(CHANNEL).catch((error: unknown) => this.logger.warn(`Cannot subscribe to the conversation feed: ${String(error)}`));
+  }
+
+  onApplicationShutdown(): void {
+    this.subscriber?.disconnect();
+  }
+
+  /** Hears the conversation's events until the returned function is called. */
+  subscribe(conversationId: string, listener: Listener): () => void {
+    const set = this.listeners.get(conversationId) ?? new Set<Listener>();
+    set.add(listener);
+    this.listeners.set(conversationId, set);
+    return () => {
+      set.delete(listener);
+      if (!set.size) this.listeners.delete(conversationId);
+    };
+  }
+
+  /** Announces committed events: here at once, elsewhere through Redis when configured. Never throws. */
+  async publish(conversationId: string, ...events: LiveEvent[]): Promise<void> {
+    for (const event of events) {
+      this.deliver(conversationId, event);
+      if (!this.redis) continue;
+      const envelope: Envelope = { origin: this.instance, conversationId, event };
+      await this.redis.publish(CHANNEL, JSON.stringify(envelope)).catch((error: unknown) => {
+        this.logger.warn(`Conversation event not published (other instances' widgets catch up by polling): ${error instanceof Error ? error.message : String(error)}`);
+      });
+    }
+  }
+
+  private received(text: string): void {
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(text) as Envelope;
+    } catch {
+      return;
+    }
+    if (envelope.origin !== this.instance) this.deliver(envelope.conversationId, envelope.event);
+  }
+
+  private deliver(conversationId: string, event: LiveEvent): void {
+    for (const listener of this.listeners.get(conversationId) ?? []) listener(event);
+  }
+}
