@@ -8,7 +8,7 @@ const SECRET_KEY = /^svc_sk_[0-9A-Za-z]{33}$/;
 const PUBLIC_KEY = /^svc_pk_[0-9A-Za-z]{33}$/;
 /** The pepper createTestApp configures; used to prove that no digest leaks into answers. */
 const E2E_PEPPER = 'e2e-pepper-0123456789abcdef';
-const ALL_SCOPES = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write', 'knowledge:write'];
+import { ALL_SCOPES } from '../../src/common/access/scopes';
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 
 const digestOf = (key: string) => createHmac('sha256', E2E_PEPPER).update(key).digest('hex');
@@ -680,6 +680,9 @@ describe('Admin API (/admin/v1)', () => {
           messageCount: 3,
           lastMessageAt: '2026-03-01T10:05:00.000Z',
           endedAt: '2026-03-01T10:05:00.000Z',
+          handedOffAt: null,
+          assigneeId: null,
+          waitingSince: null,
           createdAt: '2026-03-01T10:00:00.000Z',
           updatedAt: expect.stringMatching(ISO),
         },

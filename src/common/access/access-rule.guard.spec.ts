@@ -22,7 +22,7 @@ class AdminController {
 }
 
 const contextFor = (controller: Type, handler: (...args: never[]) => unknown): ExecutionContext =>
-  new ExecutionContextHost([{}, {}, () => undefined], controller, handler);
+  new ExecutionContextHost([{ headers: {} }, {}, () => undefined], controller, handler);
 
 /** A check that records its name when it runs, and passes or says no. */
 function check(name: string, ran: string[], answer = true): AccessCheck {
