@@ -2,8 +2,10 @@
 export const WEBHOOK_EVENT_TYPES = [
   'lead.created',
   'lead.updated',
+  'lead.deleted',
   'conversation.started',
   'conversation.ended',
+  'conversation.deleted',
   'message.created',
   'bot.updated',
   'webhook.test',

@@ -67,6 +67,9 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'PATCH /api/v1/bots/:id/documents/:docId', method: 'patch', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'knowledge:write', body: { title: 'Renamed' }, success: 200, expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, title: 'Renamed' }) }) },
   // Removes the fixture's document.
   { name: 'DELETE /api/v1/bots/:id/documents/:docId', method: 'delete', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'knowledge:write', success: 204, expected: () => ({}) },
+  // These remove the fixture's conversation (its lead stays), then its lead.
+  { name: 'DELETE /api/v1/conversations/:id', method: 'delete', path: (f) => `/api/v1/conversations/${f.conversationId}`, scope: 'conversations:write', success: 204, expected: () => ({}) },
+  { name: 'DELETE /api/v1/leads/:id', method: 'delete', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:write', success: 204, expected: () => ({}) },
   // Last: it removes the fixture's endpoint.
   { name: 'DELETE /api/v1/webhooks/:id', method: 'delete', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', success: 204, expected: () => ({}) },
 ];
@@ -78,10 +81,12 @@ const API_ROUTE_SCOPES: [string, Scope[]][] = [
   ['GET /api/v1/conversations', ['conversations:read']],
   ['GET /api/v1/conversations/:id', ['conversations:read']],
   ['GET /api/v1/conversations/:id/messages', ['conversations:read']],
+  ['DELETE /api/v1/conversations/:id', ['conversations:write']],
   ['GET /api/v1/leads', ['leads:read']],
   ['GET /api/v1/leads/:id', ['leads:read']],
   ['POST /api/v1/leads', ['leads:write']],
   ['PATCH /api/v1/leads/:id', ['leads:write']],
+  ['DELETE /api/v1/leads/:id', ['leads:write']],
   ['POST /api/v1/leads/import', ['leads:write']],
   ['GET /api/v1/leads/export', ['leads:read']],
   ['GET /api/v1/analytics/overview', ['analytics:read']],

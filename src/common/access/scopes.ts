@@ -1,7 +1,8 @@
-/** The scopes of SPEC 5.3, and the ones API_DECISIONS adds (knowledge:write, part 3). */
+/** The scopes of SPEC 5.3, and the ones API_DECISIONS adds (knowledge:write, conversations:write, privacy:manage: part 3). */
 export const Scope = {
   BotsRead: 'bots:read',
   ConversationsRead: 'conversations:read',
+  ConversationsWrite: 'conversations:write',
   LeadsRead: 'leads:read',
   LeadsWrite: 'leads:write',
   WebhooksManage: 'webhooks:manage',
@@ -9,6 +10,7 @@ export const Scope = {
   SettingsRead: 'settings:read',
   SettingsWrite: 'settings:write',
   KnowledgeWrite: 'knowledge:write',
+  PrivacyManage: 'privacy:manage',
 } as const;
 
 export type Scope = (typeof Scope)[keyof typeof Scope];
