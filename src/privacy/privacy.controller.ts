@@ -49,7 +49,7 @@ export class PrivacyController {
     scopes,
     status: 202,
     type: ErasureEnvelope,
-    headers: { Location: headerRef('Location'), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
+    headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
     errors: [...JSON_BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
   })
   @ApiHeader({

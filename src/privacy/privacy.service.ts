@@ -45,7 +45,7 @@ export class PrivacyService {
       const messages = await this.people.countMessages(tenantId, person.conversationIds, tx);
       const erasure = await this.erasures.create(tenantId, person, messages, tx);
       await this.events.record(tx, tenantId, actor, { action: 'privacy.erasure_requested', targetType: 'privacy_erasure', targetId: erasure.id });
-      return { status: 202, location: `/api/v1/privacy/erasures/${erasure.id}`, body: { erasure: toErasureResponse(erasure) } };
+      return { status: 202, location: null, body: { erasure: toErasureResponse(erasure) } };
     });
   }
 
