@@ -526,7 +526,13 @@ export interface paths {
         get: operations["getConversation"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a conversation and its messages
+         * @description The conversation and its messages are deleted for good; the bot's counters, lists and analytics follow. Its lead stays, with `conversationId` null. A `conversation.deleted` event carries its `id` only.
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        delete: operations["deleteConversation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -710,7 +716,13 @@ export interface paths {
         get: operations["getLead"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a lead
+         * @description The lead is deleted for good; lists, counts and analytics no longer include it. A `lead.deleted` event carries its `id` only.
+         *
+         *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        delete: operations["deleteLead"];
         options?: never;
         head?: never;
         /**
@@ -1428,6 +1440,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/privacy/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a person's data
+         * @description Everything the tenant holds on one person, named by `email` or `visitorId` (exactly one): their leads (e-mail compared case-insensitively), the conversations those leads came from, every conversation of the visitors of those conversations, and the leads captured in them; each conversation with its messages.
+         *
+         *     Requires the scope `privacy:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["exportPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a person's data
+         * @description Finds the person as an export does and queues the erasure: a background worker deletes their leads, conversations and messages, and removes their values from stored webhook payloads and answers, idempotency records (a retry of an old create is then 410 `IDEMPOTENCY_RECORD_ERASED`) and audit values (the action stays). `counts` is what was found; `status` turns `completed` within seconds. `Idempotency-Key` works as on `POST /api/v1/leads`.
+         *
+         *     Requires the scope `privacy:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["requestErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/erasures/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an erasure and its status
+         * @description Requires the scope `privacy:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1627,7 +1703,7 @@ export interface components {
          * @description Machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INVALID_VISITOR_TOKEN" | "ORIGIN_NOT_ALLOWED" | "BOT_INACTIVE" | "CONVERSATION_ENDED" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED" | "MESSAGE_LIMIT_REACHED" | "DELIVERY_IN_FLIGHT" | "INVALID_SESSION" | "INVALID_CREDENTIALS" | "CSRF_REJECTED" | "TENANT_REQUIRED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "EMAIL_TAKEN" | "SIGNUP_CLOSED" | "LAST_OWNER" | "INVITATION_EXPIRED" | "ALREADY_ASSIGNED" | "HANDOFF_DISABLED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_RECORD_ERASED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INVALID_VISITOR_TOKEN" | "ORIGIN_NOT_ALLOWED" | "BOT_INACTIVE" | "CONVERSATION_ENDED" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED" | "MESSAGE_LIMIT_REACHED" | "DELIVERY_IN_FLIGHT" | "INVALID_SESSION" | "INVALID_CREDENTIALS" | "CSRF_REJECTED" | "TENANT_REQUIRED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "EMAIL_TAKEN" | "SIGNUP_CLOSED" | "LAST_OWNER" | "INVITATION_EXPIRED" | "ALREADY_ASSIGNED" | "HANDOFF_DISABLED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         FieldErrorResponse: {
             /**
              * @description The field, query parameter or `body`; nested fields are dotted (`messages[0].role`). A name over 64 characters is cut there and ends in `…`.
@@ -1680,7 +1756,7 @@ export interface components {
         /** @enum {string} */
         ApiKeyType: "secret" | "public";
         /** @enum {string} */
-        Scope: "bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write";
+        Scope: "bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write" | "privacy:manage";
         ApiKeyResponse: {
             /** Format: uuid */
             id: string;
@@ -1710,7 +1786,7 @@ export interface components {
         };
         CreateApiKeyDto: {
             /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only. */
-            scopes: ("bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write")[];
+            scopes: ("bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write" | "privacy:manage")[];
             /**
              * Format: date-time
              * @description An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.
@@ -2354,7 +2430,7 @@ export interface components {
              */
             url: string;
             /** @description Event types, or `["*"]` for all. Repeats are ignored. */
-            events: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            events: ("lead.created" | "lead.updated" | "lead.deleted" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "conversation.deleted" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
             description?: string | null;
         };
         WebhookResponse: {
@@ -2362,7 +2438,7 @@ export interface components {
             id: string;
             /** Format: uri */
             url: string;
-            events: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            events: ("lead.created" | "lead.updated" | "lead.deleted" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "conversation.deleted" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
             description: string | null;
             enabled: boolean;
             /**
@@ -2394,7 +2470,7 @@ export interface components {
              */
             url?: string;
             /** @description Event types, or `["*"]` for all. Repeats are ignored. */
-            events?: ("lead.created" | "lead.updated" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            events?: ("lead.created" | "lead.updated" | "lead.deleted" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "conversation.deleted" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
             description?: string | null;
             /** @description false disables the endpoint (disabledReason `manual`); true enables it again. */
             enabled?: boolean;
@@ -2534,6 +2610,12 @@ export interface components {
             /** @description Bot replies the widget gives one client address (IPv6: one /64) per UTC day; beyond, 429. */
             repliesPerIpPerDay: number;
         };
+        Retention: {
+            /** @description Days after a conversation's last message before the hourly sweep deletes it with its messages; null: kept for ever. */
+            conversationDays: number | null;
+            /** @description Days after its creation before the hourly sweep deletes a lead; null: kept for ever. */
+            leadDays: number | null;
+        };
         TenantSettings: {
             /**
              * @description IANA time zone name; analytics periods are days, weeks and months in it.
@@ -2550,6 +2632,7 @@ export interface components {
             visitorMessageLimit: components["schemas"]["VisitorMessageLimit"];
             leadCapture: components["schemas"]["LeadCapture"];
             widgetLimits: components["schemas"]["WidgetLimits"];
+            retention: components["schemas"]["Retention"];
         };
         TenantSettingsEnvelope: {
             settings: components["schemas"]["TenantSettings"];
@@ -2572,6 +2655,12 @@ export interface components {
             /** @description Bot replies the widget gives one client address (IPv6: one /64) per UTC day. */
             repliesPerIpPerDay?: number;
         };
+        RetentionDto: {
+            /** @description Days after a conversation's last message (or its start) before it is deleted with its messages; null: kept for ever. */
+            conversationDays?: number | null;
+            /** @description Days after its creation before a lead is deleted; null: kept for ever. */
+            leadDays?: number | null;
+        };
         UpdateTenantSettingsDto: {
             /**
              * @description An IANA time zone name; analytics periods are days, weeks and months in it.
@@ -2588,6 +2677,7 @@ export interface components {
             visitorMessageLimit?: components["schemas"]["VisitorMessageLimitDto"];
             leadCapture?: components["schemas"]["LeadCaptureDto"];
             widgetLimits?: components["schemas"]["WidgetLimitsDto"];
+            retention?: components["schemas"]["RetentionDto"];
         };
         HandoffSettings: {
             /** @description The visitor may ask for a person (the widget shows “talk to a person”). */
@@ -2751,6 +2841,80 @@ export interface components {
         };
         WidgetLeadEnvelope: {
             lead: components["schemas"]["LeadResponse"];
+        };
+        PersonDto: {
+            /** @description Compared case-insensitively with the leads’ e-mail addresses. Give this or `visitorId`. */
+            email?: string;
+            /** @description A widget visitor id, as conversations show it. Give this or `email`. */
+            visitorId?: string;
+        };
+        ExportedConversation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            botId: string;
+            status: components["schemas"]["ConversationStatus"];
+            channel: components["schemas"]["ConversationChannel"];
+            /** @description The widget’s visitor id, when known. */
+            visitorId: string | null;
+            /**
+             * Format: uuid
+             * @description The lead captured in this conversation.
+             */
+            leadId: string | null;
+            messageCount: number;
+            /** Format: date-time */
+            lastMessageAt: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person last took the conversation over; kept after it is released or ended.
+             */
+            handedOffAt: string | null;
+            /**
+             * Format: uuid
+             * @description The user working the conversation (`PUT .../assignee`).
+             */
+            assigneeId: string | null;
+            /**
+             * Format: date-time
+             * @description While handed off: the first visitor message no agent has answered yet (or the visitor’s request for a person); null when nobody waits.
+             */
+            waitingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Oldest first. */
+            messages: components["schemas"]["MessageResponse"][];
+        };
+        PersonExportResponse: {
+            /** @description Oldest first. */
+            leads: components["schemas"]["LeadResponse"][];
+            /** @description Oldest first, each with its messages. */
+            conversations: components["schemas"]["ExportedConversation"][];
+        };
+        /** @enum {string} */
+        ErasureStatus: "pending" | "completed";
+        ErasureCounts: {
+            leads: number;
+            conversations: number;
+            messages: number;
+        };
+        ErasureResponse: {
+            /** Format: uuid */
+            id: string;
+            status: components["schemas"]["ErasureStatus"];
+            /** @description What the erasure removes, as found when it was requested. */
+            counts: components["schemas"]["ErasureCounts"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        ErasureEnvelope: {
+            erasure: components["schemas"]["ErasureResponse"];
         };
         KnowledgeDocumentSummaryResponse: {
             /** Format: uuid */
@@ -4982,6 +5146,40 @@ export interface operations {
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
         };
     };
+    deleteConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
     listMessages: {
         parameters: {
             query?: {
@@ -5392,6 +5590,40 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["LeadEnvelope"];
                 };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lead id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
             401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
@@ -6903,6 +7135,123 @@ export interface operations {
             400: components["responses"]["Error400.VALIDATION_ERROR"];
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
+        };
+    };
+    exportPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersonDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonExportResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    requestErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique key per erasure request, so that it can be retried safely. Scoped to the tenant, kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersonDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            409: components["responses"]["ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Erasure id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
         };
     };
     getOpenApiDocument: {

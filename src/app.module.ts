@@ -11,6 +11,8 @@ import { JsonBodyGuard } from './common/http/json-body.guard';
 import { UndeclaredInputGuard } from './common/validation/undeclared-input.guard';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { OpenApiModule } from './openapi/openapi.module';
+import { PrivacyModule } from './privacy/privacy.module';
+import type { PrivacyOptions } from './privacy/privacy-options';
 import type { RateLimitPlans } from './rate-limit/plan-limits';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
@@ -37,11 +39,11 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 @Module({})
 export class AppModule {
   /** The app on a validated configuration and an open database (main.ts and the e2e tests). */
-  static forRoot(config: AppConfig, connection: DatabaseConnection, options: { rateLimitPlans?: RateLimitPlans; webhookDelivery?: Partial<DeliveryOptions> } = {}): DynamicModule {
+  static forRoot(config: AppConfig, connection: DatabaseConnection, options: { rateLimitPlans?: RateLimitPlans; webhookDelivery?: Partial<DeliveryOptions>; privacy?: Partial<PrivacyOptions> } = {}): DynamicModule {
     return {
       module: AppModule,
       global: true,
-      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, AccountsModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, AnalyticsModule, SettingsModule, WidgetModule, WebhookDeliveryModule.forRoot(options.webhookDelivery), DemoModule, OpenApiModule, DashboardModule],
+      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, AccountsModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, AnalyticsModule, SettingsModule, WidgetModule, WebhookDeliveryModule.forRoot(options.webhookDelivery), PrivacyModule.forRoot(options.privacy), DemoModule, OpenApiModule, DashboardModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },

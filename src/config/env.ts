@@ -89,6 +89,12 @@ class EnvironmentVariables {
   @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
   RATE_LIMIT_DISABLED?: boolean;
 
+  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
+  PRIVACY_WORKER?: boolean;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(36_500)
+  AUDIT_RETENTION_DAYS?: number;
+
   @IsOptional() @IsString() @MinLength(32, { message: '$property must be at least 32 characters' })
   WIDGET_TOKEN_SECRET?: string;
 
@@ -162,6 +168,12 @@ export interface AppConfig {
     retryScheduleSeconds: readonly number[];
     /** Whether this instance delivers webhooks. */
     worker: boolean;
+  };
+  privacy: {
+    /** Whether this instance carries out erasures and runs the hourly retention sweep. */
+    worker: boolean;
+    /** Audit rows older than this many days are deleted by the retention sweep. */
+    auditRetentionDays: number;
   };
   widget: {
     /** Signs visitor tokens (HMAC-SHA256); every instance needs the same one. */
@@ -280,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retryScheduleSeconds: parseRetrySchedule(vars.WEBHOOK_RETRY_SCHEDULE),
       worker: vars.WEBHOOK_WORKER ?? true,
     },
+    privacy: { worker: vars.PRIVACY_WORKER ?? true, auditRetentionDays: vars.AUDIT_RETENTION_DAYS ?? 365 },
     widget: { tokenSecret: vars.WIDGET_TOKEN_SECRET ?? DEVELOPMENT_WIDGET_TOKEN_SECRET },
     publicOrigin: vars.PUBLIC_URL ? new URL(vars.PUBLIC_URL).origin : undefined,
     signupOpen: (vars.SIGNUP ?? 'open') === 'open',

@@ -1,7 +1,8 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
+import { type Actor, CurrentActor } from '../events/actor';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { ApiIdParam, ApiV1Endpoint } from '../openapi/openapi.decorators';
 import { MAX_PAGE_SIZE, toPage } from '../common/paging/pagination';
@@ -38,5 +39,20 @@ export class ConversationsController {
   async messages(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string, @Query() query: ListMessagesQueryDto): Promise<MessageListResponse> {
     const { messages, pagination } = await this.conversations.listMessages(tenant.id, id, toPage(query, MESSAGES_DEFAULT_LIMIT));
     return { messages: messages.map(toMessageResponse), pagination };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiV1Endpoint({
+    operationId: 'deleteConversation',
+    summary: 'Delete a conversation and its messages',
+    description: 'The conversation and its messages are deleted for good; the bot\'s counters, lists and analytics follow. Its lead stays, with `conversationId` null. A `conversation.deleted` event carries its `id` only.',
+    scopes: [Scope.ConversationsWrite],
+    status: 204,
+    errors: [ErrorCode.NOT_FOUND],
+  })
+  @ApiIdParam('id', 'Conversation')
+  async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string, @CurrentActor() actor: Actor): Promise<void> {
+    await this.conversations.deleteConversation(tenant.id, id, actor);
   }
 }

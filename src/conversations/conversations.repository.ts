@@ -123,6 +123,16 @@ export class ConversationsRepository {
   }
 
   /**
+   * Deletes the conversation and, by the foreign key's cascade, its messages; false if it is not
+   * the tenant's. Its lead stays, without a conversation (SET NULL). The Conversation_count trigger
+   * takes the conversation and its messages off the bot's counters.
+   */
+  async delete(tenantId: string, conversationId: string, tx: PrismaTransaction): Promise<boolean> {
+    const { count } = await tx.conversation.deleteMany({ where: { tenantId, id: conversationId } });
+    return count === 1;
+  }
+
+  /**
    * A page of the conversation's messages, oldest first, and its message count (kept by the
    * Message_count trigger) in one statement; null if the conversation is not the tenant's.
    * One $queryRaw instead of two typed queries: messages page 999 -> 704 µs of CPU (bench:compare).

@@ -53,6 +53,18 @@ export class ConversationsService {
   }
 
   /**
+   * DELETE /api/v1/conversations/:id: the conversation and its messages go, with a
+   * `conversation.deleted` event that carries its id only, and an audit row naming who deleted it.
+   */
+  async deleteConversation(tenantId: string, conversationId: string, actor: Actor): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      if (!(await this.conversations.delete(tenantId, conversationId, tx))) throw new NotFoundError('Conversation');
+      await this.events.publish(tx, tenantId, { type: 'conversation.deleted', object: { id: conversationId } });
+      await this.events.record(tx, tenantId, actor, { action: 'conversation.deleted', targetType: 'conversation', targetId: conversationId });
+    });
+  }
+
+  /**
    * Stores a conversation as the chat widget produced it, with its messages and the lead it
    * captured, in one transaction (the dashboard's import and the demo data use it).
    */

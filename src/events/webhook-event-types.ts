@@ -2,11 +2,13 @@
 export const WEBHOOK_EVENT_TYPES = [
   'lead.created',
   'lead.updated',
+  'lead.deleted',
   'conversation.started',
   'conversation.ended',
   'conversation.handed_off',
   'conversation.released',
   'conversation.assigned',
+  'conversation.deleted',
   'message.created',
   'bot.updated',
   'webhook.test',

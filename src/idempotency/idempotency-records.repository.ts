@@ -4,7 +4,7 @@ import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { sqlStateOf } from '../database/sql-state';
 import type { RecordedResponse } from './idempotent-response';
 
-const recordSelect = { requestHash: true, status: true, responseBody: true, location: true } satisfies Prisma.IdempotencyRecordSelect;
+const recordSelect = { requestHash: true, status: true, responseBody: true, location: true, erasedAt: true } satisfies Prisma.IdempotencyRecordSelect;
 
 export type IdempotencyRecordRow = Prisma.IdempotencyRecordGetPayload<{ select: typeof recordSelect }>;
 
@@ -40,7 +40,7 @@ export class IdempotencyRecordsRepository {
         INSERT INTO "IdempotencyRecord" ("tenantId", "key", "requestHash", "createdAt", "expiresAt")
         VALUES (${tenantId}::uuid, ${key}, ${requestHash}, ${now}::timestamptz, ${expiresAt}::timestamptz)
         ON CONFLICT ("tenantId", "key") DO UPDATE
-          SET "requestHash" = EXCLUDED."requestHash", "status" = NULL, "responseBody" = NULL, "location" = NULL,
+          SET "requestHash" = EXCLUDED."requestHash", "status" = NULL, "responseBody" = NULL, "location" = NULL, "erasedAt" = NULL,
               "createdAt" = EXCLUDED."createdAt", "expiresAt" = EXCLUDED."expiresAt"
           WHERE "IdempotencyRecord"."expiresAt" <= EXCLUDED."createdAt"
         RETURNING "key"`;

@@ -10,7 +10,7 @@ const KEY = 'key-1';
 const REQUEST = { method: 'POST', path: '/api/v1/leads', body: { name: 'Ada', email: 'ada@example.com' } };
 const HASH = hashRequest(REQUEST);
 const ANSWER: RecordedResponse<{ lead: { id: string } }> = { status: 201, body: { lead: { id: 'lead-1' } }, location: '/api/v1/leads/lead-1' };
-const STORED: IdempotencyRecordRow = { requestHash: HASH, status: 201, responseBody: { lead: { id: 'lead-0' } }, location: '/api/v1/leads/lead-0' };
+const STORED: IdempotencyRecordRow = { requestHash: HASH, status: 201, responseBody: { lead: { id: 'lead-0' } }, location: '/api/v1/leads/lead-0', erasedAt: null };
 
 const TX = { name: 'tx' } as unknown as PrismaTransaction;
 

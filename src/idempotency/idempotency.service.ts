@@ -71,6 +71,9 @@ function replay<T>(record: IdempotencyRecordRow, requestHash: string): Idempoten
       'This Idempotency-Key was already used with a different request in the last 24 hours. Use a new key for a new request.',
     );
   }
+  if (record.erasedAt) {
+    throw new AppError(ErrorCode.IDEMPOTENCY_RECORD_ERASED, 'The answer to this Idempotency-Key held personal data that has since been erased; it is not replayed, and nothing is created again.');
+  }
   // A committed record always has its answer (it is completed in the claiming transaction).
   if (record.status === null) throw keyInUse();
   return { status: record.status, body: record.responseBody as T, location: record.location, replayed: true };

@@ -1,10 +1,11 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
+import { type Actor, CurrentActor } from '../events/actor';
 import { BodyLimit } from '../common/http/json-body.guard';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
 import { sendRecorded } from '../idempotency/idempotent-response';
@@ -143,6 +144,21 @@ export class LeadsController {
     if (canRead) return { lead: toLeadResponse(lead) };
     response.status(204);
     return undefined;
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiV1Endpoint({
+    operationId: 'deleteLead',
+    summary: 'Delete a lead',
+    description: 'The lead is deleted for good; lists, counts and analytics no longer include it. A `lead.deleted` event carries its `id` only.',
+    scopes: [Scope.LeadsWrite],
+    status: 204,
+    errors: [ErrorCode.NOT_FOUND],
+  })
+  @ApiIdParam('id', 'Lead')
+  async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Lead')) id: string, @CurrentActor() actor: Actor): Promise<void> {
+    await this.leads.deleteLead(tenant.id, id, actor);
   }
 
   @Post('import')

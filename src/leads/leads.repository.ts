@@ -157,6 +157,12 @@ export class LeadsRepository {
     return tx.lead.update({ where: { id: leadId, tenantId }, data: changes, select: leadSelect });
   }
 
+  /** Deletes the lead; false if it is not the tenant's. The Lead_count trigger keeps the counters. */
+  async delete(tenantId: string, leadId: string, tx: PrismaTransaction): Promise<boolean> {
+    const { count } = await tx.lead.deleteMany({ where: { tenantId, id: leadId } });
+    return count === 1;
+  }
+
   /** The next `size` leads of the list's order after `cursor` (an export's batch). */
   batchAfter(tenantId: string, filter: LeadFilter, cursor: LeadCursor | undefined, size: number): Promise<LeadRow[]> {
     const where = this.where(tenantId, filter);

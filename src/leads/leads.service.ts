@@ -9,6 +9,7 @@ import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { assertSomethingSent, changedFields } from '../common/validation/changed-fields';
 import { BotsRepository } from '../bots/bots.repository';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import type { Actor } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
 import { previousAttributesOf } from '../events/previous-attributes';
 import type { CreateLeadDto } from './dto/create-lead.dto';
@@ -109,6 +110,18 @@ export class LeadsService {
       const [before, after] = [toLeadResponse(lead), toLeadResponse(updated)];
       await this.events.publish(tx, tenantId, { type: 'lead.updated', object: after, previousAttributes: previousAttributesOf(before, after) });
       return updated;
+    });
+  }
+
+  /**
+   * DELETE /api/v1/leads/:id: the lead goes, with a `lead.deleted` event that carries its id only
+   * (a deleted person's data is not sent anywhere again) and an audit row naming who deleted it.
+   */
+  async deleteLead(tenantId: string, leadId: string, actor: Actor): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      if (!(await this.leads.delete(tenantId, leadId, tx))) throw new NotFoundError('Lead');
+      await this.events.publish(tx, tenantId, { type: 'lead.deleted', object: { id: leadId } });
+      await this.events.record(tx, tenantId, actor, { action: 'lead.deleted', targetType: 'lead', targetId: leadId });
     });
   }
 

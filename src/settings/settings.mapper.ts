@@ -25,6 +25,14 @@ export class WidgetLimits {
   repliesPerIpPerDay: number;
 }
 
+export class Retention {
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 30, maximum: 3650, description: "Days after a conversation's last message before the hourly sweep deletes it with its messages; null: kept for ever." })
+  conversationDays: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 30, maximum: 3650, description: 'Days after its creation before the hourly sweep deletes a lead; null: kept for ever.' })
+  leadDays: number | null;
+}
+
 export class TenantSettings {
   @ApiProperty({ example: 'UTC', description: 'IANA time zone name; analytics periods are days, weeks and months in it.' })
   timezone: string;
@@ -40,6 +48,9 @@ export class TenantSettings {
 
   @ApiProperty({ type: WidgetLimits })
   widgetLimits: WidgetLimits;
+
+  @ApiProperty({ type: Retention })
+  retention: Retention;
 }
 
 export class TenantSettingsEnvelope {
@@ -90,6 +101,7 @@ export function toTenantSettings(row: TenantSettingsRow): TenantSettings {
     visitorMessageLimit: { messages: row.visitorMessageLimit, windowSeconds: row.visitorMessageWindowSeconds },
     leadCapture: { enabled: row.leadCaptureEnabled, requirePhone: row.leadCaptureRequirePhone, requireCompany: row.leadCaptureRequireCompany },
     widgetLimits: { repliesPerIpPerDay: row.widgetRepliesPerIpPerDay },
+    retention: { conversationDays: row.conversationRetentionDays, leadDays: row.leadRetentionDays },
   };
 }
 

@@ -11,6 +11,8 @@ const tenantSettingsSelect = {
   leadCaptureRequirePhone: true,
   leadCaptureRequireCompany: true,
   widgetRepliesPerIpPerDay: true,
+  conversationRetentionDays: true,
+  leadRetentionDays: true,
 } satisfies Prisma.TenantSelect;
 
 const botSettingsSelect = { welcomeMessage: true, suggestedQuestions: true, fallbackMessage: true, showSources: true, synonyms: true, handoffEnabled: true, handoffOnFallback: true, handoffMessage: true } satisfies Prisma.BotSelect;

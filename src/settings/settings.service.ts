@@ -44,6 +44,8 @@ export class SettingsService {
         leadCaptureRequirePhone: body.leadCapture?.requirePhone,
         leadCaptureRequireCompany: body.leadCapture?.requireCompany,
         widgetRepliesPerIpPerDay: body.widgetLimits?.repliesPerIpPerDay,
+        conversationRetentionDays: body.retention?.conversationDays,
+        leadRetentionDays: body.retention?.leadDays,
       });
       if (!Object.keys(changes).length) return current;
       const updated = await this.settings.updateTenantSettings(tenantId, changes, tx);

@@ -18,6 +18,7 @@ interface Fixture {
   webhookId: string;
   deliveryId: string;
   documentId: string;
+  erasureId: string;
 }
 
 interface Endpoint {
@@ -72,6 +73,13 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'POST /api/v1/conversations/:id/end', method: 'post', path: (f) => `/api/v1/conversations/${f.conversationId}/end`, scope: 'conversations:write', success: 200, expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId, status: 'ended' }) }) },
   // Removes the fixture's document.
   { name: 'DELETE /api/v1/bots/:id/documents/:docId', method: 'delete', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'knowledge:write', success: 204, expected: () => ({}) },
+  { name: 'POST /api/v1/privacy/exports', method: 'post', path: () => '/api/v1/privacy/exports', scope: 'privacy:manage', body: { email: 'chat@example.com' }, success: 200, expected: (f) => ({ leads: [expect.objectContaining({ id: f.leadId })], conversations: [expect.objectContaining({ id: f.conversationId })] }) },
+  { name: 'GET /api/v1/privacy/erasures/:id', method: 'get', path: (f) => `/api/v1/privacy/erasures/${f.erasureId}`, scope: 'privacy:manage', success: 200, expected: (f) => ({ erasure: expect.objectContaining({ id: f.erasureId, status: 'completed' }) }) },
+  // These remove the fixture's conversation (its lead stays), then its lead.
+  { name: 'DELETE /api/v1/conversations/:id', method: 'delete', path: (f) => `/api/v1/conversations/${f.conversationId}`, scope: 'conversations:write', success: 204, expected: () => ({}) },
+  { name: 'DELETE /api/v1/leads/:id', method: 'delete', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:write', success: 204, expected: () => ({}) },
+  // Queues an erasure of nobody the fixture holds.
+  { name: 'POST /api/v1/privacy/erasures', method: 'post', path: () => '/api/v1/privacy/erasures', scope: 'privacy:manage', body: { email: 'nobody@example.com' }, success: 202, expected: () => ({ erasure: expect.objectContaining({ status: 'pending', counts: { leads: 0, conversations: 0, messages: 0 } }) }) },
   // Last: it removes the fixture's endpoint.
   { name: 'DELETE /api/v1/webhooks/:id', method: 'delete', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', success: 204, expected: () => ({}) },
 ];
@@ -87,10 +95,12 @@ const API_ROUTE_SCOPES: [string, Scope[]][] = [
   ['POST /api/v1/conversations/:id/messages', ['conversations:write']],
   ['POST /api/v1/conversations/:id/release', ['conversations:write']],
   ['POST /api/v1/conversations/:id/end', ['conversations:write']],
+  ['DELETE /api/v1/conversations/:id', ['conversations:write']],
   ['GET /api/v1/leads', ['leads:read']],
   ['GET /api/v1/leads/:id', ['leads:read']],
   ['POST /api/v1/leads', ['leads:write']],
   ['PATCH /api/v1/leads/:id', ['leads:write']],
+  ['DELETE /api/v1/leads/:id', ['leads:write']],
   ['POST /api/v1/leads/import', ['leads:write']],
   ['GET /api/v1/leads/export', ['leads:read']],
   ['GET /api/v1/analytics/overview', ['analytics:read']],
@@ -113,6 +123,9 @@ const API_ROUTE_SCOPES: [string, Scope[]][] = [
   ['POST /api/v1/bots/:id/documents', ['knowledge:write']],
   ['PATCH /api/v1/bots/:id/documents/:docId', ['knowledge:write']],
   ['DELETE /api/v1/bots/:id/documents/:docId', ['knowledge:write']],
+  ['POST /api/v1/privacy/exports', ['privacy:manage']],
+  ['POST /api/v1/privacy/erasures', ['privacy:manage']],
+  ['GET /api/v1/privacy/erasures/:id', ['privacy:manage']],
 ];
 
 /** The admin API: every route takes the admin token. */
@@ -202,7 +215,8 @@ async function tenantWithData(t: TestApp): Promise<TestTenant & Fixture> {
   const event = await t.prisma.webhookEvent.create({ data: { tenantId: tenant.id, type: 'webhook.test', data: { object: {} } }, select: { id: true } });
   const delivery = await t.prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: webhook.id, eventId: event.id, eventType: 'webhook.test', status: 'failed' }, select: { id: true } });
   const document = await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${bot.id}/documents`).send({ title: 'Fixture', content: 'Fixture text.' });
-  return { ...tenant, botId: bot.id, conversationId: conversation.id, leadId: conversation.leadId!, webhookId: webhook.id, deliveryId: delivery.id, documentId: document.body.document.id };
+  const erasure = await t.prisma.privacyErasure.create({ data: { tenantId: tenant.id, status: 'completed', leadCount: 0, conversationCount: 0, messageCount: 0, completedAt: new Date() }, select: { id: true } });
+  return { ...tenant, botId: bot.id, conversationId: conversation.id, leadId: conversation.leadId!, webhookId: webhook.id, deliveryId: delivery.id, documentId: document.body.document.id, erasureId: erasure.id };
 }
 
 function changeLastCharacter(key: string): string {

@@ -443,6 +443,22 @@ describe('OpenAPI document and contract', () => {
         expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 403);
       });
 
+      it('the deletes and the privacy operations: their successes, 400 and 404', async () => {
+        const http = () => t.http();
+        const doomedLead = (await createLead(t, key())).id;
+        expectContract(await http().delete(`/api/v1/leads/${doomedLead}`).set('X-API-Key', key()), 'DELETE', '/api/v1/leads/{id}', 204);
+        expectContract(await http().delete(`/api/v1/leads/${doomedLead}`).set('X-API-Key', key()), 'DELETE', '/api/v1/leads/{id}', 404);
+        const doomedConversation = (await recordConversation(t, tenant.id, botId)).id;
+        expectContract(await http().delete(`/api/v1/conversations/${doomedConversation}`).set('X-API-Key', key()), 'DELETE', '/api/v1/conversations/{id}', 204);
+        expectContract(await http().delete(`/api/v1/conversations/${doomedConversation}`).set('X-API-Key', key()), 'DELETE', '/api/v1/conversations/{id}', 404);
+        expectContract(await http().post('/api/v1/privacy/exports').set('X-API-Key', key()).send({ visitorId: 'v-1' }), 'POST', '/api/v1/privacy/exports', 200);
+        expectContract(await http().post('/api/v1/privacy/exports').set('X-API-Key', key()).send({}), 'POST', '/api/v1/privacy/exports', 400);
+        const erasure = expectContract(await http().post('/api/v1/privacy/erasures').set('X-API-Key', key()).send({ email: 'nobody@example.com' }), 'POST', '/api/v1/privacy/erasures', 202);
+        expectContract(await http().post('/api/v1/privacy/erasures').set('X-API-Key', key()).send({ email: 42 }), 'POST', '/api/v1/privacy/erasures', 400);
+        expectContract(await http().get(`/api/v1/privacy/erasures/${erasure.body.erasure.id}`).set('X-API-Key', key()), 'GET', '/api/v1/privacy/erasures/{id}', 200);
+        expectContract(await http().get(`/api/v1/privacy/erasures/${UUID_ZERO}`).set('X-API-Key', key()), 'GET', '/api/v1/privacy/erasures/{id}', 404);
+      });
+
       it('the knowledge document operations: their successes, 400, 404 and 413', async () => {
         const http = () => t.http();
         const list = '/api/v1/bots/{id}/documents';

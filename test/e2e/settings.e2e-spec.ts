@@ -8,6 +8,7 @@ const DEFAULT_SETTINGS = {
   visitorMessageLimit: { messages: 20, windowSeconds: 60 },
   leadCapture: { enabled: true, requirePhone: false, requireCompany: false },
   widgetLimits: { repliesPerIpPerDay: 200 },
+  retention: { conversationDays: null, leadDays: null },
 };
 
 describe('Settings: the tenant and its bots', () => {
@@ -47,6 +48,7 @@ describe('Settings: the tenant and its bots', () => {
         visitorMessageLimit: { messages: 1000, windowSeconds: 86_400 },
         leadCapture: { enabled: false, requirePhone: true, requireCompany: true },
         widgetLimits: { repliesPerIpPerDay: 100_000 },
+        retention: { conversationDays: 30, leadDays: 3650 },
       };
       const expected = {
         timezone: 'America/New_York',
@@ -54,6 +56,7 @@ describe('Settings: the tenant and its bots', () => {
         visitorMessageLimit: { messages: 1000, windowSeconds: 86_400 },
         leadCapture: { enabled: false, requirePhone: true, requireCompany: true },
         widgetLimits: { repliesPerIpPerDay: 100_000 },
+        retention: { conversationDays: 30, leadDays: 3650 },
       };
       expect((await patch('/api/v1/settings', body, fresh.key).expect(200)).body).toEqual({ settings: expected });
       expect((await get('/api/v1/settings', fresh.key).expect(200)).body).toEqual({ settings: expected });
@@ -68,7 +71,15 @@ describe('Settings: the tenant and its bots', () => {
         leadCaptureRequirePhone: true,
         leadCaptureRequireCompany: true,
         widgetRepliesPerIpPerDay: 100_000,
+        conversationRetentionDays: 30,
+        leadRetentionDays: 3650,
       });
+    });
+
+    it('keeps rows for ever again when a retention is set to null', async () => {
+      await patch('/api/v1/settings', { retention: { conversationDays: 90, leadDays: 365 } }, fresh.key).expect(200);
+      const answer = await patch('/api/v1/settings', { retention: { leadDays: null } }, fresh.key).expect(200);
+      expect(answer.body.settings.retention).toEqual({ conversationDays: 90, leadDays: null });
     });
 
     it('changes only the nested fields sent', async () => {
@@ -122,6 +133,12 @@ describe('Settings: the tenant and its bots', () => {
       [{ widgetLimits: { repliesPerIpPerDay: null } }, 'widgetLimits.repliesPerIpPerDay', 'must be an integer'],
       [{ widgetLimits: { perHour: 5 } }, 'widgetLimits.perHour', 'is not an allowed field'],
       [{ widgetLimits: null }, 'widgetLimits', 'must not be null'],
+      [{ retention: { conversationDays: 29 } }, 'retention.conversationDays', 'must be at least 30 (or null: kept for ever)'],
+      [{ retention: { leadDays: 3651 } }, 'retention.leadDays', 'must be at most 3650 (or null: kept for ever)'],
+      [{ retention: { leadDays: 45.5 } }, 'retention.leadDays', 'must be an integer or null'],
+      [{ retention: { leadDays: '45' } }, 'retention.leadDays', 'must be an integer or null'],
+      [{ retention: { keepDays: 45 } }, 'retention.keepDays', 'is not an allowed field'],
+      [{ retention: null }, 'retention', 'must not be null'],
     ])('refuses %j with one detail naming the rule, and changes nothing', async (body, field, message) => {
       expectError(await patch('/api/v1/settings', body, fresh.key), 400, 'VALIDATION_ERROR', [{ field, message }]);
       expect((await get('/api/v1/settings', fresh.key).expect(200)).body).toEqual({ settings: DEFAULT_SETTINGS });

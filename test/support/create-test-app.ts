@@ -9,6 +9,7 @@ import { configureApp } from '../../src/configure-app';
 import type { DatabaseConnection } from '../../src/database/database-connection';
 import { PrismaService } from '../../src/database/prisma.service';
 import type { DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
+import type { PrivacyOptions } from '../../src/privacy/privacy-options';
 import { openTestDatabase } from './test-database';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
@@ -27,6 +28,8 @@ const TEST_ENV = {
   WIDGET_SESSION_RATE_LIMIT: '100000',
   // No suite but the delivery ones sends webhooks (and none may reach beyond 127.0.0.1).
   WEBHOOK_WORKER: 'false',
+  // Erasures and the retention sweep run only in the privacy suites (which limit them to their tenants).
+  PRIVACY_WORKER: 'false',
 };
 
 const unreachable = { requestsPerHour: 1_000_000, burstPerSecond: 1_000_000 };
@@ -49,13 +52,13 @@ export interface TestApp {
  */
 export async function createTestApp(
   env: Record<string, string | undefined> = {},
-  options: { rateLimitPlans?: RateLimitPlans; connection?: DatabaseConnection; webhookDelivery?: Partial<DeliveryOptions> } = {},
+  options: { rateLimitPlans?: RateLimitPlans; connection?: DatabaseConnection; webhookDelivery?: Partial<DeliveryOptions>; privacy?: Partial<PrivacyOptions> } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ ...TEST_ENV, ...env });
   // A second instance can share the first one's database, as replicas behind a load balancer do.
   const connection = options.connection ?? (await openTestDatabase());
   const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(config, connection, { rateLimitPlans: options.rateLimitPlans ?? GENEROUS_RATE_LIMITS, webhookDelivery: options.webhookDelivery })],
+    imports: [AppModule.forRoot(config, connection, { rateLimitPlans: options.rateLimitPlans ?? GENEROUS_RATE_LIMITS, webhookDelivery: options.webhookDelivery, privacy: options.privacy })],
   }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error', 'warn'] });
   configureApp(app, config);

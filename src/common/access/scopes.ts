@@ -1,8 +1,8 @@
-/** The scopes of SPEC 5.3, and the ones API_DECISIONS adds (knowledge:write and conversations:write, part 3). */
+/** The scopes of SPEC 5.3, and the ones API_DECISIONS adds (knowledge:write, conversations:write, privacy:manage: part 3). */
 export const Scope = {
   BotsRead: 'bots:read',
   ConversationsRead: 'conversations:read',
-  /** Human handoff: take conversations over, answer, release, end, assign (part 3). */
+  /** Human handoff (take conversations over, answer, release, end, assign) and deleting a conversation (part 3). */
   ConversationsWrite: 'conversations:write',
   LeadsRead: 'leads:read',
   LeadsWrite: 'leads:write',
@@ -11,6 +11,8 @@ export const Scope = {
   SettingsRead: 'settings:read',
   SettingsWrite: 'settings:write',
   KnowledgeWrite: 'knowledge:write',
+  /** A person's export and erasure (part 3). */
+  PrivacyManage: 'privacy:manage',
 } as const;
 
 export type Scope = (typeof Scope)[keyof typeof Scope];

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Max, MaxLength, Min, Validate, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Max, MaxLength, Min, Validate, ValidateIf, ValidateNested } from 'class-validator';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { IsOriginList, IsTimeZoneName, normaliseOrigin, normaliseTimeZone } from './settings-validators';
 
@@ -39,7 +39,18 @@ export class WidgetLimitsDto {
   repliesPerIpPerDay?: number;
 }
 
-/** PATCH /api/v1/settings: any field, nested objects partial too; null is refused everywhere. */
+/** Null keeps the rows for ever; otherwise the hourly sweep deletes them after this many days. */
+export class RetentionDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 30, maximum: 3650, nullable: true, description: "Days after a conversation's last message (or its start) before it is deleted with its messages; null: kept for ever." })
+  @ValidateIf((_, value) => value !== null && value !== undefined) @IsInt({ message: 'must be an integer or null' }) @Min(30, { message: 'must be at least 30 (or null: kept for ever)' }) @Max(3650, { message: 'must be at most 3650 (or null: kept for ever)' })
+  conversationDays?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 30, maximum: 3650, nullable: true, description: 'Days after its creation before a lead is deleted; null: kept for ever.' })
+  @ValidateIf((_, value) => value !== null && value !== undefined) @IsInt({ message: 'must be an integer or null' }) @Min(30, { message: 'must be at least 30 (or null: kept for ever)' }) @Max(3650, { message: 'must be at most 3650 (or null: kept for ever)' })
+  leadDays?: number | null;
+}
+
+/** PATCH /api/v1/settings: any field, nested objects partial too; null is refused everywhere but in `retention`. */
 export class UpdateTenantSettingsDto {
   @ApiPropertyOptional({ maxLength: 64, example: 'Europe/Berlin', description: 'An IANA time zone name; analytics periods are days, weeks and months in it.' })
   @OptionalNotNull() @Transform(({ value }: { value: unknown }) => normaliseTimeZone(value) ?? value)
@@ -69,4 +80,8 @@ export class UpdateTenantSettingsDto {
   @ApiPropertyOptional({ type: WidgetLimitsDto })
   @OptionalNotNull() @ValidateNested({ message: 'must be an object' }) @Type(() => WidgetLimitsDto)
   widgetLimits?: WidgetLimitsDto;
+
+  @ApiPropertyOptional({ type: RetentionDto })
+  @OptionalNotNull() @ValidateNested({ message: 'must be an object' }) @Type(() => RetentionDto)
+  retention?: RetentionDto;
 }
