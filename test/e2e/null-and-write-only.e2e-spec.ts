@@ -162,6 +162,7 @@ describe('null in any body field, and write-only keys', () => {
     }),
     'POST /api/v1/bots': async () => ({ path: '/api/v1/bots', user: true, headers: userHeaders(owner), body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true } }),
     'PATCH /api/v1/bots/{id}': async () => ({ path: `/api/v1/bots/${ids.ownerBotId}`, user: true, headers: userHeaders(owner), body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true } }),
+    'POST /admin/v1/users/{userId}/password-resets': async () => ({ path: `/admin/v1/users/${owner.id}/password-resets`, body: {} }),
     'POST /admin/v1/tenants': async () => ({ path: '/admin/v1/tenants', body: { name: 'Nulls', slug: `n-${randomUUID().slice(0, 8)}`, plan: 'pro' } }),
     'PATCH /admin/v1/tenants/{tenantId}': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}`, body: { name: 'Renamed', plan: 'enterprise' } }),
     'POST /admin/v1/tenants/{tenantId}/api-keys': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/api-keys`, body: { name: 'k', scopes: ['bots:read'], type: 'secret', expiresAt: new Date(Date.now() + 86_400_000).toISOString() } }),

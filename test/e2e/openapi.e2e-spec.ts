@@ -597,6 +597,7 @@ describe('OpenAPI document and contract', () => {
         const issued = expectContract(await t.admin().post(`/admin/v1/users/${user.id}/password-resets`), 'POST', admin, 201);
         expectContract(await t.admin().post(`/admin/v1/users/${UUID_ZERO}/password-resets`), 'POST', admin, 404);
         expectContract(await t.http().post(`/admin/v1/users/${user.id}/password-resets`), 'POST', admin, 401);
+        expectContract(await t.admin().post(`/admin/v1/users/${user.id}/password-resets`).send({ userId: user.id }), 'POST', admin, 400);
         const token = new URL(issued.body.resetUrl).searchParams.get('token');
         const confirm = '/auth/v1/password-resets/confirm';
         expectContract(await signIn(confirm).send({ token, password: 'a brand new password' }), 'POST', confirm, 204);
