@@ -1,12 +1,13 @@
-import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiProperty, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { passwordResetUrl } from '../accounts/links';
 import { PasswordResetsService } from '../accounts/password-resets/password-resets.service';
 import { AdminOnly } from '../common/access/access.decorators';
+import { EmptyBodyDto } from '../common/validation/empty-body.dto';
 import { IdOf } from '../common/validation/id.pipe';
 import { APP_CONFIG, type AppConfig } from '../config/env';
-import { ApiAdminEndpoint, ApiIdParam } from '../openapi/openapi.decorators';
+import { ApiAdminEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 
 export class AdminPasswordResetResponse {
   @ApiProperty({ format: 'uri', description: 'The reset link: shown once, single use, valid one hour.' })
@@ -24,9 +25,10 @@ export class AdminUsersController {
 
   @Post('password-resets')
   @HttpCode(201)
-  @ApiAdminEndpoint({ operationId: 'createPasswordResetLink', summary: "A password-reset link for a user, for platforms without mail", status: 201, type: AdminPasswordResetResponse })
+  @ApiAdminEndpoint({ operationId: 'createPasswordResetLink', summary: "A password-reset link for a user, for platforms without mail", status: 201, type: AdminPasswordResetResponse, errors: JSON_BODY_ERRORS })
   @ApiIdParam('userId', 'User')
-  async createReset(@Param('userId', IdOf('User')) userId: string, @Req() request: Request): Promise<AdminPasswordResetResponse> {
+  @ApiBody({ type: EmptyBodyDto, required: false })
+  async createReset(@Param('userId', IdOf('User')) userId: string, @Body() _body: EmptyBodyDto, @Req() request: Request): Promise<AdminPasswordResetResponse> {
     return { resetUrl: await this.resets.issueForAdmin(userId, (token) => passwordResetUrl(request, this.config, token)) };
   }
 }

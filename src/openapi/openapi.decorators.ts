@@ -99,6 +99,11 @@ function errorResponse(status: number, codes: ErrorCode[], routeSurface: Surface
   const surface = routeSurface === 'v1AnyKey' && !RATE_LIMITED_ERROR_STATUSES.has(status) ? 'v1' : routeSurface;
   const name = `${COMPONENT_PREFIX[surface]}Error${status}.${codes.join('.')}`;
   if (!RESPONSE_COMPONENTS.has(name)) {
+    const validation = codes.includes(ErrorCode.VALIDATION_ERROR);
+    const details: SchemaObject = { type: 'array', minItems: 1, items: { $ref: getSchemaPath(FieldErrorResponse) } };
+    // Only VALIDATION_ERROR carries `details`: where a status has other codes too (a user's 400
+    // TENANT_REQUIRED), `details` is required of that code alone.
+    const detailsRequired = codes.length === 1 ? { required: ['details'] } : { if: { properties: { code: { const: ErrorCode.VALIDATION_ERROR } } }, then: { properties: { details }, required: ['details'] } };
     const narrowed: SchemaObject = {
       type: 'object',
       properties: {
@@ -107,9 +112,9 @@ function errorResponse(status: number, codes: ErrorCode[], routeSurface: Surface
           properties: {
             code: { type: 'string', enum: codes },
             status: { type: 'integer', enum: [status] },
-            ...(codes.includes(ErrorCode.VALIDATION_ERROR) ? { details: { type: 'array', minItems: 1, items: { $ref: getSchemaPath(FieldErrorResponse) } } } : {}),
+            ...(validation ? { details } : {}),
           },
-          ...(codes.includes(ErrorCode.VALIDATION_ERROR) ? { required: ['details'] } : {}),
+          ...(validation ? detailsRequired : {}),
         },
       },
     };

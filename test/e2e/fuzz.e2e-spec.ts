@@ -42,6 +42,7 @@ import fc from 'fast-check';
 import type { Response } from 'supertest';
 import typeIs from 'type-is';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/create-test-app';
+import { addMember, asUser, logIn, newEmail, ORIGIN, signUp, type TestUser } from '../support/users';
 import { createBot, createKey, createLead, createTenant, recordConversation } from '../support/factories';
 import { controllerRoutes } from '../support/controller-routes';
 import { OpenApiContract, servedRoutes, toOpenApiRoute } from '../support/openapi-contract';
@@ -67,13 +68,14 @@ function positiveInt(value: string | undefined, fallback: number): number {
 // Contract tables
 // ---------------------------------------------------------------------------------------------
 
-const ALLOWED_STATUSES = new Set([200, 201, 202, 204, 400, 401, 403, 404, 409, 413, 415, 429]);
+const ALLOWED_STATUSES = new Set([200, 201, 202, 204, 400, 401, 403, 404, 409, 410, 413, 415, 429]);
 const CODES_BY_STATUS: Record<number, string[]> = {
-  400: ['VALIDATION_ERROR'],
-  401: ['INVALID_API_KEY', 'UNAUTHORIZED', 'INVALID_VISITOR_TOKEN'],
-  403: ['HTTPS_REQUIRED', 'PLAN_UPGRADE_REQUIRED', 'INSUFFICIENT_SCOPE', 'PLAN_LIMIT_REACHED', 'ORIGIN_NOT_ALLOWED'],
+  400: ['VALIDATION_ERROR', 'TENANT_REQUIRED'],
+  401: ['INVALID_API_KEY', 'UNAUTHORIZED', 'INVALID_VISITOR_TOKEN', 'INVALID_SESSION', 'INVALID_CREDENTIALS'],
+  403: ['HTTPS_REQUIRED', 'PLAN_UPGRADE_REQUIRED', 'INSUFFICIENT_SCOPE', 'PLAN_LIMIT_REACHED', 'ORIGIN_NOT_ALLOWED', 'CSRF_REJECTED', 'NOT_A_MEMBER', 'INSUFFICIENT_ROLE', 'SIGNUP_CLOSED'],
   404: ['NOT_FOUND'],
-  409: ['INVALID_STATUS_TRANSITION', 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE', 'BOT_INACTIVE', 'CONVERSATION_ENDED', 'LEAD_CAPTURE_DISABLED', 'LEAD_ALREADY_CAPTURED', 'DELIVERY_IN_FLIGHT'],
+  409: ['INVALID_STATUS_TRANSITION', 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE', 'BOT_INACTIVE', 'CONVERSATION_ENDED', 'LEAD_CAPTURE_DISABLED', 'LEAD_ALREADY_CAPTURED', 'DELIVERY_IN_FLIGHT', 'EMAIL_TAKEN', 'LAST_OWNER'],
+  410: ['INVITATION_EXPIRED'],
   413: ['PAYLOAD_TOO_LARGE'],
   415: ['UNSUPPORTED_MEDIA_TYPE'],
   429: ['RATE_LIMIT_EXCEEDED', 'MESSAGE_LIMIT_REACHED'],
@@ -83,7 +85,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const SCOPES = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write', 'knowledge:write'];
 const PLANS = ['free', 'pro', 'business', 'enterprise'];
-const VOCABULARY = new Set<string>([...SCOPES, ...PLANS, 'new', 'contacted', 'qualified', 'unqualified', 'converted', 'active', 'ended', 'handed_off', 'widget', 'api', 'import', 'user', 'assistant', 'agent', 'secret', 'public', 'lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', 'pending', 'succeeded', 'failed', 'conversations']);
+const ROLES = ['owner', 'admin', 'agent', 'viewer'] as const;
+type Role = (typeof ROLES)[number];
+const VOCABULARY = new Set<string>([...SCOPES, ...PLANS, ...ROLES, 'new', 'contacted', 'qualified', 'unqualified', 'converted', 'active', 'ended', 'handed_off', 'widget', 'api', 'import', 'user', 'assistant', 'agent', 'secret', 'public', 'lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', 'pending', 'succeeded', 'failed', 'conversations']);
 
 interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -103,6 +107,12 @@ interface RouteDef {
   bodyLimit?: number;
   /** The success body's media type when it is not JSON (the lead export). */
   produces?: string;
+  /**
+   * A route of the dashboard's users: `tenant` (users-only /api/v1: the session cookie, Origin and
+   * X-Tenant-Id; `manager`: owners and admins only), `session` (/auth/v1 for a signed-in user) or
+   * `signIn` (/auth/v1 before a session: Origin only).
+   */
+  user?: { kind: 'tenant'; role: 'member' | 'manager' } | { kind: 'session' } | { kind: 'signIn' };
 }
 
 interface BodyShape {
@@ -338,6 +348,35 @@ const tokenSpec: fc.Arbitrary<TokenSpec> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('ambiguous' as const), value: fc.constantFrom(`bearer ${ADMIN_TOKEN}`, `BEARER ${ADMIN_TOKEN}`) }) },
 );
 
+/**
+ * How a dashboard user's request is sent: whose session cookie (a member of the team tenant in
+ * `role`, none, or a forged one), which Origin, which X-Tenant-Id, and on users-only routes
+ * sometimes an API key beside them (which makes it a key's request).
+ */
+interface UserSpec {
+  role: Role;
+  cookie: 'valid' | 'none' | 'forged';
+  origin: 'own' | 'none' | 'foreign';
+  tenant: 'team' | 'none' | 'malformed' | 'foreign';
+  key?: KeySpec;
+}
+const userSpec: fc.Arbitrary<UserSpec> = fc.oneof(
+  { weight: 12, arbitrary: fc.record({ role: fc.constantFrom<Role>('owner', 'owner', 'admin'), cookie: fc.constant('valid' as const), origin: fc.constant('own' as const), tenant: fc.constant('team' as const) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record(
+      {
+        role: fc.constantFrom(...ROLES),
+        cookie: fc.constantFrom('valid' as const, 'valid' as const, 'valid' as const, 'none' as const, 'forged' as const),
+        origin: fc.constantFrom('own' as const, 'own' as const, 'none' as const, 'foreign' as const),
+        tenant: fc.constantFrom('team' as const, 'team' as const, 'none' as const, 'malformed' as const, 'foreign' as const),
+        key: keySpec,
+      },
+      { requiredKeys: ['role', 'cookie', 'origin', 'tenant'] },
+    ),
+  },
+);
+
 const EXTRA_HEADER_NAMES = ['Accept', 'Accept-Charset', 'Accept-Encoding', 'Accept-Language', 'X-Forwarded-For', 'X-Forwarded-Proto', 'X-Forwarded-Host', 'Forwarded', 'Origin', 'Referer', 'User-Agent', 'Cookie', 'If-None-Match', 'Range', 'X-HTTP-Method-Override', 'X-Real-IP', 'X-Tenant-Id', 'Authorization'];
 const extraHeaders = fc.array(
   fc.tuple(fc.constantFrom(...EXTRA_HEADER_NAMES), fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 40 }), fc.constantFrom('https', 'http', '127.0.0.1', 'text/html', 'application/xml', 'gzip, br', 'bytes=0-1', 'DELETE', '{{own.lead}}', '*'))),
@@ -453,6 +492,20 @@ const webhookFields: BodyShape = { required: { url: webhookUrl, events: webhookE
 const emptyBody: BodyShape = { required: {}, optional: {}, valid: fc.constantFrom('{}') };
 const webhookPatchFields: BodyShape = { required: {}, optional: { ...webhookFields.required, ...webhookFields.optional, enabled: fc.constantFrom('true', 'false', '"false"', 'null') } };
 
+const password = str(fc.oneof(weirdText, longText, fc.constantFrom('correct horse battery', 'short', 'p'.repeat(257))));
+const roleField = str(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ROLES) }, { weight: 1, arbitrary: fc.constantFrom('OWNER', 'root', '', 'member') }));
+const signUpFields: BodyShape = { required: { email: str(email), password, name: str(weirdText), tenantName: str(weirdText) }, optional: {} };
+const logInFields: BodyShape = { required: { email: str(fc.oneof(email, fc.constant('{{login.email}}'))), password: str(fc.oneof(weirdText, fc.constant('{{login.password}}'))) }, optional: {} };
+const updateMeFields: BodyShape = { required: { currentPassword: str(fc.oneof(weirdText, fc.constant('{{self.password}}'))) }, optional: { name: str(weirdText), password } };
+const INVITATION_TOKENS = ['{{invitation.first}}', '{{invitation.second}}', '{{invitation.third}}', '{{invitation.withdrawn}}'];
+const acceptFields: BodyShape = { required: { token: str(fc.oneof(weirdText, fc.constantFrom(...INVITATION_TOKENS))) }, optional: { name: str(weirdText), password } };
+const resetRequestFields: BodyShape = { required: { email: str(fc.oneof(email, fc.constant('{{reset.email}}'))) }, optional: {} };
+const RESET_TOKENS = ['{{reset.first}}', '{{reset.second}}', '{{reset.third}}'];
+const resetConfirmFields: BodyShape = { required: { token: str(fc.oneof(weirdText, fc.constantFrom(...RESET_TOKENS))), password }, optional: {} };
+const renameTenantFields: BodyShape = { required: { name: str(fc.oneof(weirdText, fc.constant('t'.repeat(201)))) }, optional: {} };
+const memberFields: BodyShape = { required: { role: roleField }, optional: {} };
+const invitationFields: BodyShape = { required: { email: str(email), role: roleField }, optional: {} };
+
 // Bodies the contract accepts (JSON.stringify: well-formed, no duplicate keys).
 const goodName = fc.oneof(
   fc.constantFrom('Ada Lovelace', 'Jane Doe', 'Zoë Brontë', '李小龙', 'שלום עליכם', '😀 Smile', ' Padded Name ', 'a'),
@@ -532,6 +585,17 @@ documentPatchFields.valid = goodDocumentPatch;
 conversationFields.valid = goodConversation;
 webhookFields.valid = goodWebhook;
 webhookPatchFields.valid = goodWebhookPatch;
+const freshEmail = fc.uuid().map((id) => `fz-${id.slice(0, 13)}@example.com`);
+signUpFields.valid = fc.record({ email: freshEmail, password: fc.constant('correct horse battery'), name: goodName, tenantName: goodName }).map((body) => JSON.stringify(body));
+logInFields.valid = fc.constantFrom('{"email":"{{login.email}}","password":"{{login.password}}"}', '{"email":"{{login.email}}","password":"not the password"}', '{"email":"nobody@example.com","password":"correct horse battery"}');
+// The password is set to itself, so the session's user can still log in with the one the suite knows.
+updateMeFields.valid = fc.record({ name: goodName, password: fc.constant('{{self.password}}'), currentPassword: fc.constant('{{self.password}}') }, { requiredKeys: ['currentPassword'] }).map((body) => JSON.stringify(body));
+acceptFields.valid = fc.record({ token: fc.constantFrom(...INVITATION_TOKENS), name: goodName, password: fc.constant('invited password 1') }).map((body) => JSON.stringify(body));
+resetRequestFields.valid = fc.record({ email: fc.oneof(goodEmail, fc.constant('{{reset.email}}')) }).map((body) => JSON.stringify(body));
+resetConfirmFields.valid = fc.record({ token: fc.constantFrom(...RESET_TOKENS), password: fc.constant('reset password 123') }).map((body) => JSON.stringify(body));
+renameTenantFields.valid = fc.record({ name: goodName }).map((body) => JSON.stringify(body));
+memberFields.valid = fc.record({ role: fc.constantFrom(...ROLES) }).map((body) => JSON.stringify(body));
+invitationFields.valid = fc.record({ email: freshEmail, role: fc.constantFrom(...ROLES) }).map((body) => JSON.stringify(body));
 
 const OWN_IDS = ['own.bot', 'own.inactiveBot', 'own.conversation', 'own.lead', 'own.widgetLead', 'foreign.bot', 'foreign.conversation', 'foreign.lead'];
 const API_ROUTES: RouteDef[] = [
@@ -562,7 +626,8 @@ const ADMIN_ROUTES: RouteDef[] = [
   { method: 'PATCH', template: '/admin/v1/tenants/{tenantId}/bots/{botId}', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: botPatchFields },
   { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots/{botId}/documents', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: documentFields, bodyLimit: DOCUMENT_BODY_LIMIT },
   { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots/{botId}/conversations', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: conversationFields },
-  { method: 'GET', template: '/admin/v1/tenants/{tenantId}/audit-log', admin: true, ids: [ADMIN_TENANTS], query: ['limit', 'offset'] },
+  { method: 'GET', template: '/admin/v1/tenants/{tenantId}/audit-log', admin: true, ids: [ADMIN_TENANTS], query: ['limit', 'offset', 'from', 'to', 'actor', 'action'] },
+  { method: 'POST', template: '/admin/v1/users/{userId}/password-resets', admin: true, ids: [['reset.user', 'team.target', 'own.lead']], body: emptyBody },
 ];
 const SETTINGS_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/settings', scope: 'settings:read', query: [] },
@@ -604,7 +669,45 @@ const KNOWLEDGE_ROUTES: RouteDef[] = [
   { method: 'PATCH', template: '/api/v1/bots/{id}/documents/{docId}', scope: 'knowledge:write', query: [], ids: [DOCUMENT_BOTS, DOCUMENT_IDS], body: documentPatchFields, bodyLimit: DOCUMENT_BODY_LIMIT },
   { method: 'DELETE', template: '/api/v1/bots/{id}/documents/{docId}', scope: 'knowledge:write', query: [], ids: [DOCUMENT_BOTS, ['own.document2', 'foreign.document', 'own.lead']] },
 ];
-const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, IMPORT_LEADS, EXPORT_LEADS, ...SETTINGS_ROUTES, ...WIDGET_ROUTES, ...WEBHOOK_ROUTES, ...KNOWLEDGE_ROUTES, ...ADMIN_ROUTES];
+const member = { kind: 'tenant', role: 'member' } as const;
+const manager = { kind: 'tenant', role: 'manager' } as const;
+const TEAM_MEMBERS = ['team.target', 'team.targetTwo', 'foreign.user', 'own.lead'];
+const TEAM_INVITATIONS = ['team.invitation', 'team.invitationTwo', 'foreign.invitation', 'own.lead'];
+const TEAM_KEYS = ['team.key', 'team.keyTwo', 'foreign.key', 'own.lead'];
+const TEAM_BOTS = ['team.bot', 'foreign.bot', 'own.lead'];
+const TENANT_USER_ROUTES: RouteDef[] = [
+  { method: 'GET', template: '/api/v1/tenant', user: member },
+  { method: 'PATCH', template: '/api/v1/tenant', user: manager, body: renameTenantFields },
+  { method: 'GET', template: '/api/v1/members', user: member },
+  { method: 'PATCH', template: '/api/v1/members/{userId}', user: manager, ids: [TEAM_MEMBERS], body: memberFields },
+  { method: 'DELETE', template: '/api/v1/members/{userId}', user: member, ids: [TEAM_MEMBERS] },
+  { method: 'POST', template: '/api/v1/invitations', user: manager, body: invitationFields },
+  { method: 'GET', template: '/api/v1/invitations', user: manager },
+  { method: 'DELETE', template: '/api/v1/invitations/{id}', user: manager, ids: [TEAM_INVITATIONS] },
+  { method: 'GET', template: '/api/v1/api-keys', user: manager, query: [] },
+  { method: 'POST', template: '/api/v1/api-keys', user: manager, body: keyFields },
+  { method: 'DELETE', template: '/api/v1/api-keys/{id}', user: manager, ids: [TEAM_KEYS] },
+  { method: 'GET', template: '/api/v1/api-keys/{id}/activity', user: manager, query: [], ids: [TEAM_KEYS] },
+  { method: 'POST', template: '/api/v1/bots', user: manager, body: botFields },
+  { method: 'PATCH', template: '/api/v1/bots/{id}', user: manager, ids: [TEAM_BOTS], body: botPatchFields },
+  { method: 'GET', template: '/api/v1/audit-log', user: manager, query: ['limit', 'offset', 'from', 'to', 'actor', 'action'] },
+];
+const session = { kind: 'session' } as const;
+const signIn = { kind: 'signIn' } as const;
+const AUTH_ROUTES: RouteDef[] = [
+  { method: 'POST', template: '/auth/v1/signup', user: signIn, body: signUpFields },
+  { method: 'POST', template: '/auth/v1/sessions', user: signIn, body: logInFields },
+  { method: 'GET', template: '/auth/v1/sessions', user: session },
+  { method: 'DELETE', template: '/auth/v1/sessions/{id}', user: session, ids: [['self.otherSession', 'foreign.session', 'own.lead']] },
+  { method: 'DELETE', template: '/auth/v1/sessions/current', user: session },
+  { method: 'GET', template: '/auth/v1/me', user: session },
+  { method: 'PATCH', template: '/auth/v1/me', user: session, body: updateMeFields },
+  { method: 'POST', template: '/auth/v1/invitations/accept', user: signIn, body: acceptFields },
+  { method: 'POST', template: '/auth/v1/password-resets', user: signIn, body: resetRequestFields },
+  { method: 'POST', template: '/auth/v1/password-resets/confirm', user: signIn, body: resetConfirmFields },
+];
+const USER_ROUTES = [...TENANT_USER_ROUTES, ...AUTH_ROUTES];
+const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, IMPORT_LEADS, EXPORT_LEADS, ...SETTINGS_ROUTES, ...WIDGET_ROUTES, ...WEBHOOK_ROUTES, ...KNOWLEDGE_ROUTES, ...ADMIN_ROUTES, ...USER_ROUTES];
 /** Served routes with no key, body or query to fuzz: the health probes and the API description (openapi.e2e-spec). */
 const NOT_FUZZED = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/{file}', 'GET /widget.js', 'GET /widget/demo'];
 const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
@@ -640,6 +743,7 @@ interface FuzzRequest {
   query: string;
   key?: KeySpec;
   token?: TokenSpec;
+  user?: UserSpec;
   contentType?: string;
   encoding?: { name: string; valid: boolean };
   body?: BodySpec;
@@ -657,8 +761,9 @@ function requestFor(route: RouteDef, overrides: { method?: fc.Arbitrary<string> 
     route: fc.constant(routeId(route)),
     path: routePath(route),
     query: fc.oneof({ weight: route.query?.length ? 3 : 6, arbitrary: fc.constant('') }, { weight: 4, arbitrary: queryString(route.query ?? []) }),
-    key: route.admin ? fc.constant(undefined) : keySpec,
+    key: route.admin || route.user ? fc.constant(undefined) : keySpec,
     token: route.admin ? tokenSpec : fc.constant(undefined),
+    user: route.user ? userSpec : fc.constant(undefined),
     contentType: hasBody ? contentType : sometimes(contentType, 10),
     encoding: hasBody ? contentEncoding : fc.constant(undefined),
     body: hasBody ? bodySpec(route.body, Object.keys(route.body?.optional ?? {}).includes('message') ? 'message' : route.template.endsWith('documents') ? 'content' : 'name') : sometimes(bodySpec(undefined, 'x'), 5),
@@ -681,6 +786,7 @@ const anyPathRequest: fc.Arbitrary<FuzzRequest> = fc.record({
   query: fc.oneof(fc.constant(''), queryString(QUERY_KNOWN)),
   key: keySpec,
   token: sometimes(tokenSpec, 50),
+  user: fc.constant(undefined),
   contentType,
   encoding: contentEncoding,
   body: sometimes(bodySpec(undefined, 'name'), 60),
@@ -748,6 +854,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
   const initialLeads = new Map<string, number>();
   const createdLeads = new Map<string, number>();
   const statusCounts = new Map<number, number>();
+  /** Routes that answered a success at least once (FUZZ_SUMMARY lists the ones that never did). */
+  const succeeded = new Set<string>();
   /** The first successful answer per tenant and Idempotency-Key: what a retry must replay. */
   const idempotentAnswers = new Map<string, { text: string; location: unknown }>();
   let freshKeys = 0;
@@ -755,6 +863,11 @@ describe('Fuzzing every endpoint over HTTP', () => {
   let requestsSent = 0;
   let fuzzMs = 0;
   const contract = OpenApiContract.committed();
+  /** The team tenant's members by role, several each, taken in turn: a user may send 600 requests a minute. */
+  const pools = {} as Record<Role, TestUser[]>;
+  let poolTurn = 0;
+  /** The signed-in user of the /auth/v1 session routes (logged in again when the fuzz logs it out). */
+  let self: TestUser;
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -826,6 +939,53 @@ describe('Fuzzing every endpoint over HTTP', () => {
       'foreign.document': await documentOf(foreign.key, foreignBot.id),
     });
     for (const [name, key] of Object.entries(keys)) fixtures[`key.${name}`] = key;
+
+    // The dashboard's users: a team tenant with members of every role, and the rows their routes reach.
+    const teamOwner = await signUp(t, { tenantName: 'Fuzz Team' });
+    const team = teamOwner.tenantId;
+    expect((await t.admin().patch(`/admin/v1/tenants/${team}`).send({ plan: 'enterprise' })).status).toBe(200);
+    trackedTenants.push(team);
+    pools.owner = [teamOwner, await addMember(t, teamOwner, 'owner'), await addMember(t, teamOwner, 'owner')];
+    for (const role of ['admin', 'agent', 'viewer'] as const) pools[role] = [await addMember(t, teamOwner, role), await addMember(t, teamOwner, role), await addMember(t, teamOwner, role)];
+    const asOwner = asUser(t, teamOwner.cookie, team);
+    const invite = async (as = asOwner) => (await as.post('/api/v1/invitations').send({ email: newEmail('fuzz-invited'), role: 'viewer' }).expect(201)).body as { invitation: { id: string }; acceptUrl: string };
+    const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
+    const foreignUser = await signUp(t, { tenantName: 'Fuzz Foreign' });
+    const [first, second, third, withdrawn] = [await invite(), await invite(), await invite(), await invite()];
+    await asOwner.delete(`/api/v1/invitations/${withdrawn.invitation.id}`).expect(204);
+    const resetUser = await signUp(t, { tenantName: 'Fuzz Reset' });
+    const resetToken = async () => tokenOf((await t.admin().post(`/admin/v1/users/${resetUser.id}/password-resets`).expect(201)).body.resetUrl);
+    const loginUser = await signUp(t, { tenantName: 'Fuzz Login' });
+    self = await signUp(t, { tenantName: 'Fuzz Self' });
+    await logIn(t, self.email, self.password);
+    const sessionIds = async (user: TestUser) => ((await asUser(t, user.cookie, null).get('/auth/v1/sessions').expect(200)).body.sessions as { id: string; current: boolean }[]);
+    Object.assign(fixtures, {
+      'team.tenant': team,
+      'team.target': (await addMember(t, teamOwner, 'viewer')).id,
+      'team.targetTwo': (await addMember(t, teamOwner, 'agent')).id,
+      'team.invitation': (await invite()).invitation.id,
+      'team.invitationTwo': (await invite()).invitation.id,
+      'team.key': (await createKey(t, team)).id,
+      'team.keyTwo': (await createKey(t, team)).id,
+      'team.bot': (await createBot(t, team)).id,
+      'foreign.user': foreignUser.id,
+      'foreign.invitation': (await invite(asUser(t, foreignUser.cookie, foreignUser.tenantId))).invitation.id,
+      'foreign.key': own.keyId,
+      'foreign.session': (await sessionIds(foreignUser))[0].id,
+      'invitation.first': tokenOf(first.acceptUrl),
+      'invitation.second': tokenOf(second.acceptUrl),
+      'invitation.third': tokenOf(third.acceptUrl),
+      'invitation.withdrawn': tokenOf(withdrawn.acceptUrl),
+      'reset.user': resetUser.id,
+      'reset.email': resetUser.email,
+      'reset.first': await resetToken(),
+      'reset.second': await resetToken(),
+      'reset.third': await resetToken(),
+      'login.email': loginUser.email,
+      'login.password': loginUser.password,
+      'self.password': self.password,
+      'self.otherSession': (await sessionIds(self)).find((session) => !session.current)!.id,
+    });
     for (const row of await snapshotRows()) initialLeads.set(row.id, row.leads);
   });
 
@@ -833,7 +993,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
     if (SUMMARY) {
       const statuses = [...statusCounts.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}:${count}`).join(' ');
       const known = [...toleratedCounts.entries()].map(([id, count]) => `${id}:${count}`).join(' ') || 'none';
-      console.log(`fuzz: seed ${SEED}, ${RUNS} runs per property, ${requestsSent} requests in ${(fuzzMs / 1000).toFixed(1)} s (${t.connection.kind}); statuses ${statuses}; ${replays} idempotent replays; tolerated known bugs ${known}`);
+      const neverSucceeded = ALL_ROUTES.map(routeId).filter((route) => !succeeded.has(route)).join(', ') || 'none';
+      console.log(`fuzz: seed ${SEED}, ${RUNS} runs per property, ${requestsSent} requests in ${(fuzzMs / 1000).toFixed(1)} s (${t.connection.kind}); statuses ${statuses}; ${replays} idempotent replays; tolerated known bugs ${known}; routes without a success: ${neverSucceeded}`);
     }
     await t?.close();
   });
@@ -886,6 +1047,20 @@ describe('Fuzzing every endpoint over HTTP', () => {
     }
   }
 
+  /** The headers of a dashboard user's request (undefined: left out, over any extra header of that name). */
+  function userHeaders(route: RouteDef, spec: UserSpec): Record<string, string | string[] | undefined> {
+    const kind = route.user!.kind;
+    const pool = pools[spec.role];
+    const cookie = kind === 'session' ? self.cookie : pool[poolTurn++ % pool.length].cookie;
+    const key = kind === 'tenant' && spec.key ? keyHeader(spec.key) : undefined;
+    return {
+      Cookie: kind === 'signIn' || spec.cookie === 'none' ? undefined : spec.cookie === 'forged' ? `svc_session=${'f'.repeat(43)}` : cookie,
+      Origin: spec.origin === 'own' ? ORIGIN : spec.origin === 'foreign' ? 'https://evil.example' : undefined,
+      'X-Tenant-Id': kind !== 'tenant' || spec.tenant === 'none' ? undefined : spec.tenant === 'team' ? fixtures['team.tenant'] : spec.tenant === 'foreign' ? fixtures['sandbox.tenant'] : 'not-a-tenant',
+      'X-API-Key': key === undefined ? undefined : Array.isArray(key) ? key : key.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?'),
+    };
+  }
+
   function materializeBody(spec: BodySpec): { text?: string; raw: Buffer } {
     switch (spec.kind) {
       case 'json': {
@@ -919,6 +1094,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
       const value = keyHeader(request.key);
       if (value !== undefined) headers['X-API-Key'] = Array.isArray(value) ? value.map(sanitize) : sanitize(value);
     }
+    if (request.user) Object.assign(headers, userHeaders(ROUTES.get(request.route!)!, request.user));
+    for (const [name, value] of Object.entries(headers)) if (value === undefined) delete headers[name];
     if (request.token) {
       if (request.token.kind === 'valid') headers.Authorization = `Bearer ${ADMIN_TOKEN}`;
       else if (request.token.kind !== 'none') headers.Authorization = sanitize(resolveTokens(request.token.value));
@@ -1006,7 +1183,9 @@ describe('Fuzzing every endpoint over HTTP', () => {
         (SELECT count(*)::int FROM "IdempotencyRecord" x WHERE x."tenantId" = t.id) AS "idempotencyRecords",
         (SELECT count(*)::int FROM "WebhookEndpoint" x WHERE x."tenantId" = t.id) AS "webhooks",
         (SELECT max(x."updatedAt")::text FROM "WebhookEndpoint" x WHERE x."tenantId" = t.id) AS "webhooksUpdatedAt",
-        (SELECT count(*)::int FROM "WebhookDelivery" x WHERE x."tenantId" = t.id) AS "webhookDeliveries"
+        (SELECT count(*)::int FROM "WebhookDelivery" x WHERE x."tenantId" = t.id) AS "webhookDeliveries",
+        (SELECT string_agg(s, ',') FROM (SELECT x."userId"::text || ':' || x.role::text AS s FROM "Membership" x WHERE x."tenantId" = t.id ORDER BY 1) q) AS memberships,
+        (SELECT count(*)::int FROM "Invitation" x WHERE x."tenantId" = t.id AND x."deletedAt" IS NULL AND x."acceptedAt" IS NULL) AS invitations
       FROM "Tenant" t WHERE t.id IN (${ids}) ORDER BY t.id`);
     return rows as TenantRow[];
   }
@@ -1031,6 +1210,7 @@ describe('Fuzzing every endpoint over HTTP', () => {
   function refusal(request: FuzzRequest): { status: number; code: string } | null | undefined {
     const route = request.route ? ROUTES.get(request.route) : undefined;
     if (!route) return undefined;
+    if (route.user) return userRefusal(route.user, route.method, request.user!);
     if (route.admin) {
       if (!request.token || request.token.kind === 'ambiguous') return undefined;
       return request.token.kind === 'valid' ? null : { status: 401, code: 'UNAUTHORIZED' };
@@ -1044,6 +1224,25 @@ describe('Fuzzing every endpoint over HTTP', () => {
     if (route.scope === null) return null;
     if (granted === 'all' || (Array.isArray(granted) && granted.includes(route.scope!))) return null;
     return { status: 403, code: 'INSUFFICIENT_SCOPE' };
+  }
+
+  /** The contract's order of checks for a user (API_DECISIONS part 3): session, CSRF, membership, role. */
+  function userRefusal(rule: NonNullable<RouteDef['user']>, method: string, spec: UserSpec): { status: number; code: string } | null {
+    const unsafe = method !== 'GET';
+    if (rule.kind === 'signIn') return spec.origin === 'own' ? null : { status: 403, code: 'CSRF_REJECTED' };
+    // X-API-Key makes it a key's request, which a users-only route refuses after checking the key.
+    if (rule.kind === 'tenant' && spec.key && spec.key.kind !== 'none') {
+      const key = spec.key;
+      if (key.kind !== 'fixture' || key.name === 'deleted' || key.variant === 'lower' || key.variant === 'twice') return { status: 401, code: 'INVALID_API_KEY' };
+      return { status: 403, code: 'INSUFFICIENT_SCOPE' };
+    }
+    if (spec.cookie !== 'valid') return { status: 401, code: 'INVALID_SESSION' };
+    if (unsafe && spec.origin !== 'own') return { status: 403, code: 'CSRF_REJECTED' };
+    if (rule.kind === 'session') return null;
+    if (spec.tenant === 'none' || spec.tenant === 'malformed') return { status: 400, code: 'TENANT_REQUIRED' };
+    if (spec.tenant === 'foreign') return { status: 403, code: 'NOT_A_MEMBER' };
+    if (rule.role === 'manager' && (spec.role === 'agent' || spec.role === 'viewer')) return { status: 403, code: 'INSUFFICIENT_ROLE' };
+    return null;
   }
 
   function parsedBody(wire: Wire): unknown {
@@ -1092,6 +1291,7 @@ describe('Fuzzing every endpoint over HTTP', () => {
     }
     requestsSent++;
     statusCounts.set(answer.status, (statusCounts.get(answer.status) ?? 0) + 1);
+    if (request.route && answer.status < 300) succeeded.add(request.route);
     const problems: string[] = [];
     const fail = (problem: string) => problems.push(problem);
 
@@ -1115,7 +1315,10 @@ describe('Fuzzing every endpoint over HTTP', () => {
 
     // Body
     let json: unknown;
-    if (answer.status === 204 || notModified || wire.method === 'HEAD') {
+    // A success the document gives no content (204, and the 202 of a password-reset request) has no body.
+    const documented = route && wire.method === route.method && answer.status < 300 ? (contract.operation(route.method, route.template).responses[String(answer.status)] as { content?: unknown } | undefined) : undefined;
+    const contentless = documented !== undefined && !('$ref' in documented) && documented.content === undefined;
+    if (answer.status === 204 || contentless || notModified || wire.method === 'HEAD') {
       if (answer.text !== '') fail(`a ${answer.status} answer to ${wire.method} has a body`);
     } else if (answer.status < 300 && route?.produces && wire.method === route.method) {
       if (String(answer.headers['content-type']).split(';')[0] !== route.produces) fail(`content type ${answer.headers['content-type']} is not ${route.produces}`);
@@ -1192,8 +1395,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
           if (!(onlyPrototypeNames && tolerated('unknown-field-accepted', request, wire))) fail(`body fields ${JSON.stringify(unknown)} were accepted (${answer.status})`);
         }
       }
-      // Unknown or repeated query parameters (the API routes declare theirs).
-      if (!route.admin) {
+      // Unknown or repeated query parameters (the API routes declare theirs; /auth/v1 reads none).
+      if (!route.admin && route.query) {
         const query = wire.path.includes('?') ? parseQueryString(wire.path.slice(wire.path.indexOf('?') + 1)) : {};
         const offending = Object.keys(query).filter((name) => !route.query!.includes(name) || Array.isArray(query[name]));
         // The body is read (400, 413, 415) before the query is validated; a 500 was judged above.
@@ -1204,6 +1407,10 @@ describe('Fuzzing every endpoint over HTTP', () => {
         }
       }
     }
+
+    // The session user's password and session follow what the fuzz did to them.
+    if (request.route === 'PATCH /auth/v1/me' && answer.status === 200 && body && typeof body === 'object' && typeof body.password === 'string') fixtures['self.password'] = body.password;
+    if (request.route === 'DELETE /auth/v1/sessions/current' && answer.status === 204 && request.user?.cookie === 'valid') self.cookie = await logIn(t, self.email, fixtures['self.password']);
 
     // Effects
     if (mutating) {
@@ -1399,6 +1606,21 @@ describe('Fuzzing every endpoint over HTTP', () => {
         { ...base, method: 'POST', route: 'POST /admin/v1/tenants', path: '/admin/v1/tenants', token: valid, contentType: 'application/json', body: { kind: 'json', text: '{"name":"Dup","slug":"{{sandbox.slug}}","plan":"pro"}' } },
         { ...base, method: 'GET', route: 'GET /admin/v1/tenants/{tenantId}/audit-log', path: '/admin/v1/tenants/{{sandbox.tenant}}/audit-log', query: '?limit=0&offset=-0', token: valid },
         { ...base, method: 'DELETE', route: 'DELETE /admin/v1/tenants/{tenantId}/api-keys/{keyId}', path: '/admin/v1/tenants/{{sandbox.tenant}}/api-keys/%ED%A0%80', token: valid },
+      ]),
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    "answers arbitrary requests of the dashboard's users (/auth/v1 and the users-only /api/v1 routes) within the contract",
+    () =>
+      fuzz(fc.constantFrom(...USER_ROUTES).chain((route) => requestFor(route)), RUNS, [
+        { ...base, method: 'GET', route: 'GET /api/v1/members', path: '/api/v1/members', user: { role: 'viewer', cookie: 'valid', origin: 'none', tenant: 'team' } },
+        { ...base, method: 'PATCH', route: 'PATCH /api/v1/members/{userId}', path: '/api/v1/members/{{foreign.user}}', user: { role: 'owner', cookie: 'valid', origin: 'own', tenant: 'team' }, contentType: 'application/json', body: { kind: 'json', text: '{"role":"owner"}' } },
+        { ...base, method: 'DELETE', route: 'DELETE /api/v1/api-keys/{id}', path: '/api/v1/api-keys/{{foreign.key}}', user: { role: 'admin', cookie: 'valid', origin: 'own', tenant: 'team' } },
+        { ...base, method: 'GET', route: 'GET /api/v1/audit-log', path: '/api/v1/audit-log', query: '?actor=user:{{foreign.user}}&action=bot.created&from=2026-01-01', user: { role: 'owner', cookie: 'valid', origin: 'own', tenant: 'foreign' } },
+        { ...base, method: 'POST', route: 'POST /auth/v1/invitations/accept', path: '/auth/v1/invitations/accept', user: { role: 'owner', cookie: 'none', origin: 'own', tenant: 'none' }, contentType: 'application/json', body: { kind: 'json', text: '{"token":"{{invitation.withdrawn}}","name":"Late","password":"late password 1"}' } },
+        { ...base, method: 'POST', route: 'POST /auth/v1/password-resets/confirm', path: '/auth/v1/password-resets/confirm', user: { role: 'owner', cookie: 'none', origin: 'own', tenant: 'none' }, contentType: 'application/json', body: { kind: 'json', text: '{"token":"{{reset.first}}","password":"reset password 123"}' } },
+        { ...base, method: 'DELETE', route: 'DELETE /auth/v1/sessions/current', path: '/auth/v1/sessions/current', user: { role: 'owner', cookie: 'valid', origin: 'own', tenant: 'none' } },
       ]),
     PROPERTY_TIMEOUT_MS,
   );

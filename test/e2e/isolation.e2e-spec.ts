@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expectError } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
+import { controllerRoutes } from '../support/controller-routes';
 import { createBot, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
+import { addMember, asUser, newEmail, signUp, type TestUser, type UserClient } from '../support/users';
 
 const ids = (rows: { id: string }[]) => rows.map((row) => row.id).sort();
 
@@ -286,6 +288,160 @@ describe('Tenant isolation', () => {
         expect(theirs.status).toBe(200);
         expect(theirs.body.events.map((event: { action: string }) => event.action).filter((action: string) => /deleted|deactivated|renamed|updated/.test(action))).toEqual([]);
       });
+    });
+  });
+});
+
+/** A tenant run from the dashboard: its owner and an agent, and a row of every kind the users-only routes reach. */
+interface UserWorld {
+  owner: TestUser;
+  agent: TestUser;
+  bot: string;
+  document: string;
+  lead: string;
+  conversation: string;
+  webhook: string;
+  keyId: string;
+  key: string;
+  invitation: string;
+}
+
+async function buildUserWorld(t: TestApp, label: string): Promise<UserWorld> {
+  const owner = await signUp(t, { name: `${label} Owner`, tenantName: `${label} Dashboard Co` });
+  // Secret keys need Pro or higher.
+  await t.admin().patch(`/admin/v1/tenants/${owner.tenantId}`).send({ plan: 'business' }).expect(200);
+  const as = asUser(t, owner.cookie, owner.tenantId);
+  const bot = (await as.post('/api/v1/bots').send({ name: `${label} User Bot` }).expect(201)).body.bot.id as string;
+  const created = (await as.post('/api/v1/api-keys').send({ name: `${label} key`, scopes: ['bots:read', 'leads:read'] }).expect(201)).body;
+  const invitation = (await as.post('/api/v1/invitations').send({ email: newEmail(`invited-${label}`), role: 'viewer' }).expect(201)).body.invitation.id as string;
+  const agent = await addMember(t, owner, 'agent');
+  const document = (await as.post(`/api/v1/bots/${bot}/documents`).send({ title: `${label} Handbook`, content: `${label} private knowledge.` }).expect(201)).body.document.id as string;
+  const lead = (await as.post('/api/v1/leads').send({ name: `${label} User Lead`, email: newEmail(`lead-${label}`) }).expect(201)).body.lead.id as string;
+  const webhook = (await as.post('/api/v1/webhooks').send({ url: 'https://hooks.example.com/in', events: ['*'] }).expect(201)).body.webhook.id as string;
+  const conversation = (await recordConversation(t, owner.tenantId, bot)).id;
+  return { owner, agent, bot, document, lead, conversation, webhook, keyId: created.apiKey.id, key: created.key, invitation };
+}
+
+describe('Tenant isolation for signed-in users', () => {
+  let t: TestApp;
+  const worlds: Record<'A' | 'B', UserWorld> = {} as Record<'A' | 'B', UserWorld>;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    worlds.A = await buildUserWorld(t, 'A');
+    worlds.B = await buildUserWorld(t, 'B');
+  });
+  afterAll(() => t.close());
+
+  /** Everything of a tenant a user's request could change, to compare before and after. */
+  const stateOf = async (tenantId: string) => ({
+    tenant: await t.prisma.tenant.findUnique({ where: { id: tenantId }, select: { name: true, plan: true, updatedAt: true } }),
+    memberships: await t.prisma.membership.findMany({ where: { tenantId }, select: { userId: true, role: true }, orderBy: { userId: 'asc' } }),
+    invitations: await t.prisma.invitation.count({ where: { tenantId } }),
+    keys: await t.prisma.apiKey.count({ where: { tenantId, deletedAt: null } }),
+    bots: await t.prisma.bot.findMany({ where: { tenantId }, select: { id: true, name: true, isActive: true, updatedAt: true }, orderBy: { id: 'asc' } }),
+    documents: await t.prisma.knowledgeDocument.findMany({ where: { tenantId }, select: { id: true, title: true, updatedAt: true }, orderBy: { id: 'asc' } }),
+    leads: await t.prisma.lead.findMany({ where: { tenantId }, select: { id: true, status: true, updatedAt: true }, orderBy: { id: 'asc' } }),
+    conversations: await t.prisma.conversation.count({ where: { tenantId } }),
+    webhooks: await t.prisma.webhookEndpoint.findMany({ where: { tenantId }, select: { id: true, updatedAt: true }, orderBy: { id: 'asc' } }),
+    auditEvents: await t.prisma.auditEvent.count({ where: { tenantId } }),
+  });
+
+  describe.each([
+    ['A', 'B'],
+    ['B', 'A'],
+  ] as const)("%s's owner, %s's data", (meName, otherName) => {
+    let me: UserWorld;
+    let other: UserWorld;
+    let as: UserClient;
+
+    beforeAll(() => {
+      me = worlds[meName];
+      other = worlds[otherName];
+      as = asUser(t, me.owner.cookie, me.owner.tenantId);
+    });
+
+    it("is 403 NOT_A_MEMBER on every users-only and key route with the other tenant's X-Tenant-Id, and changes nothing", async () => {
+      const routes = controllerRoutes(t.app).filter(({ rule }) => rule?.kind === 'apiKey' || rule?.kind === 'tenantUser');
+      expect(routes.length).toBeGreaterThan(40);
+      const ids: Record<string, string> = { id: other.bot, botId: other.bot, docId: other.document, userId: other.agent.id, deliveryId: randomUUID() };
+      const before = await stateOf(other.owner.tenantId);
+      const intoOther = asUser(t, me.owner.cookie, other.owner.tenantId);
+      const answers: Record<string, string> = {};
+      for (const { route } of routes) {
+        const [method, template] = route.split(' ');
+        const path = template.replace(/:(\w+)/g, (_, name: string) => ids[name] ?? randomUUID());
+        const call = intoOther[method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](path);
+        const response = await (['POST', 'PUT', 'PATCH'].includes(method) ? call.send({}) : call);
+        answers[route] = `${response.status} ${response.body?.error?.code}`;
+      }
+      expect(answers).toEqual(Object.fromEntries(routes.map(({ route }) => [route, '403 NOT_A_MEMBER'])));
+      expect(await stateOf(other.owner.tenantId)).toEqual(before);
+    });
+
+    it('lists only my API keys, members, invitations, bots, leads, webhooks and audit events', async () => {
+      const list = async (path: string, field: string) => ((await as.get(path).expect(200)).body[field] as { id?: string; userId?: string }[]).map((row) => row.id ?? row.userId).sort();
+      expect(await list('/api/v1/api-keys', 'apiKeys')).toEqual([me.keyId]);
+      expect(await list('/api/v1/members', 'members')).toEqual([me.owner.id, me.agent.id].sort());
+      expect(await list('/api/v1/invitations', 'invitations')).not.toContain(other.invitation);
+      expect(await list('/api/v1/bots', 'bots')).toEqual([me.bot]);
+      expect(await list('/api/v1/leads', 'leads')).toEqual([me.lead]);
+      expect(await list('/api/v1/webhooks', 'webhooks')).toEqual([me.webhook]);
+      expect(await list(`/api/v1/bots/${me.bot}/documents`, 'documents')).toEqual([me.document]);
+      const events = (await as.get('/api/v1/audit-log?limit=100').expect(200)).body.events as { actor: string; targetId: string }[];
+      expect(events.length).toBeGreaterThan(5);
+      const theirs = new Set([other.owner.tenantId, other.bot, other.document, other.lead, other.webhook, other.keyId, other.invitation, other.agent.id, other.owner.id]);
+      expect(events.filter((event) => theirs.has(event.targetId) || event.actor === `user:${other.owner.id}`)).toEqual([]);
+      const byTheirOwner = await as.get(`/api/v1/audit-log?actor=user:${other.owner.id}`).expect(200);
+      expect(byTheirOwner.body).toEqual({ events: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } });
+    });
+
+    it("is 404 NOT_FOUND for the other tenant's rows under my X-Tenant-Id, exactly like ids that do not exist, and changes nothing", async () => {
+      const before = await stateOf(other.owner.tenantId);
+      const missing = randomUUID();
+      const pairs: [string, (id: string) => Promise<{ status: number; body: { error?: Record<string, unknown> } }>, string][] = [
+        ['DELETE /api/v1/api-keys/:id', (id) => as.delete(`/api/v1/api-keys/${id}`), other.keyId],
+        ['GET /api/v1/api-keys/:id/activity', (id) => as.get(`/api/v1/api-keys/${id}/activity`), other.keyId],
+        ['PATCH /api/v1/members/:userId', (id) => as.patch(`/api/v1/members/${id}`).send({ role: 'viewer' }), other.agent.id],
+        ['PATCH /api/v1/members/:userId (their owner)', (id) => as.patch(`/api/v1/members/${id}`).send({ role: 'viewer' }), other.owner.id],
+        ['DELETE /api/v1/members/:userId', (id) => as.delete(`/api/v1/members/${id}`), other.agent.id],
+        ['DELETE /api/v1/invitations/:id', (id) => as.delete(`/api/v1/invitations/${id}`), other.invitation],
+        ['GET /api/v1/bots/:id', (id) => as.get(`/api/v1/bots/${id}`), other.bot],
+        ['PATCH /api/v1/bots/:id', (id) => as.patch(`/api/v1/bots/${id}`).send({ name: 'Hijacked', isActive: false }), other.bot],
+        ['GET /api/v1/bots/:id/documents', (id) => as.get(`/api/v1/bots/${id}/documents`), other.bot],
+        ['POST /api/v1/bots/:id/documents', (id) => as.post(`/api/v1/bots/${id}/documents`).send({ title: 'Planted', content: 'Planted text' }), other.bot],
+        ['PATCH /api/v1/bots/:id/documents/:docId', (id) => as.patch(`/api/v1/bots/${me.bot}/documents/${id}`).send({ title: 'Hijacked' }), other.document],
+        ['DELETE /api/v1/bots/:id/documents/:docId', (id) => as.delete(`/api/v1/bots/${other.bot}/documents/${id}`), other.document],
+        ['GET /api/v1/bots/:id/settings', (id) => as.get(`/api/v1/bots/${id}/settings`), other.bot],
+        ['PATCH /api/v1/bots/:id/settings', (id) => as.patch(`/api/v1/bots/${id}/settings`).send({ welcomeMessage: 'Hijacked' }), other.bot],
+        ['GET /api/v1/leads/:id', (id) => as.get(`/api/v1/leads/${id}`), other.lead],
+        ['PATCH /api/v1/leads/:id', (id) => as.patch(`/api/v1/leads/${id}`).send({ status: 'contacted' }), other.lead],
+        ['GET /api/v1/conversations/:id', (id) => as.get(`/api/v1/conversations/${id}`), other.conversation],
+        ['GET /api/v1/conversations/:id/messages', (id) => as.get(`/api/v1/conversations/${id}/messages`), other.conversation],
+        ['GET /api/v1/webhooks/:id', (id) => as.get(`/api/v1/webhooks/${id}`), other.webhook],
+        ['PATCH /api/v1/webhooks/:id', (id) => as.patch(`/api/v1/webhooks/${id}`).send({ enabled: false }), other.webhook],
+        ['POST /api/v1/webhooks/:id/rotate-secret', (id) => as.post(`/api/v1/webhooks/${id}/rotate-secret`), other.webhook],
+        ['DELETE /api/v1/webhooks/:id', (id) => as.delete(`/api/v1/webhooks/${id}`), other.webhook],
+      ];
+      for (const [route, send, theirId] of pairs) {
+        const [theirs, absent] = [await send(theirId), await send(missing)];
+        expect({ route, status: theirs.status, error: { ...theirs.body.error, requestId: undefined } }).toEqual({ route, status: 404, error: { ...absent.body.error, requestId: undefined } });
+        expect(theirs.body.error?.code).toBe('NOT_FOUND');
+      }
+      expect(await stateOf(other.owner.tenantId)).toEqual(before);
+      // Their key still works, their agent still signs in to their tenant with the same role.
+      expect((await t.http().get('/api/v1/bots').set('X-API-Key', other.key)).status).toBe(200);
+      const agentView = await asUser(t, other.agent.cookie, other.owner.tenantId).get('/api/v1/members').expect(200);
+      expect(agentView.body.members.find((member: { userId: string }) => member.userId === other.agent.id).role).toBe('agent');
+    });
+
+    it("keeps my agent out of the other tenant too: 403 NOT_A_MEMBER, and my own tenant's rows stay reachable", async () => {
+      const agentIntoOther = asUser(t, me.agent.cookie, other.owner.tenantId);
+      for (const path of ['/api/v1/tenant', '/api/v1/members', '/api/v1/bots', `/api/v1/bots/${other.bot}`, `/api/v1/leads/${other.lead}`]) {
+        expectError(await agentIntoOther.get(path), 403, 'NOT_A_MEMBER');
+      }
+      expect((await asUser(t, me.agent.cookie, me.owner.tenantId).get(`/api/v1/bots/${me.bot}`)).status).toBe(200);
+      expect((await as.get(`/api/v1/api-keys/${me.keyId}/activity`)).status).toBe(200);
     });
   });
 });

@@ -4,6 +4,7 @@ import { expectError } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, TestTenant } from '../support/factories';
 import { COMMITTED_DOCUMENT_PATH } from '../support/openapi-contract';
+import { addMember, newEmail, ORIGIN, signUp, type TestUser } from '../support/users';
 
 type Schema = { $ref?: string; type?: string | string[]; anyOf?: Schema[]; properties?: Record<string, Schema>; items?: Schema };
 const DOCUMENT = JSON.parse(readFileSync(COMMITTED_DOCUMENT_PATH, 'utf8')) as {
@@ -41,14 +42,44 @@ describe('null in any body field, and write-only keys', () => {
   let t: TestApp;
   let tenant: TestTenant;
   let ids: Record<string, string>;
+  /** The owner of a second tenant (on Enterprise), for the users-only routes. */
+  let owner: TestUser;
 
   beforeAll(async () => {
     t = await createTestApp();
     tenant = await createTenant(t, { plan: 'enterprise' });
     const bot = await createBot(t, tenant.id);
-    ids = { tenantId: tenant.id, botId: bot.id };
+    owner = await signUp(t);
+    await t.admin().patch(`/admin/v1/tenants/${owner.tenantId}`).send({ plan: 'enterprise' }).expect(200);
+    ids = { tenantId: tenant.id, botId: bot.id, ownerBotId: (await createBot(t, owner.tenantId)).id };
   });
   afterAll(() => t.close());
+
+  /** A signed-in user's request headers: the session cookie, the dashboard's Origin and (on /api/v1) X-Tenant-Id. */
+  const userHeaders = (user: TestUser, tenantId: string | null = user.tenantId): Record<string, string> => ({
+    Cookie: user.cookie,
+    Origin: ORIGIN,
+    ...(tenantId ? { 'X-Tenant-Id': tenantId } : {}),
+  });
+  /** The sign-in steps (sign-up, log-in, links from mails) need only the dashboard's Origin. */
+  const signInHeaders = { Origin: ORIGIN };
+
+  /** One agent of the owner's tenant, made on first use, whose role the member route changes. */
+  let agent: TestUser | undefined;
+  const agentOfOwner = async (): Promise<TestUser> => (agent ??= await addMember(t, owner, 'agent'));
+
+  /** A fresh invitation's token (single use). */
+  const invitationToken = async (): Promise<string> => {
+    const invited = await t.http().post('/api/v1/invitations').set(userHeaders(owner)).send({ email: newEmail('invited'), role: 'viewer' }).expect(201);
+    return new URL(invited.body.acceptUrl).searchParams.get('token')!;
+  };
+
+  /** A fresh password-reset token of a new user, from the admin API (single use). */
+  const resetToken = async (): Promise<string> => {
+    const user = await signUp(t);
+    const issued = await t.admin().post(`/admin/v1/users/${user.id}/password-resets`).expect(201);
+    return new URL(issued.body.resetUrl).searchParams.get('token')!;
+  };
 
   /** One webhook endpoint of the tenant, made on first use (the tenant may have 20). */
   let webhook: string | undefined;
@@ -65,7 +96,7 @@ describe('null in any body field, and write-only keys', () => {
   };
 
   /** A valid body of each route that takes one, with every optional field sent. */
-  const validBodies = (): Record<string, () => Promise<{ path: string; body: Record<string, unknown>; key?: string; headers?: Record<string, string> }>> => ({
+  const validBodies = (): Record<string, () => Promise<{ path: string; body: Record<string, unknown>; key?: string; user?: boolean; headers?: Record<string, string> }>> => ({
     'POST /api/v1/widget/sessions': async () => ({ path: '/api/v1/widget/sessions', key: (await widgetVisitor()).key, body: { botId: ids.botId, visitorId: 'visitor-0001' } }),
     'POST /api/v1/widget/conversations': async () => {
       const { key, headers } = await widgetVisitor();
@@ -110,6 +141,28 @@ describe('null in any body field, and write-only keys', () => {
       const document = (await t.http().post(`/api/v1/bots/${ids.botId}/documents`).set('X-API-Key', tenant.key).send({ title: 'Draft', content: 'Draft text.' }).expect(201)).body.document;
       return { path: `/api/v1/bots/${ids.botId}/documents/${document.id}`, key: tenant.key, body: { title: 'Pricing', content: 'Pro costs 49 EUR.' } };
     },
+    'POST /auth/v1/signup': async () => ({ path: '/auth/v1/signup', user: true, headers: signInHeaders, body: { email: newEmail('signup'), password: 'correct horse battery', name: 'Ada', tenantName: 'Acme' } }),
+    'POST /auth/v1/sessions': async () => ({ path: '/auth/v1/sessions', user: true, headers: signInHeaders, body: { email: owner.email, password: owner.password } }),
+    // A new password ends the user's other sessions: each request is a new user's.
+    'PATCH /auth/v1/me': async () => {
+      const user = await signUp(t);
+      return { path: '/auth/v1/me', user: true, headers: userHeaders(user, null), body: { name: 'Ada', password: 'a new password 123', currentPassword: user.password } };
+    },
+    'POST /auth/v1/invitations/accept': async () => ({ path: '/auth/v1/invitations/accept', user: true, headers: signInHeaders, body: { token: await invitationToken(), name: 'Ada', password: 'invited password 1' } }),
+    'POST /auth/v1/password-resets': async () => ({ path: '/auth/v1/password-resets', user: true, headers: signInHeaders, body: { email: owner.email } }),
+    'POST /auth/v1/password-resets/confirm': async () => ({ path: '/auth/v1/password-resets/confirm', user: true, headers: signInHeaders, body: { token: await resetToken(), password: 'reset password 123' } }),
+    'PATCH /api/v1/tenant': async () => ({ path: '/api/v1/tenant', user: true, headers: userHeaders(owner), body: { name: 'Renamed' } }),
+    'PATCH /api/v1/members/{userId}': async () => ({ path: `/api/v1/members/${(await agentOfOwner()).id}`, user: true, headers: userHeaders(owner), body: { role: 'agent' } }),
+    'POST /api/v1/invitations': async () => ({ path: '/api/v1/invitations', user: true, headers: userHeaders(owner), body: { email: newEmail('invited'), role: 'agent' } }),
+    'POST /api/v1/api-keys': async () => ({
+      path: '/api/v1/api-keys',
+      user: true,
+      headers: userHeaders(owner),
+      body: { name: 'k', scopes: ['bots:read'], type: 'secret', expiresAt: new Date(Date.now() + 86_400_000).toISOString() },
+    }),
+    'POST /api/v1/bots': async () => ({ path: '/api/v1/bots', user: true, headers: userHeaders(owner), body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true } }),
+    'PATCH /api/v1/bots/{id}': async () => ({ path: `/api/v1/bots/${ids.ownerBotId}`, user: true, headers: userHeaders(owner), body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true } }),
+    'POST /admin/v1/users/{userId}/password-resets': async () => ({ path: `/admin/v1/users/${owner.id}/password-resets`, body: {} }),
     'POST /admin/v1/tenants': async () => ({ path: '/admin/v1/tenants', body: { name: 'Nulls', slug: `n-${randomUUID().slice(0, 8)}`, plan: 'pro' } }),
     'PATCH /admin/v1/tenants/{tenantId}': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}`, body: { name: 'Renamed', plan: 'enterprise' } }),
     'POST /admin/v1/tenants/{tenantId}/api-keys': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/api-keys`, body: { name: 'k', scopes: ['bots:read'], type: 'secret', expiresAt: new Date(Date.now() + 86_400_000).toISOString() } }),
@@ -138,8 +191,8 @@ describe('null in any body field, and write-only keys', () => {
     const { schema } = bodyRoutes.find((entry) => entry.route === route)!;
     const method = route.split(' ')[0].toLowerCase() as 'post' | 'patch';
     const send = async (body: Record<string, unknown>) => {
-      const { path, key, headers } = await validBodies()[route]();
-      const test = key ? t.http()[method](path).set('X-API-Key', key).set(headers ?? {}) : t.admin()[method](path);
+      const { path, key, user, headers } = await validBodies()[route]();
+      const test = key ? t.http()[method](path).set('X-API-Key', key).set(headers ?? {}) : user ? t.http()[method](path).set(headers ?? {}) : t.admin()[method](path);
       return test.send(body);
     };
     const valid = await validBodies()[route]();

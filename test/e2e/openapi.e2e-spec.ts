@@ -8,7 +8,7 @@ import { ALL_SCOPES } from '../../src/common/access/scopes';
 import { controllerRoutes } from '../support/controller-routes';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
-import { asUser, signUp, type TestUser } from '../support/users';
+import { addMember, asUser, logIn, newEmail, ORIGIN, signUp, type TestUser } from '../support/users';
 import { COMMITTED_DOCUMENT_PATH, OpenApiContract, OpenApiDocument, servedRoutes, toOpenApiRoute } from '../support/openapi-contract';
 
 const UUID_ZERO = '00000000-0000-4000-8000-000000000000';
@@ -538,6 +538,126 @@ describe('OpenAPI document and contract', () => {
         expect(log.body.events).toHaveLength(1);
         expectContract(await as().get('/api/v1/audit-log?actor=root'), 'GET', '/api/v1/audit-log', 400);
         expectContract(await t.http().get('/api/v1/audit-log').set('X-Tenant-Id', owner.tenantId), 'GET', '/api/v1/audit-log', 401);
+      });
+    });
+
+    describe('/api/v1 tenant, members and invitations', () => {
+      let owner: TestUser;
+      const as = () => asUser(t, owner.cookie, owner.tenantId);
+
+      beforeAll(async () => {
+        owner = await signUp(t);
+      });
+
+      it('GET /api/v1/tenant: 200, 400 TENANT_REQUIRED; PATCH: 200, 400', async () => {
+        expectContract(await as().get('/api/v1/tenant'), 'GET', '/api/v1/tenant', 200);
+        const missing = expectContract(await asUser(t, owner.cookie, null).get('/api/v1/tenant'), 'GET', '/api/v1/tenant', 400);
+        expect(missing.body.error.code).toBe('TENANT_REQUIRED');
+        expectContract(await as().patch('/api/v1/tenant').send({ name: 'Renamed Co' }), 'PATCH', '/api/v1/tenant', 200);
+        expectContract(await as().patch('/api/v1/tenant').send({ name: '' }), 'PATCH', '/api/v1/tenant', 400);
+      });
+
+      it('members: GET 200 and 403 NOT_A_MEMBER, PATCH 200, 404 and 409 LAST_OWNER, DELETE 204 and 404', async () => {
+        const other = await signUp(t);
+        expectContract(await as().get('/api/v1/members'), 'GET', '/api/v1/members', 200);
+        const stranger = expectContract(await asUser(t, owner.cookie, other.tenantId).get('/api/v1/members'), 'GET', '/api/v1/members', 403);
+        expect(stranger.body.error.code).toBe('NOT_A_MEMBER');
+        const agent = await addMember(t, owner, 'agent');
+        const one = '/api/v1/members/{userId}';
+        expectContract(await as().patch(`/api/v1/members/${agent.id}`).send({ role: 'viewer' }), 'PATCH', one, 200);
+        expectContract(await as().patch(`/api/v1/members/${UUID_ZERO}`).send({ role: 'viewer' }), 'PATCH', one, 404);
+        const lastOwner = expectContract(await as().patch(`/api/v1/members/${owner.id}`).send({ role: 'admin' }), 'PATCH', one, 409);
+        expect(lastOwner.body.error.code).toBe('LAST_OWNER');
+        expectContract(await as().patch(`/api/v1/members/${agent.id}`).send({ role: 'root' }), 'PATCH', one, 400);
+        expectContract(await as().delete(`/api/v1/members/${agent.id}`), 'DELETE', one, 204);
+        expectContract(await as().delete(`/api/v1/members/${agent.id}`), 'DELETE', one, 404);
+        expect(expectContract(await as().delete(`/api/v1/members/${owner.id}`), 'DELETE', one, 409).body.error.code).toBe('LAST_OWNER');
+      });
+
+      it('invitations: POST 201 and 400, GET 200 and 403 INSUFFICIENT_ROLE, DELETE 204 and 404', async () => {
+        const path = '/api/v1/invitations';
+        const created = expectContract(await as().post(path).send({ email: newEmail('invited'), role: 'agent' }), 'POST', path, 201);
+        expectContract(await as().post(path).send({ email: 'not-an-email', role: 'agent' }), 'POST', path, 400);
+        expectContract(await as().get(path), 'GET', path, 200);
+        const viewer = await addMember(t, owner, 'viewer');
+        const refused = expectContract(await asUser(t, viewer.cookie, owner.tenantId).get(path), 'GET', path, 403);
+        expect(refused.body.error.code).toBe('INSUFFICIENT_ROLE');
+        expectContract(await as().delete(`${path}/${created.body.invitation.id}`), 'DELETE', `${path}/{id}`, 204);
+        expectContract(await as().delete(`${path}/${created.body.invitation.id}`), 'DELETE', `${path}/{id}`, 404);
+      });
+    });
+
+    describe('/auth/v1', () => {
+      const signIn = (path: string) => t.http().post(path).set('Origin', ORIGIN);
+
+      it('POST /auth/v1/signup: 201, 400, 403 CSRF_REJECTED, 409 EMAIL_TAKEN', async () => {
+        const body = { email: newEmail('contract'), password: 'correct horse battery', name: 'Ada', tenantName: 'Contract Co' };
+        const created = expectContract(await signIn('/auth/v1/signup').send(body), 'POST', '/auth/v1/signup', 201);
+        expect(created.headers['set-cookie']).toEqual([expect.stringMatching(/^svc_session=/)]);
+        expectContract(await signIn('/auth/v1/signup').send({ ...body, email: newEmail('short'), password: 'short' }), 'POST', '/auth/v1/signup', 400);
+        const crossSite = expectContract(await t.http().post('/auth/v1/signup').set('Origin', 'https://evil.example').send({ ...body, email: newEmail('csrf') }), 'POST', '/auth/v1/signup', 403);
+        expect(crossSite.body.error.code).toBe('CSRF_REJECTED');
+        expect(expectContract(await signIn('/auth/v1/signup').send(body), 'POST', '/auth/v1/signup', 409).body.error.code).toBe('EMAIL_TAKEN');
+      });
+
+      it('POST /auth/v1/sessions: 201, 400, 401 INVALID_CREDENTIALS', async () => {
+        const user = await signUp(t);
+        expectContract(await signIn('/auth/v1/sessions').send({ email: user.email, password: user.password }), 'POST', '/auth/v1/sessions', 201);
+        expectContract(await signIn('/auth/v1/sessions').send({ email: user.email }), 'POST', '/auth/v1/sessions', 400);
+        const wrong = expectContract(await signIn('/auth/v1/sessions').send({ email: user.email, password: 'not the password' }), 'POST', '/auth/v1/sessions', 401);
+        expect(wrong.body.error.code).toBe('INVALID_CREDENTIALS');
+      });
+
+      it('GET /auth/v1/me and /auth/v1/sessions: 200, 401 INVALID_SESSION; PATCH /auth/v1/me: 200, 400, 403', async () => {
+        const user = await signUp(t);
+        const as = asUser(t, user.cookie, null);
+        expectContract(await as.get('/auth/v1/me'), 'GET', '/auth/v1/me', 200);
+        expect(expectContract(await t.http().get('/auth/v1/me'), 'GET', '/auth/v1/me', 401).body.error.code).toBe('INVALID_SESSION');
+        expectContract(await as.get('/auth/v1/sessions'), 'GET', '/auth/v1/sessions', 200);
+        expectContract(await t.http().get('/auth/v1/sessions').set('Cookie', 'svc_session=not-a-session'), 'GET', '/auth/v1/sessions', 401);
+        expectContract(await as.patch('/auth/v1/me').send({ name: 'Renamed', currentPassword: user.password }), 'PATCH', '/auth/v1/me', 200);
+        expectContract(await as.patch('/auth/v1/me').send({ name: 'Renamed' }), 'PATCH', '/auth/v1/me', 400);
+        const crossSite = expectContract(await t.http().patch('/auth/v1/me').set('Cookie', user.cookie).send({ name: 'X', currentPassword: user.password }), 'PATCH', '/auth/v1/me', 403);
+        expect(crossSite.body.error.code).toBe('CSRF_REJECTED');
+      });
+
+      it('DELETE /auth/v1/sessions/{id}: 204, 404; DELETE /auth/v1/sessions/current: 204, 401', async () => {
+        const user = await signUp(t);
+        const second = await logIn(t, user.email, user.password);
+        const as = asUser(t, user.cookie, null);
+        const sessions = (await as.get('/auth/v1/sessions').expect(200)).body.sessions as { id: string; current: boolean }[];
+        const other = sessions.find((session) => !session.current)!;
+        expectContract(await as.delete(`/auth/v1/sessions/${other.id}`), 'DELETE', '/auth/v1/sessions/{id}', 204);
+        expectContract(await as.delete(`/auth/v1/sessions/${other.id}`), 'DELETE', '/auth/v1/sessions/{id}', 404);
+        expectContract(await as.delete('/auth/v1/sessions/current'), 'DELETE', '/auth/v1/sessions/current', 204);
+        expectContract(await as.delete('/auth/v1/sessions/current'), 'DELETE', '/auth/v1/sessions/current', 401);
+        expectContract(await asUser(t, second, null).delete('/auth/v1/sessions/current'), 'DELETE', '/auth/v1/sessions/current', 401);
+      });
+
+      it('POST /auth/v1/invitations/accept: 201, 400, 410 INVITATION_EXPIRED', async () => {
+        const owner = await signUp(t);
+        const invited = await asUser(t, owner.cookie, owner.tenantId).post('/api/v1/invitations').send({ email: newEmail('invited'), role: 'agent' }).expect(201);
+        const token = new URL(invited.body.acceptUrl).searchParams.get('token');
+        const path = '/auth/v1/invitations/accept';
+        expectContract(await signIn(path).send({ token, name: 'Invited', password: 'short' }), 'POST', path, 400);
+        expectContract(await signIn(path).send({ token, name: 'Invited', password: 'invited password 1' }), 'POST', path, 201);
+        const used = expectContract(await signIn(path).send({ token, name: 'Invited', password: 'invited password 1' }), 'POST', path, 410);
+        expect(used.body.error.code).toBe('INVITATION_EXPIRED');
+      });
+
+      it('password resets: request 202 and 400, confirm 204 and 400; the admin link 201, 404 and 401', async () => {
+        const user = await signUp(t);
+        expectContract(await signIn('/auth/v1/password-resets').send({ email: user.email }), 'POST', '/auth/v1/password-resets', 202);
+        expectContract(await signIn('/auth/v1/password-resets').send({ email: 'nobody' }), 'POST', '/auth/v1/password-resets', 400);
+        const admin = '/admin/v1/users/{userId}/password-resets';
+        const issued = expectContract(await t.admin().post(`/admin/v1/users/${user.id}/password-resets`), 'POST', admin, 201);
+        expectContract(await t.admin().post(`/admin/v1/users/${UUID_ZERO}/password-resets`), 'POST', admin, 404);
+        expectContract(await t.http().post(`/admin/v1/users/${user.id}/password-resets`), 'POST', admin, 401);
+        expectContract(await t.admin().post(`/admin/v1/users/${user.id}/password-resets`).send({ userId: user.id }), 'POST', admin, 400);
+        const token = new URL(issued.body.resetUrl).searchParams.get('token');
+        const confirm = '/auth/v1/password-resets/confirm';
+        expectContract(await signIn(confirm).send({ token, password: 'a brand new password' }), 'POST', confirm, 204);
+        expectContract(await signIn(confirm).send({ token, password: 'a brand new password' }), 'POST', confirm, 400);
       });
     });
 
