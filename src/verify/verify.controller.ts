@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Principal } from '../common/access/access.decorators';
 import type { ApiPrincipal } from '../common/http/request-context';
