@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import { retryAfter } from '../common/http/retry-after';
 import { FailedAuthLimiter } from '../rate-limit/failed-auth.limiter';
 import { isUsedUp, RATE_LIMIT_STORE, type RateLimitStore, type WindowSpec, type WindowUsage } from '../rate-limit/rate-limit.store';
 import { emailKeyOf } from './users/users.repository';
@@ -51,8 +52,7 @@ export class LoginThrottle {
 const hashed = (email: string) => createHash('sha256').update(emailKeyOf(email)).digest('base64url').slice(0, 22);
 
 function tooMany(window: WindowUsage): AppError {
-  const retryAfter = String(Math.max(1, Math.ceil((window.resetAt - window.now) / 1000)));
   const what = window.name === EMAIL_FROM_IP.name ? 'from this address for this e-mail' : 'for this e-mail';
-  return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `Too many failed log-ins ${what}. Retry after the time in Retry-After, or reset the password.`, undefined, { 'Retry-After': retryAfter });
+  return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `Too many failed log-ins ${what}. Retry after the time in Retry-After, or reset the password.`, undefined, retryAfter(window.resetAt - window.now));
 }
 

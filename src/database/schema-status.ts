@@ -23,7 +23,7 @@ export class SchemaStatus {
       applied = new Set(rows.map((row) => row.name));
     } catch (error) {
       if (isSchemaMissing(error)) return `not migrated (no tables): run ${MIGRATE_COMMAND}`;
-      throw new Error(describeDatabaseError(error));
+      throw new Error(describeDatabaseError(error), { cause: error });
     }
     const pending = (await migrationDirectoryNames()).filter((name) => !applied.has(name));
     if (pending.length) return `${pending.length} migration(s) not applied (first: ${pending[0]}): run ${MIGRATE_COMMAND}`;

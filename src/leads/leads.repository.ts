@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
-import type { LeadSource, LeadStatus } from '../generated/prisma/enums';
+import type { LeadSource } from '../generated/prisma/enums';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { selectColumns } from '../database/select-columns';
 import type { Page } from '../common/paging/pagination';

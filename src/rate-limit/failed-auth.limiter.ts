@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
+import { retryAfter } from '../common/http/retry-after';
 import { isOver, isUsedUp, RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 
 export interface AuthFailurePolicy {
@@ -89,7 +90,6 @@ export class FailedAuthLimiter {
   }
 
   private tooManyFailures(kind: CredentialKind, retryInMs: number): AppError {
-    const retryAfter = String(Math.max(1, Math.ceil(retryInMs / 1000)));
-    return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `Too many requests with ${CREDENTIALS[kind].noun} from this address. Retry after the time in Retry-After.`, undefined, { 'Retry-After': retryAfter });
+    return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `Too many requests with ${CREDENTIALS[kind].noun} from this address. Retry after the time in Retry-After.`, undefined, retryAfter(retryInMs));
   }
 }

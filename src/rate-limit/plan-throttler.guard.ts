@@ -6,6 +6,7 @@ import type { Response } from 'express';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { AppRequest } from '../common/http/request-context';
+import { retryAfter } from '../common/http/retry-after';
 import { clientIp } from './client-ip';
 import { PUBLIC_KEY_WINDOW, RATE_LIMIT_DISABLED } from './plan-limits';
 import { isOver, RATE_LIMIT_STORE, type RateLimitStore, type WindowSpec } from './rate-limit.store';
@@ -17,8 +18,6 @@ function resolve(value: Resolvable<number>, context: ExecutionContext): number |
 }
 
 const WINDOW_LABEL: Record<string, string> = { hourly: 'hourly', burst: 'per-second burst' };
-
-const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 
 /**
  * The plan-aware limiter: the named throttlers of ThrottlerModule (hourly and burst, limits
@@ -74,7 +73,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
       ErrorCode.RATE_LIMIT_EXCEEDED,
       `Rate limit exceeded: the public-key limit of ${usage.limit} requests per minute from this address is used up. Retry after the time in Retry-After.`,
       undefined,
-      { 'Retry-After': seconds(usage.resetAt - usage.now) },
+      retryAfter(usage.resetAt - usage.now),
     );
   }
 }

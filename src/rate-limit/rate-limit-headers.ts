@@ -1,7 +1,6 @@
 import type { Response } from 'express';
+import { waitSeconds } from '../common/http/retry-after';
 import { isOver, WindowUsage } from './rate-limit.store';
-
-const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /**
  * The headers of API_DECISIONS (Rate limits): GitHub-style X-RateLimit-* for the hourly window,
@@ -12,9 +11,9 @@ export function writeRateLimitHeaders(response: Response, hourly: WindowUsage, w
   response.setHeader('X-RateLimit-Limit', String(hourly.limit));
   response.setHeader('X-RateLimit-Remaining', String(remaining));
   response.setHeader('X-RateLimit-Reset', String(Math.ceil(hourly.resetAt / 1000)));
-  response.setHeader('RateLimit-Policy', windows.map((w) => `"${w.name}";q=${w.limit};w=${seconds(w.ttlMs)}`).join(', '));
-  response.setHeader('RateLimit', `"${hourly.name}";r=${remaining};t=${seconds(hourly.resetAt - hourly.now)}`);
+  response.setHeader('RateLimit-Policy', windows.map((w) => `"${w.name}";q=${w.limit};w=${waitSeconds(w.ttlMs)}`).join(', '));
+  response.setHeader('RateLimit', `"${hourly.name}";r=${remaining};t=${waitSeconds(hourly.resetAt - hourly.now)}`);
   const blocking = windows.find(isOver);
-  if (blocking) response.setHeader('Retry-After', String(seconds(blocking.resetAt - blocking.now)));
+  if (blocking) response.setHeader('Retry-After', String(waitSeconds(blocking.resetAt - blocking.now)));
   return blocking;
 }

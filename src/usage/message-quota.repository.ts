@@ -11,42 +11,15 @@ export function nextMonth(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 }
 
-/** How long a month's count is reported without reading it again. */
-export const USAGE_CACHE_TTL_MS = 1_000;
-const MAX_CACHED_TENANTS = 10_000;
-
-/** A tenant's bot replies per calendar month (UTC), counted against its plan's messagesLimit. */
+/** A tenant's bot replies per calendar month (UTC), one MessageUsage row per month. */
 @Injectable()
 export class MessageQuotaRepository {
-  // /verify reports the count on every call: read at most once a second per tenant, a verify took
-  // 784 -> 428 µs of CPU (npm run bench:compare). take() is exact whatever this says.
-  private readonly cached = new Map<string, { month: number; count: number; until: number }>();
-  // Bumped by forget(): a read that began before it may have missed the reply just stored.
-  private generation = 0;
-
   constructor(private readonly prisma: PrismaService) {}
 
-  /**
-   * The month's count, at most a second old: exact on this instance after forget() (the widget
-   * calls it once a reply is stored), up to a second behind the replies other instances store.
-   */
-  async usedThisMonth(tenantId: string, now: Date): Promise<number> {
-    const month = monthOf(now);
-    const entry = this.cached.get(tenantId);
-    if (entry && entry.month === month.getTime() && entry.until > now.getTime()) return entry.count;
-    const generation = this.generation;
+  /** The replies counted in `month` (as monthOf gives it). */
+  async count(tenantId: string, month: Date): Promise<number> {
     const row = await this.prisma.messageUsage.findUnique({ where: { tenantId_month: { tenantId, month } }, select: { count: true } });
-    const count = row?.count ?? 0;
-    if (generation !== this.generation) return count;
-    if (!this.cached.has(tenantId) && this.cached.size >= MAX_CACHED_TENANTS) this.cached.delete(this.cached.keys().next().value!);
-    this.cached.set(tenantId, { month: month.getTime(), count, until: now.getTime() + USAGE_CACHE_TTL_MS });
-    return count;
-  }
-
-  /** The next usedThisMonth of the tenant reads the database (after this instance stored a reply). */
-  forget(tenantId: string): void {
-    this.generation++;
-    this.cached.delete(tenantId);
+    return row?.count ?? 0;
   }
 
   /**

@@ -2,13 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { VisitorPrincipal } from '../common/http/request-context';
+import { retryAfter } from '../common/http/retry-after';
 import { APP_CONFIG, type AppConfig } from '../config/env';
 import { isOver, RATE_LIMIT_STORE, type RateLimitStore, type WindowUsage } from '../rate-limit/rate-limit.store';
 import type { TenantSettingsRow } from '../settings/settings.repository';
 
 const DAY_MS = 86_400_000;
-
-const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 
 /**
  * The widget's own limits (API_DECISIONS, Widget, and part 3's fixes), counted in the shared
@@ -49,5 +48,5 @@ export class WidgetLimits {
 }
 
 function tooMany(usage: WindowUsage, message: string): AppError {
-  return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `${message} Retry after the time in Retry-After.`, undefined, { 'Retry-After': seconds(usage.resetAt - usage.now) });
+  return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `${message} Retry after the time in Retry-After.`, undefined, retryAfter(usage.resetAt - usage.now));
 }

@@ -15,7 +15,7 @@ import { PLANS, type Plan } from '../tenancy/plans';
 import type { Answer } from '../answering/answer';
 import { AnswerService } from '../answering/answer.service';
 import type { WidgetLeadDto } from './dto/widget.dto';
-import { MessageQuotaRepository, nextMonth } from '../usage/message-quota.repository';
+import { MessageQuota } from '../usage/message-quota';
 import type { VisitorPrincipal } from '../common/http/request-context';
 import { VISITOR_RENEWAL_WINDOW_S, VISITOR_TOKEN_LIFETIME_S, VisitorTokens } from './visitor-token';
 import { WidgetLimits } from './widget-limits';
@@ -32,8 +32,6 @@ export interface WidgetCaller {
 /** A visitor's message and the bot's reply, stored together; no reply while a person has the conversation. */
 export type Exchange = { message: MessageRow; reply: MessageRow; answer: Answer } | { message: MessageRow; reply: null; answer: null };
 
-const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
-
 /**
  * The live side of a bot (API_DECISIONS, Widget): visitors' sessions, their conversations, the
  * bot's replies, the lead form. Every write updates the same rows and sends the same events as
@@ -49,7 +47,7 @@ export class WidgetService {
     private readonly widget: WidgetRepository,
     private readonly settings: SettingsRepository,
     private readonly conversations: ConversationsRepository,
-    private readonly quota: MessageQuotaRepository,
+    private readonly quota: MessageQuota,
     private readonly leads: LeadsService,
     private readonly events: EventRecorder,
     private readonly handoff: HandoffService,
@@ -119,14 +117,14 @@ export class WidgetService {
     }
     await this.limits.countReply(caller.tenantId, settings, caller.clientIp);
     const limit = PLANS[caller.plan].messagesLimit;
-    if ((await this.quota.usedThisMonth(caller.tenantId, new Date())) >= limit) throw messageLimitReached(limit);
+    await this.quota.check(caller.tenantId, limit);
     const answer = await this.answers.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
     const live: LiveEvent[] = [];
     const exchange = await this.prisma.$transaction(async (tx): Promise<Exchange> => {
       const waiting = await this.storeForAgent(caller.tenantId, conversation.id, content, tx);
       if (waiting) return waiting;
       const now = new Date();
-      if (!(await this.quota.take(caller.tenantId, limit, now, tx))) throw messageLimitReached(limit, now);
+      await this.quota.take(caller.tenantId, limit, now, tx);
       const [message, reply] = await this.conversations.addMessages(
         caller.tenantId,
         conversation.id,
@@ -230,13 +228,4 @@ export class WidgetService {
 
 function conversationEnded(): AppError {
   return new AppError(ErrorCode.CONVERSATION_ENDED, 'This conversation has ended; start a new one.');
-}
-
-function messageLimitReached(limit: number, now = new Date()): AppError {
-  return new AppError(
-    ErrorCode.MESSAGE_LIMIT_REACHED,
-    `The plan's limit of ${limit} bot replies this month is reached; it resets on the first of next month (UTC).`,
-    undefined,
-    { 'Retry-After': seconds(nextMonth(now).getTime() - now.getTime()) },
-  );
 }

@@ -376,7 +376,7 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
   let stoppedAt = 0;
   let restartAt = 0;
   let upAt = 0;
-  let failedAuth: Answer[] = [];
+  const failedAuth: Answer[] = [];
 
   beforeAll(async () => {
     redis = await EphemeralRedis.create();

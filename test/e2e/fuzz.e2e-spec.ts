@@ -1287,7 +1287,7 @@ describe('Fuzzing every endpoint over HTTP', () => {
     try {
       answer = await send(wire);
     } catch (error) {
-      throw new Error(`${wire.method} ${wire.path.slice(0, 300)}: ${(error as Error).message}`);
+      throw new Error(`${wire.method} ${wire.path.slice(0, 300)}: ${(error as Error).message}`, { cause: error });
     }
     requestsSent++;
     statusCounts.set(answer.status, (statusCounts.get(answer.status) ?? 0) + 1);

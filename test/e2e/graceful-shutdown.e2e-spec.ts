@@ -199,7 +199,7 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
     const outcomes: Outcome[] = [];
     const readiness: Array<{ at: number; answer?: Answer; error?: string }> = [];
     let signalAt = 0;
-    let leadIdsAfterRestart: string[] = [];
+    const leadIdsAfterRestart: string[] = [];
 
     const record = async (kind: Outcome['kind'], send: () => Promise<Answer>): Promise<Outcome> => {
       const startedAt = Date.now();

@@ -40,7 +40,7 @@ const sharedRedisUrl = process.env.REDIS_URL;
   // Key deletion and plan changes reach every instance through Redis pub/sub (and a 1 s cache TTL).
   async function statusOnSecondWithin(ms: number, key: string, expected: number): Promise<number> {
     const deadline = Date.now() + ms;
-    let status = 0;
+    let status: number;
     do {
       status = (await second.http().get('/api/v1/verify').set('X-API-Key', key)).status;
       if (status === expected) return status;

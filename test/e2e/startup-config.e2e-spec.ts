@@ -124,7 +124,7 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
   });
 
   describe('good configuration', () => {
-    let servers: ChildServer[] = [];
+    const servers: ChildServer[] = [];
     afterAll(async () => {
       await Promise.all(servers.map((server) => server.kill()));
     });

@@ -235,7 +235,7 @@ export class EphemeralPostgres {
         await this.withClient(ADMIN_DATABASE, (client) => client.query('SELECT 1'));
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`postgres did not accept connections within ${READY_TIMEOUT_MS} ms (${String(error)}):\n${this.logText}`);
+        if (Date.now() > deadline) throw new Error(`postgres did not accept connections within ${READY_TIMEOUT_MS} ms (${String(error)}):\n${this.logText}`, { cause: error });
         await sleep(50);
       }
     }

@@ -100,11 +100,17 @@ export class OpenApiContract {
       for (const [status, reference] of Object.entries(this.operation(method, pathTemplate).responses)) {
         const response = this.resolve(reference);
         for (const [mediaType, { schema }] of Object.entries(response.content ?? {})) {
-          if (schema) this.validator(`${route} ${status} ${mediaType}`, schema), count++;
+          if (schema) {
+            this.validator(`${route} ${status} ${mediaType}`, schema);
+            count++;
+          }
         }
         for (const [name, reference] of Object.entries(response.headers ?? {})) {
           const header = this.resolve(reference);
-          if (header.schema) this.validator(`${route} ${status} header ${name}`, header.schema), count++;
+          if (header.schema) {
+            this.validator(`${route} ${status} header ${name}`, header.schema);
+            count++;
+          }
         }
       }
     }
@@ -178,7 +184,7 @@ export class OpenApiContract {
       try {
         validate = this.ajv.compile(rewriteRefs(schema) as Json);
       } catch (error) {
-        throw new Error(`The schema of ${key} does not compile as JSON Schema 2020-12: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`The schema of ${key} does not compile as JSON Schema 2020-12: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
       this.validators.set(key, validate);
     }

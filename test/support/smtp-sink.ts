@@ -14,7 +14,6 @@ export class SmtpSink {
   private constructor(private readonly server: SMTPServer) {}
 
   static async start(): Promise<SmtpSink> {
-    let sink: SmtpSink | undefined;
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS', 'AUTH'],
@@ -25,12 +24,12 @@ export class SmtpSink {
         stream.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
           const text = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-          sink!.mails.push({ to: session.envelope.rcptTo.map((recipient) => recipient.address), text });
+          sink.mails.push({ to: session.envelope.rcptTo.map((recipient) => recipient.address), text });
           callback();
         });
       },
     });
-    sink = new SmtpSink(server);
+    const sink = new SmtpSink(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return sink;
   }

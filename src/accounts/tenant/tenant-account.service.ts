@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { BotsRepository } from '../../bots/bots.repository';
 import type { Actor } from '../../events/actor';
 import { TenantsService } from '../../tenancy/tenants.service';
-import { MessageQuotaRepository } from '../../usage/message-quota.repository';
+import { MessageQuota } from '../../usage/message-quota';
 import { TenantAccountResponse, toTenantAccountResponse } from './tenant-account.mapper';
 
 /** The tenant as its users see it: plan, limits and what is used of them. */
@@ -11,11 +11,11 @@ export class TenantAccountService {
   constructor(
     private readonly tenants: TenantsService,
     private readonly bots: BotsRepository,
-    private readonly usage: MessageQuotaRepository,
+    private readonly usage: MessageQuota,
   ) {}
 
   async view(tenantId: string): Promise<TenantAccountResponse> {
-    const [tenant, messagesThisMonth, botCount] = await Promise.all([this.tenants.getTenant(tenantId), this.usage.usedThisMonth(tenantId, new Date()), this.bots.count(tenantId)]);
+    const [tenant, messagesThisMonth, botCount] = await Promise.all([this.tenants.getTenant(tenantId), this.usage.usedThisMonth(tenantId), this.bots.count(tenantId)]);
     return toTenantAccountResponse(tenant, { messagesThisMonth, botCount });
   }
 

@@ -1,6 +1,7 @@
 /**
- * Rows found by a secret's digest (an API key, a session token), trusted for `ttlMs` without
- * asking the database again: hot credentials cost no query on most requests. Whoever changes
+ * Rows found by a key (a secret's digest: an API key, a session token; a tenant's month of
+ * usage), trusted for `ttlMs` without asking the database again: hot rows cost no query on most
+ * requests. Whoever changes
  * what a row says drops it (drop), on every instance through the invalidation bus; past the
  * lifetime it is looked up again. So a revoked credential is refused within `ttlMs` everywhere,
  * and at once on the instance that revoked it.
@@ -63,5 +64,12 @@ export class BriefLookupCache<Row> {
     // Callers already waiting keep their lookup; later ones start a new one that sees the change.
     this.lookups.clear();
     for (const [digest, entry] of this.entries) if (matches(entry.row)) this.entries.delete(digest);
+  }
+
+  /** Drops the row of one key, which its owner just changed, as drop does for the rows it picks. */
+  dropKey(digest: string): void {
+    this.generation++;
+    this.lookups.delete(digest);
+    this.entries.delete(digest);
   }
 }

@@ -12,7 +12,6 @@ interface DeclaredInput {
 }
 
 // Per handler, read once from its parameter decorators.
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- Nest hands the handler as a Function
 const declared = new WeakMap<object, DeclaredInput>();
 
 /**
@@ -37,6 +36,7 @@ export class UndeclaredInputGuard implements CanActivate {
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- Nest hands the handler as a Function
 function declaredInput(controller: object, handler: Function): DeclaredInput {
   let input = declared.get(handler);
   if (!input) {

@@ -1,0 +1,103 @@
+import { AppError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
+import type { PrismaTransaction } from '../database/prisma.service';
+import { MessageQuota, USAGE_CACHE_TTL_MS } from './message-quota';
+import type { MessageQuotaRepository } from './message-quota.repository';
+
+/** The repository's two statements over an in-memory count, recording each read. */
+class FakeUsage implements Pick<MessageQuotaRepository, 'count' | 'take'> {
+  counts = new Map<string, number>();
+  reads: string[] = [];
+  pendingReads: Array<() => void> = [];
+  holdReads = false;
+
+  async count(tenantId: string, month: Date): Promise<number> {
+    const key = `${tenantId}:${month.toISOString().slice(0, 7)}`;
+    this.reads.push(key);
+    if (this.holdReads) await new Promise<void>((resolve) => this.pendingReads.push(resolve));
+    return this.counts.get(key) ?? 0;
+  }
+
+  async take(tenantId: string, limit: number, now: Date): Promise<boolean> {
+    const key = `${tenantId}:${now.toISOString().slice(0, 7)}`;
+    const count = this.counts.get(key) ?? 0;
+    if (count >= limit) return false;
+    this.counts.set(key, count + 1);
+    return true;
+  }
+}
+
+const tx = {} as PrismaTransaction;
+const at = (iso: string) => new Date(iso);
+
+function quotaOver(usage: FakeUsage): MessageQuota {
+  return new MessageQuota(usage as unknown as MessageQuotaRepository);
+}
+
+describe('MessageQuota', () => {
+  it('reads a month once per second per tenant, and again once forgotten', async () => {
+    const usage = new FakeUsage();
+    const quota = quotaOver(usage);
+    usage.counts.set('t1:2026-03', 4);
+    expect(await quota.usedThisMonth('t1', at('2026-03-10T12:00:00.000Z'))).toBe(4);
+    usage.counts.set('t1:2026-03', 5);
+    expect(await quota.usedThisMonth('t1', at('2026-03-10T12:00:00.500Z'))).toBe(4);
+    expect(await quota.usedThisMonth('t2', at('2026-03-10T12:00:00.500Z'))).toBe(0);
+    expect(await quota.usedThisMonth('t1', new Date(at('2026-03-10T12:00:00.000Z').getTime() + USAGE_CACHE_TTL_MS))).toBe(5);
+    usage.counts.set('t1:2026-03', 6);
+    quota.forget('t1', at('2026-03-10T12:00:01.100Z'));
+    expect(await quota.usedThisMonth('t1', at('2026-03-10T12:00:01.100Z'))).toBe(6);
+    expect(usage.reads).toEqual(['t1:2026-03', 't2:2026-03', 't1:2026-03', 't1:2026-03']);
+  });
+
+  it('counts a new month from its own row', async () => {
+    const usage = new FakeUsage();
+    const quota = quotaOver(usage);
+    usage.counts.set('t1:2026-03', 9);
+    expect(await quota.usedThisMonth('t1', at('2026-03-31T23:59:59.900Z'))).toBe(9);
+    expect(await quota.usedThisMonth('t1', at('2026-04-01T00:00:00.000Z'))).toBe(0);
+  });
+
+  it('shares one read among callers that miss together, but not with a caller after a forget', async () => {
+    const usage = new FakeUsage();
+    const quota = quotaOver(usage);
+    usage.holdReads = true;
+    const now = at('2026-03-10T12:00:00.000Z');
+    const together = [quota.usedThisMonth('t1', now), quota.usedThisMonth('t1', now)];
+    quota.forget('t1', now);
+    const after = quota.usedThisMonth('t1', now);
+    usage.pendingReads.splice(0).forEach((resolve) => resolve());
+    await Promise.all([...together, after]);
+    expect(usage.reads).toHaveLength(2);
+  });
+
+  it('does not keep a count read before a forget', async () => {
+    const usage = new FakeUsage();
+    const quota = quotaOver(usage);
+    usage.holdReads = true;
+    const now = at('2026-03-10T12:00:00.000Z');
+    const before = quota.usedThisMonth('t1', now);
+    quota.forget('t1', now);
+    usage.pendingReads.splice(0).forEach((resolve) => resolve());
+    expect(await before).toBe(0);
+    usage.holdReads = false;
+    usage.counts.set('t1:2026-03', 1);
+    expect(await quota.usedThisMonth('t1', now)).toBe(1);
+  });
+
+  it('refuses at the limit with 429 MESSAGE_LIMIT_REACHED and Retry-After up to the next month (UTC)', async () => {
+    const usage = new FakeUsage();
+    const quota = quotaOver(usage);
+    const now = at('2026-03-31T23:59:58.500Z');
+    await quota.check('t1', 1, now);
+    await quota.take('t1', 1, now, tx);
+    quota.forget('t1', now);
+    for (const refusal of [quota.check('t1', 1, now), quota.take('t1', 1, now, tx)]) {
+      const error = (await refusal.catch((caught: unknown) => caught)) as AppError;
+      expect(error).toBeInstanceOf(AppError);
+      expect(error.code).toBe(ErrorCode.MESSAGE_LIMIT_REACHED);
+      expect(error.status).toBe(429);
+      expect(error.headers).toEqual({ 'Retry-After': '2' });
+    }
+  });
+});
