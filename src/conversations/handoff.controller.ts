@@ -1,5 +1,5 @@
 import { IdOf } from '../common/validation/id.pipe';
-import { Body, Controller, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Principal } from '../common/access/access.decorators';

@@ -1,5 +1,5 @@
 import { IdOf } from '../common/validation/id.pipe';
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Principal } from '../common/access/access.decorators';
