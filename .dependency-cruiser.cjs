@@ -5,13 +5,13 @@
  */
 const PLUMBING = '^src/(common|config|database|redis|openapi|idempotency|invalidation|rate-limit|events|lifecycle|logging|health|mail|generated)/';
 
-
 module.exports = {
   forbidden: [
     {
       name: 'plumbing-imports-no-feature',
       severity: 'error',
-      comment: 'Shared plumbing (common/, config/, database/ and the infrastructure modules) must not depend on a feature, on the app module or on an entry point.',
+      comment:
+        'Shared plumbing (common/, config/, database/ and the infrastructure modules) must not depend on a feature, on the app module or on an entry point.',
       from: { path: PLUMBING },
       to: { path: '^src/', pathNot: PLUMBING },
     },

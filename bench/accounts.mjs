@@ -67,8 +67,17 @@ export async function measureAccounts({ baseUrl, dbUrl, pid, quick, log }) {
   };
   await run(login, 2);
   const logins = await run(login, seconds);
-  const loginFigures = { connections: 20, rps: Math.round(logins.requests.average), p50: logins.latency.p50, p99: logins.latency.p99, rssBeforeMb, peakRssMb: peakRssMb(pid) };
-  log(`accounts: log-in at 20 connections ${loginFigures.rps} req/s, p50 ${loginFigures.p50} ms, p99 ${loginFigures.p99} ms, RSS ${rssBeforeMb} MB before, peak ${loginFigures.peakRssMb} MB`);
+  const loginFigures = {
+    connections: 20,
+    rps: Math.round(logins.requests.average),
+    p50: logins.latency.p50,
+    p99: logins.latency.p99,
+    rssBeforeMb,
+    peakRssMb: peakRssMb(pid),
+  };
+  log(
+    `accounts: log-in at 20 connections ${loginFigures.rps} req/s, p50 ${loginFigures.p50} ms, p99 ${loginFigures.p99} ms, RSS ${rssBeforeMb} MB before, peak ${loginFigures.peakRssMb} MB`,
+  );
 
   const leads = (headers) => ({ url: `${baseUrl}/api/v1/leads`, headers: { 'X-Forwarded-Proto': 'https', ...headers }, connections: 50 });
   const variants = { key: leads({ 'X-API-Key': key }), session: leads(user) };
@@ -85,7 +94,14 @@ export async function measureAccounts({ baseUrl, dbUrl, pid, quick, log }) {
     }
   }
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const leadFigures = { rounds, keyCpuUs: median(cpu.key), sessionCpuUs: median(cpu.session), keyRps: median(rps.key), sessionRps: median(rps.session), runs: { cpu, rps } };
+  const leadFigures = {
+    rounds,
+    keyCpuUs: median(cpu.key),
+    sessionCpuUs: median(cpu.session),
+    keyRps: median(rps.key),
+    sessionRps: median(rps.session),
+    runs: { cpu, rps },
+  };
   leadFigures.ratio = +(leadFigures.sessionCpuUs / leadFigures.keyCpuUs).toFixed(3);
   log(`accounts: GET /api/v1/leads CPU per request: key ${leadFigures.keyCpuUs} µs, session ${leadFigures.sessionCpuUs} µs (x${leadFigures.ratio})`);
   return { logins: loginFigures, leads: leadFigures };

@@ -13,7 +13,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = Object.fromEntries(process.argv.slice(2).map((arg) => { const [k, ...v] = arg.replace(/^--/, '').split('='); return [k, v.length ? v.join('=') : true]; }));
+const args = Object.fromEntries(
+  process.argv.slice(2).map((arg) => {
+    const [k, ...v] = arg.replace(/^--/, '').split('=');
+    return [k, v.length ? v.join('=') : true];
+  }),
+);
 const corpus = JSON.parse(readFileSync(path.join(root, '../shared/knowledge-eval/documents.json'), 'utf8'));
 const { questions } = JSON.parse(readFileSync(path.join(root, 'bench/answer-questions.json'), 'utf8'));
 const PORT = 3490 + Math.floor(Math.random() * 100);
@@ -23,7 +28,11 @@ const ADMIN = 'answer-eval-admin-token-0123456789abcdef';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function call(method, url, body, headers = {}) {
-  const response = await fetch(`${BASE}${url}`, { method, headers: { 'Content-Type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${BASE}${url}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`${method} ${url} answered ${response.status}: ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : undefined;
@@ -41,17 +50,37 @@ async function freshPostgres(url) {
   const target = new URL(url);
   target.pathname = `/${name}`;
   execFileSync(process.execPath, ['dist/cli/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: target.toString() }, stdio: 'ignore' });
-  return { url: target.toString(), drop: async () => { await server.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); await server.end(); } };
+  return {
+    url: target.toString(),
+    drop: async () => {
+      await server.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await server.end();
+    },
+  };
 }
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'answer-eval-'));
   const postgres = typeof args.postgres === 'string' ? await freshPostgres(args.postgres) : undefined;
-  const env = { ...process.env, NODE_ENV: 'development', PORT: String(PORT), ADMIN_API_TOKEN: ADMIN, API_KEY_PEPPER: 'answer-eval-pepper-0123456789abcdef',
-    WIDGET_TOKEN_SECRET: 'answer-eval-widget-secret-0123456789abcdef', DEMO_DATA: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_MULTIPLIER: '100000', PUBLIC_KEY_RATE_LIMIT: '1000000', WEBHOOK_WORKER: 'false' };
+  const env = {
+    ...process.env,
+    NODE_ENV: 'development',
+    PORT: String(PORT),
+    ADMIN_API_TOKEN: ADMIN,
+    API_KEY_PEPPER: 'answer-eval-pepper-0123456789abcdef',
+    WIDGET_TOKEN_SECRET: 'answer-eval-widget-secret-0123456789abcdef',
+    DEMO_DATA: 'false',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MULTIPLIER: '100000',
+    PUBLIC_KEY_RATE_LIMIT: '1000000',
+    WEBHOOK_WORKER: 'false',
+  };
   delete env.REDIS_URL;
   if (postgres) env.DATABASE_URL = postgres.url;
-  else { delete env.DATABASE_URL; env.DATA_DIR = dataDir; }
+  else {
+    delete env.DATABASE_URL;
+    env.DATA_DIR = dataDir;
+  }
   const log = path.join(dataDir, 'service.log');
   const logFd = openSync(log, 'w');
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env, stdio: ['ignore', logFd, logFd] });
@@ -59,7 +88,9 @@ async function main() {
   process.on('exit', () => child.kill('SIGKILL'));
   try {
     for (let i = 0; ; i++) {
-      try { if ((await fetch(`${BASE}/health/live`)).status < 500) break; } catch {}
+      try {
+        if ((await fetch(`${BASE}/health/live`)).status < 500) break;
+      } catch {}
       if (i > 600) throw new Error(`the service did not start: ${readFileSync(log, 'utf8').slice(-2000)}`);
       await sleep(200);
     }
@@ -92,11 +123,13 @@ async function evaluate() {
     if (settings) await call('PATCH', `/api/v1/bots/${bots[bot.key]}/settings`, settings, { 'X-API-Key': secretKey });
   }
   for (const document of corpus.documents) {
-    const id = (await admin('POST', `/tenants/${tenant.id}/bots/${bots[document.bot]}/documents`, { title: document.title, content: document.content })).document.id;
+    const id = (await admin('POST', `/tenants/${tenant.id}/bots/${bots[document.bot]}/documents`, { title: document.title, content: document.content }))
+      .document.id;
     titles[id] = document.id.split('/')[1];
   }
   if (process.env.EMBEDDINGS_BASE_URL) await sleep(Number(args.embedWaitMs ?? 15_000));
-  const widget = async (url, body, token) => call('POST', `/api/v1/widget${url}`, body, { 'X-API-Key': publicKey, ...(token ? { 'X-Visitor-Token': token } : {}) });
+  const widget = async (url, body, token) =>
+    call('POST', `/api/v1/widget${url}`, body, { 'X-API-Key': publicKey, ...(token ? { 'X-Visitor-Token': token } : {}) });
   const conversations = {};
   const results = [];
   for (const q of questions) {
@@ -119,7 +152,10 @@ function botSettings() {
   return file ? JSON.parse(readFileSync(file, 'utf8')) : {};
 }
 
-const median = (values) => { const s = [...values].sort((a, b) => a - b); return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : 0; };
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : 0;
+};
 
 function summarise(results) {
   const kinds = {};
@@ -145,7 +181,9 @@ function print({ kinds, results }) {
   const pct = (n, d) => (d ? `${n}/${d} (${Math.round((100 * n) / d)}%)` : '-');
   console.log('kind          hit@1          hit@any        false fallbacks  correct refusals  median ms');
   for (const [kind, k] of Object.entries(kinds)) {
-    console.log(`${kind.padEnd(13)} ${pct(k.hitAt1, k.answerable).padEnd(14)} ${pct(k.hitAny, k.answerable).padEnd(14)} ${pct(k.falseFallbacks, k.answerable).padEnd(16)} ${pct(k.correctRefusals, k.unanswerable).padEnd(17)} ${k.medianMs}`);
+    console.log(
+      `${kind.padEnd(13)} ${pct(k.hitAt1, k.answerable).padEnd(14)} ${pct(k.hitAny, k.answerable).padEnd(14)} ${pct(k.falseFallbacks, k.answerable).padEnd(16)} ${pct(k.correctRefusals, k.unanswerable).padEnd(17)} ${k.medianMs}`,
+    );
   }
   if (args.verbose) {
     for (const r of results) {

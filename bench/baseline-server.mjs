@@ -10,8 +10,34 @@ const tenants = JSON.parse(process.env.BENCH_KEYS); // { key: tenantId }
 
 const iso = (d) => (d ? d.toISOString() : null);
 const LEAD = `id, name, email, phone, company, message, "botId", "conversationId", source, status, tags, "createdAt", "updatedAt"`;
-const toLead = (r) => ({ id: r.id, name: r.name, email: r.email, phone: r.phone, company: r.company, message: r.message, botId: r.botId, conversationId: r.conversationId, source: r.source, status: r.status, tags: r.tags, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) });
-const toBot = (r) => ({ id: r.id, name: r.name, isActive: r.isActive, avatarUrl: r.avatarUrl, primaryColor: r.primaryColor, language: r.language, messageCount: r.messageCount, conversationCount: r.conversationCount, knowledgeBaseSize: r.knowledgeBaseSize, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) });
+const toLead = (r) => ({
+  id: r.id,
+  name: r.name,
+  email: r.email,
+  phone: r.phone,
+  company: r.company,
+  message: r.message,
+  botId: r.botId,
+  conversationId: r.conversationId,
+  source: r.source,
+  status: r.status,
+  tags: r.tags,
+  createdAt: iso(r.createdAt),
+  updatedAt: iso(r.updatedAt),
+});
+const toBot = (r) => ({
+  id: r.id,
+  name: r.name,
+  isActive: r.isActive,
+  avatarUrl: r.avatarUrl,
+  primaryColor: r.primaryColor,
+  language: r.language,
+  messageCount: r.messageCount,
+  conversationCount: r.conversationCount,
+  knowledgeBaseSize: r.knowledgeBaseSize,
+  createdAt: iso(r.createdAt),
+  updatedAt: iso(r.updatedAt),
+});
 const toMessage = (r) => ({ id: r.id, conversationId: r.conversationId, role: r.role, content: r.content, createdAt: iso(r.createdAt) });
 const DEFERRED_JOIN_OFFSET = 500; // as src/leads/leads.repository.ts
 // BASELINE_SQL=naive: the SQL before the optimisations (count(*) for every total, deep pages read
@@ -53,7 +79,15 @@ const routes = {
       pool.query(`SELECT count FROM "MessageUsage" WHERE "tenantId" = $1 AND month = date_trunc('month', now() AT TIME ZONE 'UTC')::date`, [tenantId]),
     ]);
     const usedThisMonth = usage.rows[0]?.count ?? 0;
-    return [200, { valid: true, tenant: { id: rows[0].id, name: rows[0].name, slug: rows[0].slug }, plan: { name: rows[0].plan, botsLimit: 100, messagesLimit: 250000 }, usage: { messagesThisMonth: usedThisMonth } }];
+    return [
+      200,
+      {
+        valid: true,
+        tenant: { id: rows[0].id, name: rows[0].name, slug: rows[0].slug },
+        plan: { name: rows[0].plan, botsLimit: 100, messagesLimit: 250000 },
+        usage: { messagesThisMonth: usedThisMonth },
+      },
+    ];
   },
   async bots(tenantId) {
     const { rows } = await pool.query(`SELECT * FROM "Bot" WHERE "tenantId" = $1 ORDER BY "createdAt", id`, [tenantId]);
@@ -66,8 +100,14 @@ const routes = {
     const [list, count] = await Promise.all([
       naive || offset < DEFERRED_JOIN_OFFSET
         ? pool.query(`SELECT ${LEAD} FROM "Lead" WHERE ${where} ORDER BY "createdAt" DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, args)
-        : pool.query(`SELECT id FROM "Lead" WHERE ${where} ORDER BY "createdAt" DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, args).then(({ rows }) =>
-            pool.query(`SELECT ${LEAD} FROM "Lead" WHERE "tenantId" = $1 AND id = ANY($2) ORDER BY "createdAt" DESC, id DESC`, [tenantId, rows.map((r) => r.id)])),
+        : pool
+            .query(`SELECT id FROM "Lead" WHERE ${where} ORDER BY "createdAt" DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, args)
+            .then(({ rows }) =>
+              pool.query(`SELECT ${LEAD} FROM "Lead" WHERE "tenantId" = $1 AND id = ANY($2) ORDER BY "createdAt" DESC, id DESC`, [
+                tenantId,
+                rows.map((r) => r.id),
+              ]),
+            ),
       // The service's count: the trigger-kept counters unless search or dates are given.
       naive || q.get('search') || q.get('from') || q.get('to')
         ? pool.query(`SELECT count(*)::int AS n FROM "Lead" WHERE ${where}`, args)
@@ -82,10 +122,16 @@ const routes = {
     const offset = Number(q.get('offset') ?? 0);
     const [count, list] = await Promise.all([
       naive
-        ? pool.query(`SELECT 1 FROM "Conversation" WHERE id = $1 AND "tenantId" = $2`, [id, tenantId]).then((exists) =>
-            exists.rowCount ? pool.query(`SELECT count(*)::int AS n FROM "Message" WHERE "tenantId" = $1 AND "conversationId" = $2`, [tenantId, id]) : exists)
+        ? pool
+            .query(`SELECT 1 FROM "Conversation" WHERE id = $1 AND "tenantId" = $2`, [id, tenantId])
+            .then((exists) =>
+              exists.rowCount ? pool.query(`SELECT count(*)::int AS n FROM "Message" WHERE "tenantId" = $1 AND "conversationId" = $2`, [tenantId, id]) : exists,
+            )
         : pool.query(`SELECT "messageCount" AS n FROM "Conversation" WHERE id = $1 AND "tenantId" = $2`, [id, tenantId]),
-      pool.query(`SELECT id, "conversationId", role, content, "createdAt" FROM "Message" WHERE "tenantId" = $1 AND "conversationId" = $2 ORDER BY "createdAt", id LIMIT ${limit} OFFSET ${offset}`, [tenantId, id]),
+      pool.query(
+        `SELECT id, "conversationId", role, content, "createdAt" FROM "Message" WHERE "tenantId" = $1 AND "conversationId" = $2 ORDER BY "createdAt", id LIMIT ${limit} OFFSET ${offset}`,
+        [tenantId, id],
+      ),
     ]);
     if (!count.rowCount) return [404, { error: { code: 'NOT_FOUND', message: 'Conversation not found.', status: 404 } }];
     return [200, { messages: list.rows.map(toMessage), pagination: page(limit, offset, count.rows[0].n) }];
@@ -99,34 +145,55 @@ const routes = {
     const args = [tenantId, previousFrom, to, from];
     await pool.query(`SELECT timezone FROM "Tenant" WHERE id = $1`, [tenantId]);
     const [c, m, l] = await Promise.all([
-      pool.query(`SELECT count(*) FILTER (WHERE r.current)::int AS conversations, count(DISTINCT r."visitorId") FILTER (WHERE r.current)::int AS "uniqueVisitors",
+      pool.query(
+        `SELECT count(*) FILTER (WHERE r.current)::int AS conversations, count(DISTINCT r."visitorId") FILTER (WHERE r.current)::int AS "uniqueVisitors",
           count(*) FILTER (WHERE r.current AND r.converted)::int AS converted, count(*) FILTER (WHERE NOT r.current)::int AS previous_conversations,
           count(DISTINCT r."visitorId") FILTER (WHERE NOT r.current)::int AS "previous_uniqueVisitors", count(*) FILTER (WHERE NOT r.current AND r.converted)::int AS previous_converted
         FROM (SELECT x."createdAt" >= $4 AS current, x."visitorId",
           (x."leadId" IS NOT NULL OR EXISTS (SELECT 1 FROM "Lead" l WHERE l."conversationId" = x.id AND l."tenantId" = x."tenantId")) AS converted
-          FROM "Conversation" x WHERE ${within}) r`, args),
-      pool.query(`SELECT count(*) FILTER (WHERE r.current AND r.role = 'user')::int AS "user", count(*) FILTER (WHERE r.current AND r.role = 'assistant')::int AS assistant,
+          FROM "Conversation" x WHERE ${within}) r`,
+        args,
+      ),
+      pool.query(
+        `SELECT count(*) FILTER (WHERE r.current AND r.role = 'user')::int AS "user", count(*) FILTER (WHERE r.current AND r.role = 'assistant')::int AS assistant,
           count(*) FILTER (WHERE r.current AND r.role = 'agent')::int AS agent, count(*) FILTER (WHERE r.current AND r.role = 'assistant' AND r.unanswered)::int AS unanswered,
           count(*) FILTER (WHERE NOT r.current AND r.role = 'user')::int AS previous_user, count(*) FILTER (WHERE NOT r.current AND r.role = 'assistant')::int AS previous_assistant,
           count(*) FILTER (WHERE NOT r.current AND r.role = 'agent')::int AS previous_agent, count(*) FILTER (WHERE NOT r.current AND r.role = 'assistant' AND r.unanswered)::int AS previous_unanswered
-        FROM (SELECT x."createdAt" >= $4 AS current, x.role, x.unanswered FROM "Message" x WHERE ${within}) r`, args),
-      pool.query(`SELECT count(*) FILTER (WHERE x."createdAt" >= $4)::int AS leads, count(*) FILTER (WHERE NOT x."createdAt" >= $4)::int AS previous_leads FROM "Lead" x WHERE ${within}`, args),
+        FROM (SELECT x."createdAt" >= $4 AS current, x.role, x.unanswered FROM "Message" x WHERE ${within}) r`,
+        args,
+      ),
+      pool.query(
+        `SELECT count(*) FILTER (WHERE x."createdAt" >= $4)::int AS leads, count(*) FILTER (WHERE NOT x."createdAt" >= $4)::int AS previous_leads FROM "Lead" x WHERE ${within}`,
+        args,
+      ),
     ]);
     const figures = (p) => {
       const conversations = c.rows[0][`${p}conversations`];
       const messages = { user: m.rows[0][`${p}user`], assistant: m.rows[0][`${p}assistant`], agent: m.rows[0][`${p}agent`] };
       const total = messages.user + messages.assistant + messages.agent;
       return {
-        conversations, messages, leads: l.rows[0][`${p}leads`], uniqueVisitors: c.rows[0][`${p}uniqueVisitors`],
+        conversations,
+        messages,
+        leads: l.rows[0][`${p}leads`],
+        uniqueVisitors: c.rows[0][`${p}uniqueVisitors`],
         leadConversionRate: conversations ? c.rows[0][`${p}converted`] / conversations : 0,
         unansweredRate: messages.assistant ? m.rows[0][`${p}unanswered`] / messages.assistant : 0,
         avgMessagesPerConversation: conversations ? total / conversations : 0,
       };
     };
-    return [200, { range: { from: iso(from), to: iso(to) }, ...figures(''), previous: { range: { from: iso(previousFrom), to: iso(new Date(from.getTime() - 1)) }, ...figures('previous_') } }];
+    return [
+      200,
+      {
+        range: { from: iso(from), to: iso(to) },
+        ...figures(''),
+        previous: { range: { from: iso(previousFrom), to: iso(new Date(from.getTime() - 1)) }, ...figures('previous_') },
+      },
+    ];
   },
   async analyticsTimeseries(tenantId, q) {
-    const { rows: [{ timezone }] } = await pool.query(`SELECT timezone FROM "Tenant" WHERE id = $1`, [tenantId]);
+    const {
+      rows: [{ timezone }],
+    } = await pool.query(`SELECT timezone FROM "Tenant" WHERE id = $1`, [tenantId]);
     const interval = q.get('interval') ?? 'day';
     const step = { day: '1 day', week: '1 week', month: '1 month' }[interval];
     const { rows } = await pool.query(
@@ -147,8 +214,20 @@ const routes = {
     const claims = visitorClaims(headers['x-visitor-token']);
     if (!claims || claims.t !== tenantId) return [401, { error: { code: 'INVALID_VISITOR_TOKEN', message: 'Invalid visitor token.', status: 401 } }];
     const content = JSON.parse(body).content.trim();
-    const { rows: [bot] } = await pool.query(`SELECT id, name, "isActive", "avatarUrl", "primaryColor", language, "welcomeMessage", "suggestedQuestions", "fallbackMessage", "showSources" FROM "Bot" WHERE "tenantId" = $1 AND id = $2`, [tenantId, claims.b]);
-    const { rows: [conversation] } = await pool.query(`SELECT * FROM "Conversation" WHERE "tenantId" = $1 AND "botId" = $2 AND "visitorId" = $3 AND channel = 'widget' AND id = $4`, [tenantId, bot.id, claims.v, conversationId]);
+    const {
+      rows: [bot],
+    } = await pool.query(
+      `SELECT id, name, "isActive", "avatarUrl", "primaryColor", language, "welcomeMessage", "suggestedQuestions", "fallbackMessage", "showSources" FROM "Bot" WHERE "tenantId" = $1 AND id = $2`,
+      [tenantId, claims.b],
+    );
+    const {
+      rows: [conversation],
+    } = await pool.query(`SELECT * FROM "Conversation" WHERE "tenantId" = $1 AND "botId" = $2 AND "visitorId" = $3 AND channel = 'widget' AND id = $4`, [
+      tenantId,
+      bot.id,
+      claims.v,
+      conversationId,
+    ]);
     if (!conversation) return [404, { error: { code: 'NOT_FOUND', message: 'Conversation not found.', status: 404 } }];
     await pool.query(`SELECT "visitorMessageLimit", "visitorMessageWindowSeconds" FROM "Tenant" WHERE id = $1`, [tenantId]);
     await pool.query(`SELECT count FROM "MessageUsage" WHERE "tenantId" = $1 AND month = $2::date`, [tenantId, monthOf()]);

@@ -39,13 +39,17 @@ const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toStr
 
 /** Each version runs as its own image ran it (its Dockerfile's ENV NODE_OPTIONS); a variant's flags come on top. */
 function dockerfileOf(source) {
-  return source === '.' ? readFileSync(path.join(root, 'Dockerfile'), 'utf8') : execFileSync('git', ['show', `${source.slice('git:'.length)}:Dockerfile`], { cwd: root }).toString();
+  return source === '.'
+    ? readFileSync(path.join(root, 'Dockerfile'), 'utf8')
+    : execFileSync('git', ['show', `${source.slice('git:'.length)}:Dockerfile`], { cwd: root }).toString();
 }
 
 /** The dist/ directory of a variant, building a git ref in a worktree of its own the first time. */
 function distOf(source) {
   if (source === '.') return path.join(root, 'dist');
-  const sha = execFileSync('git', ['rev-parse', '--short', source.slice('git:'.length)], { cwd: root }).toString().trim();
+  const sha = execFileSync('git', ['rev-parse', '--short', source.slice('git:'.length)], { cwd: root })
+    .toString()
+    .trim();
   const dir = path.join(root, 'bench', 'results', 'builds', sha);
   if (!existsSync(path.join(dir, 'dist', 'main.js'))) {
     log(`building ${source} (${sha}) in ${path.relative(root, dir)}`);
@@ -96,7 +100,12 @@ async function main() {
     { name: 'bots', path: '/api/v1/bots' },
     { name: 'leads', path: '/api/v1/leads' },
     { name: 'messages', path: `/api/v1/conversations/${conversation}/messages` },
-    { name: 'create', path: '/api/v1/leads', method: 'POST', body: { name: 'Bench Lead', email: 'bench.lead@example.com', company: 'Acme Corp', tags: ['bench'] } },
+    {
+      name: 'create',
+      path: '/api/v1/leads',
+      method: 'POST',
+      body: { name: 'Bench Lead', email: 'bench.lead@example.com', company: 'Acme Corp', tags: ['bench'] },
+    },
   ].filter((scenario) => only.includes(scenario.name));
 
   for (const server of servers) {
@@ -122,7 +131,15 @@ async function main() {
         runs[index].cpuUs.push(Math.round(((cpuSeconds(server.child.pid) - before) * 1e6) / result.requests.total));
       }
     }
-    const row = { scenario: scenario.name, variants: servers.map((server, index) => ({ variant: server.spec, rps: median(runs[index].rps), cpuUsPerRequest: median(runs[index].cpuUs), runs: runs[index] })) };
+    const row = {
+      scenario: scenario.name,
+      variants: servers.map((server, index) => ({
+        variant: server.spec,
+        rps: median(runs[index].rps),
+        cpuUsPerRequest: median(runs[index].cpuUs),
+        runs: runs[index],
+      })),
+    };
     results.push(row);
     log(`${scenario.name}: ${row.variants.map((v) => `${v.variant} ${v.rps} req/s, ${v.cpuUsPerRequest} us CPU/request`).join(' | ')}`);
   }
@@ -137,13 +154,24 @@ async function main() {
     '',
     `| scenario | ${servers.map((s) => `${s.spec} req/s | CPU µs/request`).join(' | ')} | CPU per request against ${first} |`,
     `|---|${servers.map(() => '---|---').join('|')}|---|`,
-    ...results.map((row) => `| ${row.scenario} | ${row.variants.map((v) => `${v.rps} | ${v.cpuUsPerRequest}`).join(' | ')} | ${row.variants.slice(1).map((v) => `${v.variant}: ${(((v.cpuUsPerRequest - row.variants[0].cpuUsPerRequest) / row.variants[0].cpuUsPerRequest) * 100).toFixed(0)}%`).join(', ')} |`),
+    ...results.map(
+      (row) =>
+        `| ${row.scenario} | ${row.variants.map((v) => `${v.rps} | ${v.cpuUsPerRequest}`).join(' | ')} | ${row.variants
+          .slice(1)
+          .map((v) => `${v.variant}: ${(((v.cpuUsPerRequest - row.variants[0].cpuUsPerRequest) / row.variants[0].cpuUsPerRequest) * 100).toFixed(0)}%`)
+          .join(', ')} |`,
+    ),
     '',
-    `Peak RSS: ${Object.entries(peakRss).map(([spec, mb]) => `${spec} ${mb} MB`).join(', ')}.`,
+    `Peak RSS: ${Object.entries(peakRss)
+      .map(([spec, mb]) => `${spec} ${mb} MB`)
+      .join(', ')}.`,
     '',
   ];
   writeFileSync(path.join(root, 'bench', 'compare.md'), lines.join('\n'));
-  writeFileSync(path.join(root, 'bench', 'compare.json'), JSON.stringify({ commit, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, results, peakRss }, null, 2) + '\n');
+  writeFileSync(
+    path.join(root, 'bench', 'compare.json'),
+    JSON.stringify({ commit, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, results, peakRss }, null, 2) + '\n',
+  );
   log('wrote bench/compare.md and bench/compare.json');
   process.exit(0);
 }

@@ -119,7 +119,13 @@ async function demoScenarios(baseUrl, key) {
     { name: 'list bots', path: '/api/v1/bots', key },
     { name: 'leads, first page', path: '/api/v1/leads', key },
     { name: 'messages of a demo conversation', path: `/api/v1/conversations/${conversation.id}/messages`, key },
-    { name: 'create lead', path: '/api/v1/leads', method: 'POST', key, body: { name: 'Bench Lead', email: 'bench@example.com', company: 'Acme Corp', tags: ['bench'] } },
+    {
+      name: 'create lead',
+      path: '/api/v1/leads',
+      method: 'POST',
+      key,
+      body: { name: 'Bench Lead', email: 'bench@example.com', company: 'Acme Corp', tags: ['bench'] },
+    },
   ];
 }
 
@@ -183,7 +189,9 @@ async function measureVariant({ root, log, nodeOptions, timing }) {
     for (const scenario of await demoScenarios(baseUrl, first.key)) {
       const figures = await measure(baseUrl, scenario, first.child.pid, timing);
       load.push(figures);
-      log(`embedded (${label}): ${figures.scenario}: ${figures.rps} req/s p50 ${figures.p50} p99 ${figures.p99} max ${figures.max} ms (all ${CONNECTIONS} connections answered after ${figures.openedMs} ms; p99 with their opening ${figures.p99Opening} ms), CPU ${figures.cpuUs} µs/req`);
+      log(
+        `embedded (${label}): ${figures.scenario}: ${figures.rps} req/s p50 ${figures.p50} p99 ${figures.p99} max ${figures.max} ms (all ${CONNECTIONS} connections answered after ${figures.openedMs} ms; p99 with their opening ${figures.p99Opening} ms), CPU ${figures.cpuUs} µs/req`,
+      );
     }
     const afterLoad = memoryMb(first.child.pid);
     log(`embedded (${label}): after the load RSS ${afterLoad.rss} MB, peak ${afterLoad.peak} MB`);
@@ -226,7 +234,10 @@ export function embeddedMarkdown(figures) {
     ``,
     `| node options | first start s | RSS after first start MB | peak during first start MB | with children MB | peak under load MB | RSS after load MB | restart s | RSS after restart MB | peak during restart, with children MB |`,
     `|---|---|---|---|---|---|---|---|---|---|`,
-    ...figures.variants.map((v) => `| ${label(v)} | ${(v.firstStart.ms / 1000).toFixed(1)} | ${v.firstStart.rssMb} | ${v.firstStart.peakMb} | ${v.firstStart.treePeakMb} | ${v.afterLoad.peakMb} | ${v.afterLoad.rssMb} | ${(v.restart.ms / 1000).toFixed(1)} | ${v.restart.rssMb} | ${v.restart.treePeakMb} |`),
+    ...figures.variants.map(
+      (v) =>
+        `| ${label(v)} | ${(v.firstStart.ms / 1000).toFixed(1)} | ${v.firstStart.rssMb} | ${v.firstStart.peakMb} | ${v.firstStart.treePeakMb} | ${v.afterLoad.peakMb} | ${v.afterLoad.rssMb} | ${(v.restart.ms / 1000).toFixed(1)} | ${v.restart.rssMb} | ${v.restart.treePeakMb} |`,
+    ),
     ``,
     ...figures.variants.flatMap((v) => [
       `### The demo data at ${figures.connections} connections, ${figures.durationSeconds} s each once every connection is open (${label(v)})`,
@@ -242,14 +253,26 @@ export function embeddedMarkdown(figures) {
 /** --only=embedded: this section alone, written to bench/results-embedded.md and .json (no DATABASE_URL needed). */
 export async function onlyEmbedded({ root, log, quick, started, commit }) {
   const figures = await embeddedSection({ root, log, quick });
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, quick, date: new Date().toISOString(), embedded: figures, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  const report = {
+    commit,
+    cores: os.cpus().length,
+    cpu: os.cpus()[0].model,
+    node: process.version,
+    quick,
+    date: new Date().toISOString(),
+    embedded: figures,
+    minutes: +((Date.now() - started) / 60000).toFixed(1),
+  };
   writeFileSync(path.join(root, 'bench/results-embedded.json'), JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(path.join(root, 'bench/results-embedded.md'), [
-    `# Benchmark results: embedded only`,
-    ``,
-    `Commit ${commit}, ${report.date}; ${report.cores} cores (${report.cpu}), Node ${report.node}. Made with \`node bench/run.mjs --only=embedded${quick ? ' --quick' : ''}\`.`,
-    ``,
-    embeddedMarkdown(figures),
-  ].join('\n'));
+  writeFileSync(
+    path.join(root, 'bench/results-embedded.md'),
+    [
+      `# Benchmark results: embedded only`,
+      ``,
+      `Commit ${commit}, ${report.date}; ${report.cores} cores (${report.cpu}), Node ${report.node}. Made with \`node bench/run.mjs --only=embedded${quick ? ' --quick' : ''}\`.`,
+      ``,
+      embeddedMarkdown(figures),
+    ].join('\n'),
+  );
   log(`done in ${report.minutes} min: bench/results-embedded.md`);
 }

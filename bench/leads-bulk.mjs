@@ -14,18 +14,29 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 function request(baseUrl, method, path, key, body) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = http.request(`${baseUrl}${path}`, { method, headers: { 'X-API-Key': key, 'X-Forwarded-Proto': 'https', ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': payload.length } : {}) } }, (res) => {
-      let bytes = 0;
-      let lines = 0;
-      const chunks = [];
-      res.on('data', (chunk) => {
-        bytes += chunk.length;
-        for (const byte of chunk) if (byte === 13) lines++; // CRLF ends a record; a cell may hold a bare LF
-        if (res.headers['content-type']?.startsWith('application/json')) chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode, bytes, lines, text: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${baseUrl}${path}`,
+      {
+        method,
+        headers: {
+          'X-API-Key': key,
+          'X-Forwarded-Proto': 'https',
+          ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': payload.length } : {}),
+        },
+      },
+      (res) => {
+        let bytes = 0;
+        let lines = 0;
+        const chunks = [];
+        res.on('data', (chunk) => {
+          bytes += chunk.length;
+          for (const byte of chunk) if (byte === 13) lines++; // CRLF ends a record; a cell may hold a bare LF
+          if (res.headers['content-type']?.startsWith('application/json')) chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode, bytes, lines, text: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -49,14 +60,25 @@ export async function measureLeadsBulk({ baseUrl, dbUrl, key, tenantId, pid, log
   const importMs = [];
   for (let round = 0; round < IMPORT_ROUNDS; round++) {
     const leads = Array.from({ length: 1_000 }, (_, i) => ({
-      name: `Imported ${round}-${i}`, email: `import-${round}-${i}@example.com`, phone: '+1 555 0100', company: 'Bulk Co', message: 'Moved from the old CRM.', tags: ['import', `round-${round}`],
+      name: `Imported ${round}-${i}`,
+      email: `import-${round}-${i}@example.com`,
+      phone: '+1 555 0100',
+      company: 'Bulk Co',
+      message: 'Moved from the old CRM.',
+      tags: ['import', `round-${round}`],
     }));
     const started = process.hrtime.bigint();
     const answer = await request(baseUrl, 'POST', '/api/v1/leads/import', key, { leads });
     importMs.push(Number(process.hrtime.bigint() - started) / 1e6);
     if (answer.status !== 201 || JSON.parse(answer.text).imported !== 1_000) throw new Error(`import answered ${answer.status}: ${answer.text.slice(0, 200)}`);
   }
-  const importFigures = { leads: 1_000, rounds: IMPORT_ROUNDS, medianMs: +median(importMs).toFixed(1), minMs: +Math.min(...importMs).toFixed(1), maxMs: +Math.max(...importMs).toFixed(1) };
+  const importFigures = {
+    leads: 1_000,
+    rounds: IMPORT_ROUNDS,
+    medianMs: +median(importMs).toFixed(1),
+    minMs: +Math.min(...importMs).toFixed(1),
+    maxMs: +Math.max(...importMs).toFixed(1),
+  };
   log(`leads import of 1,000: median ${importFigures.medianMs} ms (min ${importFigures.minMs}, max ${importFigures.maxMs})`);
 
   // Export: the tenant's leads grown to 200,000 (plus the imported ones) by SQL.
@@ -78,11 +100,18 @@ export async function measureLeadsBulk({ baseUrl, dbUrl, key, tenantId, pid, log
   for (const r of runs) if (r.lines !== rows + 1) throw new Error(`the export wrote ${r.lines} lines, expected ${rows + 1}`);
   const [first, second] = runs;
   const exportFigures = {
-    rows, megabytes: +(second.bytes / 1e6).toFixed(1), seconds: +second.seconds.toFixed(1), rowsPerSecond: Math.round(rows / second.seconds),
+    rows,
+    megabytes: +(second.bytes / 1e6).toFixed(1),
+    seconds: +second.seconds.toFixed(1),
+    rowsPerSecond: Math.round(rows / second.seconds),
     first: { rssBeforeMb: Math.round(first.before), rssPeakMb: Math.round(first.peak) },
-    rssBeforeMb: Math.round(second.before), rssPeakMb: Math.round(second.peak), rssGrowthMb: +(second.peak - second.before).toFixed(1),
+    rssBeforeMb: Math.round(second.before),
+    rssPeakMb: Math.round(second.peak),
+    rssGrowthMb: +(second.peak - second.before).toFixed(1),
   };
-  log(`leads export of ${rows}: ${exportFigures.megabytes} MB in ${exportFigures.seconds} s (${exportFigures.rowsPerSecond} rows/s), RSS first ${exportFigures.first.rssBeforeMb} -> ${exportFigures.first.rssPeakMb} MB, second ${exportFigures.rssBeforeMb} -> ${exportFigures.rssPeakMb} MB`);
+  log(
+    `leads export of ${rows}: ${exportFigures.megabytes} MB in ${exportFigures.seconds} s (${exportFigures.rowsPerSecond} rows/s), RSS first ${exportFigures.first.rssBeforeMb} -> ${exportFigures.first.rssPeakMb} MB, second ${exportFigures.rssBeforeMb} -> ${exportFigures.rssPeakMb} MB`,
+  );
   return { import: importFigures, export: exportFigures };
 }
 

@@ -5,7 +5,11 @@ require('reflect-metadata');
 const { NestFactory } = require('@nestjs/core');
 const { Controller, Get, Module } = require('@nestjs/common');
 
-const answer = { valid: true, tenant: { id: '00000000-0000-0000-0000-000000000000', name: 'Big Co', slug: 'tenant-1' }, plan: { name: 'enterprise', botsLimit: 100, messagesLimit: 250000 } };
+const answer = {
+  valid: true,
+  tenant: { id: '00000000-0000-0000-0000-000000000000', name: 'Big Co', slug: 'tenant-1' },
+  plan: { name: 'enterprise', botsLimit: 100, messagesLimit: 250000 },
+};
 
 class FloorController {
   verify() {

@@ -16,7 +16,14 @@ export function peerScenarios(big, small) {
     verify: { name: 'verify', path: '/api/v1/verify', key: big, peer: true },
     bots: { name: 'list bots', path: '/api/v1/bots', key: big, peer: true },
     leadsPage: { name: 'leads, first page', path: '/api/v1/leads', key: big, peer: true },
-    createLead: { name: 'create lead', path: '/api/v1/leads', method: 'POST', key: small, body: { name: 'Bench Lead', email: 'bench@example.com', company: 'Acme Corp', tags: ['bench'] }, peer: true },
+    createLead: {
+      name: 'create lead',
+      path: '/api/v1/leads',
+      method: 'POST',
+      key: small,
+      body: { name: 'Bench Lead', email: 'bench@example.com', company: 'Acme Corp', tags: ['bench'] },
+      peer: true,
+    },
   };
 }
 
@@ -28,9 +35,17 @@ export async function measureRow(urls, scenario, measure, log) {
   const baseline = await measure(urls.baseline, scenario);
   const service = await measure(urls.service, scenario);
   const peer = scenario.peer && urls.peer ? await measure(urls.peer, scenario) : undefined;
-  const row = { scenario: scenario.name, service, baseline, ratio: +(service.rps / baseline.rps).toFixed(2), ...(peer && { peer, peerRatio: +(service.rps / peer.rps).toFixed(2) }) };
+  const row = {
+    scenario: scenario.name,
+    service,
+    baseline,
+    ratio: +(service.rps / baseline.rps).toFixed(2),
+    ...(peer && { peer, peerRatio: +(service.rps / peer.rps).toFixed(2) }),
+  };
   const figures = (x) => `${x.rps} req/s p50 ${x.p50} p99 ${x.p99} CPU ${x.cpuUs} µs/req`;
-  log(`${scenario.name}: service ${figures(service)} | baseline ${figures(baseline)} | ratio ${row.ratio}${peer ? ` | peer ${figures(peer)} | service/peer ${row.peerRatio}` : ''}`);
+  log(
+    `${scenario.name}: service ${figures(service)} | baseline ${figures(baseline)} | ratio ${row.ratio}${peer ? ` | peer ${figures(peer)} | service/peer ${row.peerRatio}` : ''}`,
+  );
   return row;
 }
 
@@ -50,7 +65,18 @@ export function comparisonCells(x) {
  * same keys, at every level; values differ), so that the two are measured doing the same job.
  */
 export async function checkPeerAnswers(urls, scenarios) {
-  const shape = (value) => (Array.isArray(value) ? (value.length ? [shape(value[0])] : []) : value && typeof value === 'object' ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, shape(value[k])])) : null);
+  const shape = (value) =>
+    Array.isArray(value)
+      ? value.length
+        ? [shape(value[0])]
+        : []
+      : value && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((k) => [k, shape(value[k])]),
+          )
+        : null;
   for (const scenario of scenarios) {
     const answers = [];
     for (const baseUrl of [urls.service, urls.peer]) {
@@ -91,20 +117,28 @@ export async function onlyPeer({ root, url, keys, tenantIds, launch, measure, lo
 
   const results = [];
   for (const scenario of Object.values(scenarios)) results.push(await measureRow(urls, scenario, measure, log));
-  const steady = await measureSteady({ servers: { service: urls.service, baseline: urls.baseline }, scenarios: [scenarios.verify, scenarios.leadsPage, scenarios.createLead], seconds: quick ? 4 : 10, log });
+  const steady = await measureSteady({
+    servers: { service: urls.service, baseline: urls.baseline },
+    scenarios: [scenarios.verify, scenarios.leadsPage, scenarios.createLead],
+    seconds: quick ? 4 : 10,
+    log,
+  });
   const peakRss = Object.fromEntries(Object.entries(servers).map(([name, proc]) => [name, peakRssMb(proc.pid)]));
   for (const proc of Object.values(servers)) await stopServer(proc);
 
   const report = { ...header, results, steady, peakRssMb: peakRss };
   writeFileSync(path.join(root, 'bench/results-peer.json'), JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(path.join(root, 'bench/results-peer.md'), [
-    `# Benchmark results: service, baseline and peer`,
-    ``,
-    `Commit ${header.commit}, ${header.date}; ${header.cores} cores (${header.cpu}), Node ${header.node}; ${header.connections} connections, ${header.durationSeconds} s per measurement after a warm-up; tenants, bots, keys and 1,000,000 leads (no conversations or messages: these endpoints do not read them). Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres node bench/run.mjs --only=peer${quick ? ' --quick' : ''}\`.`,
-    ``,
-    peerMarkdown(results, peakRss, nodeOptions),
-    steadyMarkdown(steady),
-  ].join('\n'));
+  writeFileSync(
+    path.join(root, 'bench/results-peer.md'),
+    [
+      `# Benchmark results: service, baseline and peer`,
+      ``,
+      `Commit ${header.commit}, ${header.date}; ${header.cores} cores (${header.cpu}), Node ${header.node}; ${header.connections} connections, ${header.durationSeconds} s per measurement after a warm-up; tenants, bots, keys and 1,000,000 leads (no conversations or messages: these endpoints do not read them). Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres node bench/run.mjs --only=peer${quick ? ' --quick' : ''}\`.`,
+      ``,
+      peerMarkdown(results, peakRss, nodeOptions),
+      steadyMarkdown(steady),
+    ].join('\n'),
+  );
   return report;
 }
 
@@ -124,7 +158,9 @@ export function peerMarkdown(rows, peakRss, nodeOptions) {
     `|---|${COMPARISON_HEADER[1]}|`,
     ...rows.map((x) => `| ${x.scenario} | ${comparisonCells(x)} |`),
     ``,
-    `Peak RSS: ${Object.entries(peakRss).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}.`,
+    `Peak RSS: ${Object.entries(peakRss)
+      .map(([name, mb]) => `${name} ${mb} MB`)
+      .join(', ')}.`,
     ``,
   ].join('\n');
 }

@@ -48,7 +48,11 @@ async function main() {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const nodeOptions = imageNodeOptions(readFileSync(path.join(root, 'Dockerfile'), 'utf8'));
-  const child = startServer('service', process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'dist/main.js'], { cwd: root, env: serviceEnv(url.toString(), PORT, nodeOptions), log });
+  const child = startServer('service', process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'dist/main.js'], {
+    cwd: root,
+    env: serviceEnv(url.toString(), PORT, nodeOptions),
+    log,
+  });
   await waitForHttp(`http://127.0.0.1:${PORT}/health/live`);
   const options = loadOptions(`http://127.0.0.1:${PORT}`, { ...scenario, key }, 50);
   await autocannon({ ...options, duration: 2 });
@@ -56,7 +60,10 @@ async function main() {
   log(`${SCENARIO}: ${Math.round(result.requests.average)} req/s, ${result.non2xx} non-2xx`);
   await stopServer(child);
 
-  const file = path.join(dir, readdirSync(dir).find((name) => name.endsWith('.cpuprofile')));
+  const file = path.join(
+    dir,
+    readdirSync(dir).find((name) => name.endsWith('.cpuprofile')),
+  );
   summarise(JSON.parse(readFileSync(file, 'utf8')));
   log(`profile: ${path.relative(root, file)}`);
 }
@@ -78,7 +85,12 @@ function summarise(profile) {
     const name = `${functionName || '(anonymous)'} ${source ? `${path.basename(source)}:${lineNumber + 1}` : ''} [${where}]`;
     byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
   }
-  const table = (map, count) => [...map].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, micros]) => `${((micros / total) * 100).toFixed(1).padStart(5)}%  ${name}`).join('\n');
+  const table = (map, count) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([name, micros]) => `${((micros / total) * 100).toFixed(1).padStart(5)}%  ${name}`)
+      .join('\n');
   console.log(`\nSelf time by package (${(total / 1e6).toFixed(1)} s sampled):\n${table(byPackage, 25)}`);
   console.log(`\nSelf time by function:\n${table(byFunction, TOP)}`);
 }

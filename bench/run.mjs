@@ -13,7 +13,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createBenchDatabase, createBenchKey, growLeads, refreshCounters, refreshLeadCounters, seedBase, withDatabase } from './seed.mjs';
-import { assertAllAnswered, baselineEnv, cpuSeconds, imageNodeOptions, loadOptions, peakRssMb, peerEnv, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
+import {
+  assertAllAnswered,
+  baselineEnv,
+  cpuSeconds,
+  imageNodeOptions,
+  loadOptions,
+  peakRssMb,
+  peerEnv,
+  serviceEnv,
+  startServer,
+  stopServer,
+  waitForHttp,
+} from './servers.mjs';
 import { measureSteady, steadyMarkdown } from './open-loop.mjs';
 import { checkPeerAnswers, COMPARISON_HEADER, comparisonCells, measureRow, onlyPeer, PEER_PORT, peerDescription, peerScenarios } from './peer-section.mjs';
 import { leadsBulkMarkdown, measureLeadsBulk } from './leads-bulk.mjs';
@@ -25,7 +37,8 @@ import { ACCOUNTS_ORIGIN, accountsMarkdown, measureAccounts } from './accounts.m
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (only !== undefined && !['webhooks', 'leads', 'widget', 'peer', 'embedded', 'accounts'].includes(only)) throw new Error(`--only=${only}: only --only=webhooks, --only=leads, --only=widget, --only=peer, --only=embedded and --only=accounts are known`);
+if (only !== undefined && !['webhooks', 'leads', 'widget', 'peer', 'embedded', 'accounts'].includes(only))
+  throw new Error(`--only=${only}: only --only=webhooks, --only=leads, --only=widget, --only=peer, --only=embedded and --only=accounts are known`);
 const CONNECTIONS = 50;
 const DURATION = quick ? 4 : 10;
 const WARMUP = quick ? 1 : 3;
@@ -100,15 +113,29 @@ async function main() {
     baseline: start('baseline', 'bench/baseline-server.mjs', baselineEnv(url, 3402, keyToTenant), 3402),
     peer: start('peer (typical NestJS + Prisma)', 'bench/peer/main.cjs', peerEnv(url, PEER_PORT), PEER_PORT),
     // No delivery worker here: the webhooks section measures the one of `service` alone.
-    serviceNoLimiter: start('service without limiter', 'dist/main.js', { ...serviceEnv(url, 3403, SERVICE_NODE_OPTIONS), RATE_LIMIT_DISABLED: 'true', WEBHOOK_WORKER: 'false' }, 3403),
-    baselineNaive: start('baseline, SQL before the optimisations', 'bench/baseline-server.mjs', { ...baselineEnv(url, 3405, keyToTenant), BASELINE_SQL: 'naive' }, 3405),
+    serviceNoLimiter: start(
+      'service without limiter',
+      'dist/main.js',
+      { ...serviceEnv(url, 3403, SERVICE_NODE_OPTIONS), RATE_LIMIT_DISABLED: 'true', WEBHOOK_WORKER: 'false' },
+      3403,
+    ),
+    baselineNaive: start(
+      'baseline, SQL before the optimisations',
+      'bench/baseline-server.mjs',
+      { ...baselineEnv(url, 3405, keyToTenant), BASELINE_SQL: 'naive' },
+      3405,
+    ),
     floor: start('NestJS floor', 'bench/nest-floor.cjs', { PORT: '3404' }, 3404),
   };
   for (const server of Object.values(servers)) await waitForHttp(`http://127.0.0.1:${server.port}/api/v1/verify`);
   const visitor = await openConversation(`http://127.0.0.1:${servers.service.port}`, widget);
 
   // Service, baseline and, on the scenarios it implements (`peer`), the peer, in the same round.
-  const urls = { service: `http://127.0.0.1:${servers.service.port}`, baseline: `http://127.0.0.1:${servers.baseline.port}`, peer: `http://127.0.0.1:${servers.peer.port}` };
+  const urls = {
+    service: `http://127.0.0.1:${servers.service.port}`,
+    baseline: `http://127.0.0.1:${servers.baseline.port}`,
+    peer: `http://127.0.0.1:${servers.peer.port}`,
+  };
   const compare = (scenario) => measureRow(urls, scenario, measure, log);
   const peerOnes = peerScenarios(big, small);
   await checkPeerAnswers(urls, Object.values(peerOnes));
@@ -145,14 +172,29 @@ async function main() {
     // connections: dashboards, not integrations, ask for them (at 50, 60-90 ms queries queue past
     // the statement timeout).
     { name: 'analytics overview, 30 days (5 connections)', path: `/api/v1/analytics/overview?from=${daysAgo(30)}&to=${daysAgo(0)}`, key: big, connections: 5 },
-    { name: 'analytics timeseries, messages per day, 30 days (5 connections)', path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(30)}&to=${daysAgo(0)}`, key: big, connections: 5 },
-    { name: 'analytics timeseries, messages per day, 365 days (5 connections)', path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(365)}&to=${daysAgo(0)}`, key: big, connections: 5 },
+    {
+      name: 'analytics timeseries, messages per day, 30 days (5 connections)',
+      path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(30)}&to=${daysAgo(0)}`,
+      key: big,
+      connections: 5,
+    },
+    {
+      name: 'analytics timeseries, messages per day, 365 days (5 connections)',
+      path: `/api/v1/analytics/timeseries?metric=messages&from=${daysAgo(365)}&to=${daysAgo(0)}`,
+      key: big,
+      connections: 5,
+    },
     widgetScenario(widget, visitor),
   ];
   const results = [];
   for (const scenario of scenarios) results.push(await compare(scenario));
   // Latency at a steady 200 requests/s (open loop), service and baseline in turns.
-  const steady = await measureSteady({ servers: { service: urls.service, baseline: urls.baseline }, scenarios: [peerOnes.verify, leadsPage, peerOnes.createLead], seconds: DURATION, log });
+  const steady = await measureSteady({
+    servers: { service: urls.service, baseline: urls.baseline },
+    scenarios: [peerOnes.verify, leadsPage, peerOnes.createLead],
+    seconds: DURATION,
+    log,
+  });
 
   // Analytics answer a manager's dashboard, one request at a time: their latency alone, unqueued.
   const analyticsAlone = [];
@@ -202,14 +244,53 @@ async function main() {
 
   const rss = { service: peakRssMb(servers.service.proc.pid), baseline: peakRssMb(servers.baseline.proc.pid), peer: peakRssMb(servers.peer.proc.pid) };
   // Last, after the peak RSS: its endpoints are deleted when it ends, but nothing runs after it anyway.
-  const webhooks = await measureWebhooks({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: webhooksKey, measure, quick, log, connections: CONNECTIONS });
-  const leadsBulk = await measureLeadsBulk({ baseUrl: `http://127.0.0.1:${servers.service.port}`, dbUrl: url, key: bulkKey, tenantId: tenantIds[BULK_TENANT], pid: servers.service.proc.pid, log });
+  const webhooks = await measureWebhooks({
+    baseUrl: `http://127.0.0.1:${servers.service.port}`,
+    dbUrl: url,
+    key: webhooksKey,
+    measure,
+    quick,
+    log,
+    connections: CONNECTIONS,
+  });
+  const leadsBulk = await measureLeadsBulk({
+    baseUrl: `http://127.0.0.1:${servers.service.port}`,
+    dbUrl: url,
+    key: bulkKey,
+    tenantId: tenantIds[BULK_TENANT],
+    pid: servers.service.proc.pid,
+    log,
+  });
   for (const server of Object.values(servers)) await stopServer(server.proc);
   const accounts = await accountsSection(url);
   // The embedded default alone on the machine, as a new user starts it (PGlite, demo data).
   const embedded = await embeddedSection({ root, log, quick });
 
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), results, steady, growth, floor, sqlChanges, trigger, limiter, peakRssMb: rss, analyticsAlone, webhooks, leadsBulk, accounts, embedded, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  const report = {
+    commit,
+    cores: os.cpus().length,
+    cpu: os.cpus()[0].model,
+    node: process.version,
+    nodeOptions: SERVICE_NODE_OPTIONS,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    quick,
+    date: new Date().toISOString(),
+    results,
+    steady,
+    growth,
+    floor,
+    sqlChanges,
+    trigger,
+    limiter,
+    peakRssMb: rss,
+    analyticsAlone,
+    webhooks,
+    leadsBulk,
+    accounts,
+    embedded,
+    minutes: +((Date.now() - started) / 60000).toFixed(1),
+  };
   writeFileSync(path.join(root, 'bench/results.json'), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(path.join(root, 'bench/results.md'), toMarkdown(report));
   log(`done in ${report.minutes} min: bench/results.md`);
@@ -239,8 +320,13 @@ async function onlyWidget(url, keys, started, commit) {
   await stopServer(service);
   await stopServer(baseline);
   const row = { scenario: scenario.name, service: serviceFigures, baseline: baselineFigures, ratio: +(serviceFigures.rps / baselineFigures.rps).toFixed(2) };
-  log(`${row.scenario}: service ${serviceFigures.rps} req/s p50 ${serviceFigures.p50} p99 ${serviceFigures.p99} | baseline ${baselineFigures.rps} req/s p50 ${baselineFigures.p50} p99 ${baselineFigures.p99} | ratio ${row.ratio}`);
-  writeFileSync(path.join(root, 'bench/results-widget.json'), JSON.stringify({ commit, date: new Date().toISOString(), quick, widget: row, minutes: +((Date.now() - started) / 60000).toFixed(1) }, null, 2) + '\n');
+  log(
+    `${row.scenario}: service ${serviceFigures.rps} req/s p50 ${serviceFigures.p50} p99 ${serviceFigures.p99} | baseline ${baselineFigures.rps} req/s p50 ${baselineFigures.p50} p99 ${baselineFigures.p99} | ratio ${row.ratio}`,
+  );
+  writeFileSync(
+    path.join(root, 'bench/results-widget.json'),
+    JSON.stringify({ commit, date: new Date().toISOString(), quick, widget: row, minutes: +((Date.now() - started) / 60000).toFixed(1) }, null, 2) + '\n',
+  );
 }
 
 /** The bulk section's tenant: neither the big one nor the create-lead scenario's. */
@@ -286,22 +372,47 @@ async function onlySection(section, started, commit) {
 
 /** Writes bench/results-<section>.md and .json for an --only run. */
 function writeSection(section, figures, markdown, started, commit) {
-  const report = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString(), [section]: figures, minutes: +((Date.now() - started) / 60000).toFixed(1) };
+  const report = {
+    commit,
+    cores: os.cpus().length,
+    cpu: os.cpus()[0].model,
+    node: process.version,
+    nodeOptions: SERVICE_NODE_OPTIONS,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    quick,
+    date: new Date().toISOString(),
+    [section]: figures,
+    minutes: +((Date.now() - started) / 60000).toFixed(1),
+  };
   writeFileSync(path.join(root, `bench/results-${section}.json`), JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(path.join(root, `bench/results-${section}.md`), [
-    `# Benchmark results: ${section} only`,
-    ``,
-    `Commit ${commit}, ${report.date}; ${report.cores} cores (${report.cpu}), Node ${report.node}; the leads table starts empty (the full run has 1,000,000 leads). Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres node bench/run.mjs --only=${section}${quick ? ' --quick' : ''}\`.`,
-    ``,
-    markdown(figures),
-  ].join('\n'));
+  writeFileSync(
+    path.join(root, `bench/results-${section}.md`),
+    [
+      `# Benchmark results: ${section} only`,
+      ``,
+      `Commit ${commit}, ${report.date}; ${report.cores} cores (${report.cpu}), Node ${report.node}; the leads table starts empty (the full run has 1,000,000 leads). Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres node bench/run.mjs --only=${section}${quick ? ' --quick' : ''}\`.`,
+      ``,
+      markdown(figures),
+    ].join('\n'),
+  );
   log(`done in ${report.minutes} min: bench/results-${section}.md`);
 }
 
 /** --only=peer: bench/peer-section.mjs, on tenants, bots, keys and 1,000,000 leads. */
 async function onlyPeerSection(url, keys, started, commit) {
   const tenantIds = await withDatabase(url, async (db) => (await db.query(`SELECT id FROM bench_tenant ORDER BY idx`)).rows.map((r) => r.id));
-  const header = { commit, cores: os.cpus().length, cpu: os.cpus()[0].model, node: process.version, nodeOptions: SERVICE_NODE_OPTIONS, connections: CONNECTIONS, durationSeconds: DURATION, quick, date: new Date().toISOString() };
+  const header = {
+    commit,
+    cores: os.cpus().length,
+    cpu: os.cpus()[0].model,
+    node: process.version,
+    nodeOptions: SERVICE_NODE_OPTIONS,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    quick,
+    date: new Date().toISOString(),
+  };
   await onlyPeer({ root, url, keys, tenantIds, launch, measure, log, quick, nodeOptions: SERVICE_NODE_OPTIONS, header });
   log(`done in ${((Date.now() - started) / 60000).toFixed(1)} min: bench/results-peer.md`);
 }
@@ -332,9 +443,10 @@ async function buildFieldSearchIndexes(url) {
     await db.query(`VACUUM ANALYZE "Lead"`);
     await db.query(`CHECKPOINT`);
   });
-  return () => withDatabase(url, async (db) => {
-    for (const field of fields) await db.query(`DROP INDEX "bench_${field}_trgm"`);
-  });
+  return () =>
+    withDatabase(url, async (db) => {
+      for (const field of fields) await db.query(`DROP INDEX "bench_${field}_trgm"`);
+    });
 }
 
 async function oneEmailSearch(url, tenantId, key) {
@@ -376,7 +488,10 @@ function toMarkdown(r) {
     ``,
     `| change | scenario | before req/s | p50 ms | p99 ms | CPU µs/req | after req/s | p50 ms | p99 ms | CPU µs/req | speed-up |`,
     `|---|---|---|---|---|---|---|---|---|---|---|`,
-    ...r.sqlChanges.map((x) => `| ${x.change} | ${x.scenario} | ${x.before.rps} | ${x.before.p50} | ${x.before.p99} | ${cpu(x.before)} | ${x.after.rps} | ${x.after.p50} | ${x.after.p99} | ${cpu(x.after)} | ${x.speedup}x |`),
+    ...r.sqlChanges.map(
+      (x) =>
+        `| ${x.change} | ${x.scenario} | ${x.before.rps} | ${x.before.p50} | ${x.before.p99} | ${cpu(x.before)} | ${x.after.rps} | ${x.after.p50} | ${x.after.p99} | ${cpu(x.after)} | ${x.speedup}x |`,
+    ),
     ``,
     `Cost of the lead counter trigger on inserts (baseline, ${r.trigger.scenario}): ${r.trigger.withTrigger.rps} req/s with it, ${r.trigger.withoutTrigger.rps} without (${r.trigger.costPct}%).`,
     ``,
@@ -384,7 +499,10 @@ function toMarkdown(r) {
     ``,
     `| scenario | with limiter req/s | p50 ms | CPU µs/req | without req/s | p50 ms | CPU µs/req | cost |`,
     `|---|---|---|---|---|---|---|---|`,
-    ...r.limiter.map((x) => `| ${x.scenario} | ${x.withLimiter.rps} | ${x.withLimiter.p50} | ${cpu(x.withLimiter)} | ${x.without.rps} | ${x.without.p50} | ${cpu(x.without)} | ${x.costPct}% |`),
+    ...r.limiter.map(
+      (x) =>
+        `| ${x.scenario} | ${x.withLimiter.rps} | ${x.withLimiter.p50} | ${cpu(x.withLimiter)} | ${x.without.rps} | ${x.without.p50} | ${cpu(x.without)} | ${x.costPct}% |`,
+    ),
     ``,
     `### Analytics, one request at a time (1 connection; the tables above queue 50)`,
     ``,

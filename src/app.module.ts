@@ -35,15 +35,41 @@ import { WebhookDeliveryModule } from './webhooks/delivery/delivery.module';
 import type { DeliveryOptions } from './webhooks/delivery/delivery-options';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
-
 @Module({})
 export class AppModule {
   /** The app on a validated configuration and an open database (main.ts and the e2e tests). */
-  static forRoot(config: AppConfig, connection: DatabaseConnection, options: { rateLimitPlans?: RateLimitPlans; webhookDelivery?: Partial<DeliveryOptions>; privacy?: Partial<PrivacyOptions> } = {}): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    connection: DatabaseConnection,
+    options: { rateLimitPlans?: RateLimitPlans; webhookDelivery?: Partial<DeliveryOptions>; privacy?: Partial<PrivacyOptions> } = {},
+  ): DynamicModule {
     return {
       module: AppModule,
       global: true,
-      imports: [LoggingModule.forRoot(config), DatabaseModule, RedisModule.forRoot(config), EventsModule, HealthModule, RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS), TenancyModule, AccountsModule, VerifyModule, BotsModule, ConversationsModule, LeadsModule, AdminModule, WebhooksModule, AnalyticsModule, SettingsModule, WidgetModule, WebhookDeliveryModule.forRoot(options.webhookDelivery), PrivacyModule.forRoot(options.privacy), DemoModule, OpenApiModule, DashboardModule],
+      imports: [
+        LoggingModule.forRoot(config),
+        DatabaseModule,
+        RedisModule.forRoot(config),
+        EventsModule,
+        HealthModule,
+        RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS),
+        TenancyModule,
+        AccountsModule,
+        VerifyModule,
+        BotsModule,
+        ConversationsModule,
+        LeadsModule,
+        AdminModule,
+        WebhooksModule,
+        AnalyticsModule,
+        SettingsModule,
+        WidgetModule,
+        WebhookDeliveryModule.forRoot(options.webhookDelivery),
+        PrivacyModule.forRoot(options.privacy),
+        DemoModule,
+        OpenApiModule,
+        DashboardModule,
+      ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },

@@ -24,7 +24,22 @@ import { PlanGuard } from './tenancy/plan.guard';
  */
 export const callerChecksProvider: Provider = {
   provide: CALLER_CHECKS,
-  inject: [ApiKeyGuard, AdminTokenGuard, PlanGuard, PlanThrottlerGuard, ScopesGuard, WidgetKeyGuard, WidgetOriginGuard, SessionGuard, SameOriginGuard, TenantMembershipGuard, UserRateLimitGuard, RoleGuard, KeyOnUserRouteGuard, VisitorTokenGuard],
+  inject: [
+    ApiKeyGuard,
+    AdminTokenGuard,
+    PlanGuard,
+    PlanThrottlerGuard,
+    ScopesGuard,
+    WidgetKeyGuard,
+    WidgetOriginGuard,
+    SessionGuard,
+    SameOriginGuard,
+    TenantMembershipGuard,
+    UserRateLimitGuard,
+    RoleGuard,
+    KeyOnUserRouteGuard,
+    VisitorTokenGuard,
+  ],
   useFactory: (
     apiKey: ApiKeyGuard,
     adminToken: AdminTokenGuard,

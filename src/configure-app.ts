@@ -45,7 +45,11 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
  */
 function headersSetBy(middleware: (request: Request, response: Response, next: NextFunction) => void): Record<string, string> {
   const headers: Record<string, string> = {};
-  const response = { setHeader: (name: string, value: unknown) => (headers[name] = String(value)), removeHeader: (name: string) => delete headers[name], getHeader: (name: string) => headers[name] };
+  const response = {
+    setHeader: (name: string, value: unknown) => (headers[name] = String(value)),
+    removeHeader: (name: string) => delete headers[name],
+    getHeader: (name: string) => headers[name],
+  };
   middleware({ headers: {} } as Request, response as unknown as Response, () => undefined);
   return headers;
 }

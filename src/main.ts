@@ -40,7 +40,10 @@ async function bootstrap(): Promise<void> {
 
   if (config.database.kind === 'postgres') {
     // `npm run db:migrate` is a separate step with PostgreSQL: say at once when it was missed.
-    const problem = await app.get(SchemaStatus).problem().catch(() => undefined);
+    const problem = await app
+      .get(SchemaStatus)
+      .problem()
+      .catch(() => undefined);
     if (problem) logger.warn(`Database ${problem}; until then requests are answered 503 and /health/ready is 503`, 'Bootstrap');
   }
 
@@ -61,7 +64,9 @@ async function bootstrap(): Promise<void> {
   if (demo && config.database.kind === 'embedded') {
     // Last, below every log line written so far, so that it stands out. Printed to the terminal
     // through the log output (to keep the order), never as a log line: the key is stored nowhere in clear.
-    app.get<LogOutput>(LOG_OUTPUT).writeText(demoBanner(demo, `${scheme}://localhost:${config.port}`, config.database.dataDir, config.adminApiToken !== undefined));
+    app
+      .get<LogOutput>(LOG_OUTPUT)
+      .writeText(demoBanner(demo, `${scheme}://localhost:${config.port}`, config.database.dataDir, config.adminApiToken !== undefined));
   }
 }
 

@@ -54,6 +54,16 @@ import { UsersRepository } from './users/users.repository';
     PasswordResetsRepository,
     PasswordResetsService,
   ],
-  exports: [UsersRepository, SessionsService, PasswordHasher, PasswordResetsService, SessionGuard, SameOriginGuard, TenantMembershipGuard, RoleGuard, KeyOnUserRouteGuard],
+  exports: [
+    UsersRepository,
+    SessionsService,
+    PasswordHasher,
+    PasswordResetsService,
+    SessionGuard,
+    SameOriginGuard,
+    TenantMembershipGuard,
+    RoleGuard,
+    KeyOnUserRouteGuard,
+  ],
 })
 export class AccountsModule {}

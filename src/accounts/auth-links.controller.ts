@@ -31,7 +31,8 @@ export class AuthLinksController {
     access: 'signIn',
     operationId: 'acceptInvitation',
     summary: 'Accept an invitation: join the tenant, and get a session',
-    description: 'Signed in as the invited e-mail: the membership is added. Otherwise a new user is created from `name` and `password`; an e-mail that already has a user must sign in first (409 `EMAIL_TAKEN`). Used, withdrawn or expired: 410.',
+    description:
+      'Signed in as the invited e-mail: the membership is added. Otherwise a new user is created from `name` and `password`; an e-mail that already has a user must sign in first (409 `EMAIL_TAKEN`). Used, withdrawn or expired: 410.',
     status: 201,
     type: AccountResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.INVITATION_EXPIRED, ErrorCode.EMAIL_TAKEN],
@@ -60,7 +61,14 @@ export class AuthLinksController {
 
   @Post('password-resets/confirm')
   @HttpCode(204)
-  @ApiAuthEndpoint({ access: 'signIn', operationId: 'confirmPasswordReset', summary: 'Set a new password with a reset token', description: 'Every session of the user ends.', status: 204, errors: JSON_BODY_ERRORS })
+  @ApiAuthEndpoint({
+    access: 'signIn',
+    operationId: 'confirmPasswordReset',
+    summary: 'Set a new password with a reset token',
+    description: 'Every session of the user ends.',
+    status: 204,
+    errors: JSON_BODY_ERRORS,
+  })
   async confirmReset(@Body() body: PasswordResetConfirmDto): Promise<void> {
     await this.resets.confirm(body.token, body.password);
   }

@@ -45,7 +45,8 @@ export class AuthController {
     access: 'signIn',
     operationId: 'logIn',
     summary: 'Log in: sets the svc_session cookie',
-    description: 'An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password).',
+    description:
+      'An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password).',
     status: 201,
     type: AccountResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMIT_EXCEEDED],
@@ -91,7 +92,14 @@ export class AuthController {
 
   @Delete('sessions/:id')
   @HttpCode(204)
-  @ApiAuthEndpoint({ access: 'session', operationId: 'endSession', summary: 'End one of your sessions', description: 'Refused on every instance within a second.', status: 204, errors: [ErrorCode.NOT_FOUND] })
+  @ApiAuthEndpoint({
+    access: 'session',
+    operationId: 'endSession',
+    summary: 'End one of your sessions',
+    description: 'Refused on every instance within a second.',
+    status: 204,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Session')
   async endSession(@CurrentSession() session: SessionContext, @Param('id', IdOf('Session')) id: string): Promise<void> {
     await this.sessions.end(session.user.id, id);

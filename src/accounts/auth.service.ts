@@ -87,7 +87,11 @@ export class AuthService {
    * log-in: a stolen session must not become a password oracle). A new password ends every other
    * session of the user.
    */
-  async updateAccount(session: SessionContext, input: { name?: string; password?: string; currentPassword: string }, ip: string): Promise<{ user: UserRow; memberships: MembershipRow[] }> {
+  async updateAccount(
+    session: SessionContext,
+    input: { name?: string; password?: string; currentPassword: string },
+    ip: string,
+  ): Promise<{ user: UserRow; memberships: MembershipRow[] }> {
     const { user: current } = session;
     await this.throttle.assertAllowed(current.email, ip);
     if (!(await this.hasher.verify(await this.users.passwordHashOf(current.id), input.currentPassword))) {

@@ -29,7 +29,10 @@ export class LoginThrottle {
   /** 429 (with Retry-After) when any of the three limits is used up. */
   async assertAllowed(email: string, ip: string): Promise<void> {
     await this.failedAuth.assertNotBlocked('password', ip);
-    const [fromIp, anywhere] = await Promise.all([this.store.peek(this.emailIpKey(email, ip), [EMAIL_FROM_IP]), this.store.peek(this.emailKey(email), [EMAIL_ANYWHERE])]);
+    const [fromIp, anywhere] = await Promise.all([
+      this.store.peek(this.emailIpKey(email, ip), [EMAIL_FROM_IP]),
+      this.store.peek(this.emailKey(email), [EMAIL_ANYWHERE]),
+    ]);
     const blocking = [...fromIp, ...anywhere].find(isUsedUp);
     if (blocking) throw tooMany(blocking);
   }
@@ -53,6 +56,10 @@ const hashed = (email: string) => createHash('sha256').update(emailKeyOf(email))
 
 function tooMany(window: WindowUsage): AppError {
   const what = window.name === EMAIL_FROM_IP.name ? 'from this address for this e-mail' : 'for this e-mail';
-  return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `Too many failed log-ins ${what}. Retry after the time in Retry-After, or reset the password.`, undefined, retryAfter(window.resetAt - window.now));
+  return new AppError(
+    ErrorCode.RATE_LIMIT_EXCEEDED,
+    `Too many failed log-ins ${what}. Retry after the time in Retry-After, or reset the password.`,
+    undefined,
+    retryAfter(window.resetAt - window.now),
+  );
 }
-

@@ -4,7 +4,15 @@ import type { Role } from '../generated/prisma/enums';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'agent', 'viewer'];
 
 /** What an agent does: answer conversations and work the leads (API_DECISIONS part 3, roles table). */
-const AGENT_SCOPES: readonly string[] = ['bots:read', 'conversations:read', 'conversations:write', 'leads:read', 'leads:write', 'analytics:read', 'settings:read'];
+const AGENT_SCOPES: readonly string[] = [
+  'bots:read',
+  'conversations:read',
+  'conversations:write',
+  'leads:read',
+  'leads:write',
+  'analytics:read',
+  'settings:read',
+];
 
 /**
  * A role is a set of the scopes keys use, so a user's request is checked like a key's. Owners and

@@ -36,7 +36,12 @@ const principals = new WeakMap<Membership, UserPrincipal>();
 function principalOf(userId: string, membership: Membership): UserPrincipal {
   let principal = principals.get(membership);
   if (!principal) {
-    principal = Object.freeze({ kind: 'user' as const, tenant: membership.tenant, scopes: ROLE_SCOPES[membership.role], user: Object.freeze({ id: userId, role: membership.role }) });
+    principal = Object.freeze({
+      kind: 'user' as const,
+      tenant: membership.tenant,
+      scopes: ROLE_SCOPES[membership.role],
+      user: Object.freeze({ id: userId, role: membership.role }),
+    });
     principals.set(membership, principal);
   }
   return principal;

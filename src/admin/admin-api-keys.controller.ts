@@ -23,7 +23,8 @@ export class AdminApiKeysController {
   @ApiAdminEndpoint({
     operationId: 'createApiKey',
     summary: 'Create an API key',
-    description: 'The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan.',
+    description:
+      'The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan.',
     status: 201,
     type: CreatedApiKeyResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_UPGRADE_REQUIRED],

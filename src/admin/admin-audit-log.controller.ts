@@ -16,7 +16,12 @@ export class AdminAuditLogController {
   constructor(private readonly auditLog: AuditLogService) {}
 
   @Get()
-  @ApiAdminEndpoint({ operationId: 'listAuditEvents', summary: 'List the audit log of a tenant, newest first', type: AuditEventListResponse, errors: [ErrorCode.VALIDATION_ERROR] })
+  @ApiAdminEndpoint({
+    operationId: 'listAuditEvents',
+    summary: 'List the audit log of a tenant, newest first',
+    type: AuditEventListResponse,
+    errors: [ErrorCode.VALIDATION_ERROR],
+  })
   @ApiIdParam('tenantId', 'Tenant')
   async list(@Param('tenantId', TenantIdPipe) tenantId: string, @Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponse> {
     const { events, pagination } = await this.auditLog.listEvents(tenantId, query, toPage(query));

@@ -30,7 +30,14 @@ export class AdminBotsController {
 
   @Post()
   @HttpCode(201)
-  @ApiAdminEndpoint({ operationId: 'createBot', summary: 'Create a bot', description: "Within the plan's bot limit.", status: 201, type: BotEnvelope, errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED] })
+  @ApiAdminEndpoint({
+    operationId: 'createBot',
+    summary: 'Create a bot',
+    description: "Within the plan's bot limit.",
+    status: 201,
+    type: BotEnvelope,
+    errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED],
+  })
   @ApiIdParam('tenantId', 'Tenant')
   async create(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: CreateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.createBot(tenantId, body, actor)) };
@@ -40,17 +47,34 @@ export class AdminBotsController {
   @ApiAdminEndpoint({ operationId: 'updateBot', summary: 'Change a bot’s settings or switch it on or off', type: BotEnvelope, errors: JSON_BODY_ERRORS })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
-  async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId', IdOf('Bot')) botId: string, @Body() body: UpdateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
+  async update(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Param('botId', IdOf('Bot')) botId: string,
+    @Body() body: UpdateBotDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.updateBot(tenantId, botId, body, actor)) };
   }
 
   @Post(':botId/documents')
   @HttpCode(201)
   @BodyLimit(DOCUMENT_BODY_LIMIT_BYTES)
-  @ApiAdminEndpoint({ operationId: 'addKnowledgeDocument', summary: 'Add a document to a bot’s knowledge base', description: 'As `POST /api/v1/bots/{id}/documents`; the body may be up to 1 MiB.', status: 201, type: KnowledgeDocumentEnvelope, errors: JSON_BODY_ERRORS })
+  @ApiAdminEndpoint({
+    operationId: 'addKnowledgeDocument',
+    summary: 'Add a document to a bot’s knowledge base',
+    description: 'As `POST /api/v1/bots/{id}/documents`; the body may be up to 1 MiB.',
+    status: 201,
+    type: KnowledgeDocumentEnvelope,
+    errors: JSON_BODY_ERRORS,
+  })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
-  async addDocument(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId', IdOf('Bot')) botId: string, @Body() body: CreateDocumentDto, @CurrentActor() actor: Actor): Promise<KnowledgeDocumentEnvelope> {
+  async addDocument(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Param('botId', IdOf('Bot')) botId: string,
+    @Body() body: CreateDocumentDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<KnowledgeDocumentEnvelope> {
     return { document: toKnowledgeDocumentResponse(await this.knowledge.addDocument(tenantId, botId, body, actor)) };
   }
 
@@ -66,7 +90,12 @@ export class AdminBotsController {
   })
   @ApiIdParam('tenantId', 'Tenant')
   @ApiIdParam('botId', 'Bot')
-  async recordConversation(@Param('tenantId', TenantIdPipe) tenantId: string, @Param('botId', IdOf('Bot')) botId: string, @Body() body: RecordConversationDto, @CurrentActor() actor: Actor): Promise<ConversationEnvelope> {
+  async recordConversation(
+    @Param('tenantId', TenantIdPipe) tenantId: string,
+    @Param('botId', IdOf('Bot')) botId: string,
+    @Body() body: RecordConversationDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<ConversationEnvelope> {
     return { conversation: toConversationResponse(await this.conversations.recordConversation(tenantId, botId, body, actor)) };
   }
 }

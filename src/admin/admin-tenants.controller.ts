@@ -18,7 +18,13 @@ export class AdminTenantsController {
 
   @Post()
   @HttpCode(201)
-  @ApiAdminEndpoint({ operationId: 'createTenant', summary: 'Create a tenant', status: 201, type: TenantEnvelope, errors: [...JSON_BODY_ERRORS, ErrorCode.CONFLICT] })
+  @ApiAdminEndpoint({
+    operationId: 'createTenant',
+    summary: 'Create a tenant',
+    status: 201,
+    type: TenantEnvelope,
+    errors: [...JSON_BODY_ERRORS, ErrorCode.CONFLICT],
+  })
   async create(@Body() body: CreateTenantDto, @CurrentActor() actor: Actor): Promise<TenantEnvelope> {
     return { tenant: toTenantResponse(await this.tenants.createTenant(body, actor)) };
   }
@@ -31,7 +37,13 @@ export class AdminTenantsController {
   }
 
   @Patch(':tenantId')
-  @ApiAdminEndpoint({ operationId: 'updateTenant', summary: 'Rename a tenant or change its plan', description: 'A plan change applies from the next request on and is audited.', type: TenantEnvelope, errors: JSON_BODY_ERRORS })
+  @ApiAdminEndpoint({
+    operationId: 'updateTenant',
+    summary: 'Rename a tenant or change its plan',
+    description: 'A plan change applies from the next request on and is audited.',
+    type: TenantEnvelope,
+    errors: JSON_BODY_ERRORS,
+  })
   @ApiIdParam('tenantId', 'Tenant')
   async update(@Param('tenantId', TenantIdPipe) tenantId: string, @Body() body: UpdateTenantDto, @CurrentActor() actor: Actor): Promise<TenantEnvelope> {
     return { tenant: toTenantResponse(await this.tenants.updateTenant(tenantId, body, actor)) };

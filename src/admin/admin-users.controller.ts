@@ -25,7 +25,13 @@ export class AdminUsersController {
 
   @Post('password-resets')
   @HttpCode(201)
-  @ApiAdminEndpoint({ operationId: 'createPasswordResetLink', summary: "A password-reset link for a user, for platforms without mail", status: 201, type: AdminPasswordResetResponse, errors: JSON_BODY_ERRORS })
+  @ApiAdminEndpoint({
+    operationId: 'createPasswordResetLink',
+    summary: 'A password-reset link for a user, for platforms without mail',
+    status: 201,
+    type: AdminPasswordResetResponse,
+    errors: JSON_BODY_ERRORS,
+  })
   @ApiIdParam('userId', 'User')
   @ApiBody({ type: EmptyBodyDto, required: false })
   async createReset(@Param('userId', IdOf('User')) userId: string, @Body() _body: EmptyBodyDto, @Req() request: Request): Promise<AdminPasswordResetResponse> {

@@ -40,20 +40,32 @@ describe('resolveRange', () => {
   });
 
   it('reads a date as the whole day in the time zone, a date-time as that instant', () => {
-    expect(iso(resolveRange({ from: '2026-01-01', to: '2026-01-31' }, 'America/New_York', NOW))).toEqual({ from: '2026-01-01T05:00:00.000Z', to: '2026-02-01T04:59:59.999Z' });
-    expect(iso(resolveRange({ from: '2026-01-01T10:00:00+01:00', to: '2026-01-02' }, 'Europe/Berlin', NOW))).toEqual({ from: '2026-01-01T09:00:00.000Z', to: '2026-01-02T22:59:59.999Z' });
+    expect(iso(resolveRange({ from: '2026-01-01', to: '2026-01-31' }, 'America/New_York', NOW))).toEqual({
+      from: '2026-01-01T05:00:00.000Z',
+      to: '2026-02-01T04:59:59.999Z',
+    });
+    expect(iso(resolveRange({ from: '2026-01-01T10:00:00+01:00', to: '2026-01-02' }, 'Europe/Berlin', NOW))).toEqual({
+      from: '2026-01-01T09:00:00.000Z',
+      to: '2026-01-02T22:59:59.999Z',
+    });
     expect(iso(resolveRange({ to: '2026-01-31' }, 'UTC', NOW))).toEqual({ from: '2026-01-02T00:00:00.000Z', to: '2026-01-31T23:59:59.999Z' });
   });
 
   it('takes 366 days on the tenant’s clock, across a DST change, and refuses one millisecond more on from', () => {
     expect(iso(resolveRange({ from: '2025-03-15', to: '2026-03-15' }, 'America/New_York', NOW)).from).toBe('2025-03-15T04:00:00.000Z');
-    expect(fieldError(() => resolveRange({ from: '2025-03-14', to: '2026-03-15' }, 'America/New_York', NOW))).toEqual([{ field: 'from', message: 'must be at most 366 days before to' }]);
-    expect(fieldError(() => resolveRange({ from: '2025-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }, 'UTC', NOW))).toEqual([{ field: 'from', message: 'must be at most 366 days before to' }]);
+    expect(fieldError(() => resolveRange({ from: '2025-03-14', to: '2026-03-15' }, 'America/New_York', NOW))).toEqual([
+      { field: 'from', message: 'must be at most 366 days before to' },
+    ]);
+    expect(fieldError(() => resolveRange({ from: '2025-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }, 'UTC', NOW))).toEqual([
+      { field: 'from', message: 'must be at most 366 days before to' },
+    ]);
     expect(resolveRange({ from: '2025-01-01T00:00:00Z', to: '2026-01-01T23:59:59.999Z' }, 'UTC', NOW).from.toISOString()).toBe('2025-01-01T00:00:00.000Z');
   });
 
   it('refuses from later than to, also when only from is given', () => {
-    expect(fieldError(() => resolveRange({ from: '2026-02-01', to: '2026-01-31' }, 'UTC', NOW))).toEqual([{ field: 'from', message: 'must not be later than to' }]);
+    expect(fieldError(() => resolveRange({ from: '2026-02-01', to: '2026-01-31' }, 'UTC', NOW))).toEqual([
+      { field: 'from', message: 'must not be later than to' },
+    ]);
     expect(fieldError(() => resolveRange({ from: '2026-03-16' }, 'UTC', NOW))).toEqual([{ field: 'from', message: 'must not be later than to' }]);
   });
 
@@ -66,7 +78,10 @@ describe('resolveRange', () => {
 describe('previousRange', () => {
   it('is the range of the same length just before, on the tenant’s clock', () => {
     const tz = 'America/New_York';
-    expect(iso(previousRange(resolveRange({ from: '2026-04-01', to: '2026-04-30' }, tz, NOW), tz))).toEqual({ from: '2026-03-02T05:00:00.000Z', to: '2026-04-01T03:59:59.999Z' });
+    expect(iso(previousRange(resolveRange({ from: '2026-04-01', to: '2026-04-30' }, tz, NOW), tz))).toEqual({
+      from: '2026-03-02T05:00:00.000Z',
+      to: '2026-04-01T03:59:59.999Z',
+    });
     expect(iso(previousRange(resolveRange({}, 'UTC', NOW), 'UTC'))).toEqual({ from: '2026-01-14T12:00:00.001Z', to: '2026-02-13T12:00:00.000Z' });
   });
 });

@@ -37,7 +37,9 @@ function readBound(value: string, timeZone: string, edge: 'from' | 'to'): number
 export function resolveRange(query: { from?: string; to?: string }, timeZone: string, now: Date): DateRange {
   const to = withinYears(query.to === undefined ? now.getTime() : readBound(query.to, timeZone, 'to'));
   const from = withinYears(
-    query.from === undefined ? instantOfWallClock(wallClockOf(to, timeZone) + 1 - DEFAULT_RANGE_DAYS * DAY_MS, timeZone).getTime() : readBound(query.from, timeZone, 'from'),
+    query.from === undefined
+      ? instantOfWallClock(wallClockOf(to, timeZone) + 1 - DEFAULT_RANGE_DAYS * DAY_MS, timeZone).getTime()
+      : readBound(query.from, timeZone, 'from'),
   );
   if (from > to) throw ValidationError.field('from', 'must not be later than to');
   if (wallClockOf(to, timeZone) + 1 - wallClockOf(from, timeZone) > MAX_RANGE_DAYS * DAY_MS) {

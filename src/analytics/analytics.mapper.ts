@@ -35,13 +35,27 @@ export class AnalyticsFiguresResponse {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Leads created in the range.' })
   leads: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Distinct visitor ids of the conversations created in the range (conversations without one are not counted).' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Distinct visitor ids of the conversations created in the range (conversations without one are not counted).',
+  })
   uniqueVisitors: number;
 
-  @ApiProperty({ type: 'number', minimum: 0, maximum: 1, description: 'Share of the conversations created in the range that have a lead; 0 without conversations.' })
+  @ApiProperty({
+    type: 'number',
+    minimum: 0,
+    maximum: 1,
+    description: 'Share of the conversations created in the range that have a lead; 0 without conversations.',
+  })
   leadConversionRate: number;
 
-  @ApiProperty({ type: 'number', minimum: 0, maximum: 1, description: 'Share of the assistant messages of the range that found no answer in the knowledge base; 0 without assistant messages.' })
+  @ApiProperty({
+    type: 'number',
+    minimum: 0,
+    maximum: 1,
+    description: 'Share of the assistant messages of the range that found no answer in the knowledge base; 0 without assistant messages.',
+  })
   unansweredRate: number;
 
   @ApiProperty({ type: 'number', minimum: 0, description: 'Messages created in the range divided by conversations created in it; 0 without conversations.' })
@@ -71,7 +85,10 @@ export class AnalyticsTimeseriesResponse {
   @ApiProperty({ description: 'The tenant’s IANA time zone, in which the periods are days, weeks and months.', example: 'Europe/Berlin' })
   timezone: string;
 
-  @ApiProperty({ type: [TimeseriesPointResponse], description: 'Every period from the one holding `from` to the one holding `to`, oldest first, empty ones with count 0.' })
+  @ApiProperty({
+    type: [TimeseriesPointResponse],
+    description: 'Every period from the one holding `from` to the one holding `to`, oldest first, empty ones with count 0.',
+  })
   points: TimeseriesPointResponse[];
 }
 

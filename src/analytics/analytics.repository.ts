@@ -58,7 +58,12 @@ export class AnalyticsRepository {
   }
 
   /** The figures of `range` and of `previous`, which ends where `range` starts. */
-  async countFigures(tenantId: string, filter: AnalyticsFilter, range: DateRange, previous: DateRange): Promise<{ current: FigureCounts; previous: FigureCounts }> {
+  async countFigures(
+    tenantId: string,
+    filter: AnalyticsFilter,
+    range: DateRange,
+    previous: DateRange,
+  ): Promise<{ current: FigureCounts; previous: FigureCounts }> {
     const within = Prisma.sql`x."tenantId" = ${tenantId}::uuid AND x."createdAt" BETWEEN ${previous.from}::timestamptz AND ${range.to}::timestamptz`;
     const current = Prisma.sql`x."createdAt" >= ${range.from}::timestamptz`;
     const [conversations, messages, leads] = await Promise.all([
@@ -115,7 +120,14 @@ export class AnalyticsRepository {
    * to the one holding `range.to`, empty periods included (generate_series); the first and last
    * periods count only what lies within the range.
    */
-  countByPeriod(tenantId: string, filter: AnalyticsFilter, metric: AnalyticsMetric, interval: AnalyticsInterval, range: DateRange, timeZone: string): Promise<PeriodCount[]> {
+  countByPeriod(
+    tenantId: string,
+    filter: AnalyticsFilter,
+    metric: AnalyticsMetric,
+    interval: AnalyticsInterval,
+    range: DateRange,
+    timeZone: string,
+  ): Promise<PeriodCount[]> {
     const { table, count } = METRICS[metric];
     const truncated = (instant: Prisma.Sql) => Prisma.sql`date_trunc(${interval}::text, ${instant} AT TIME ZONE ${timeZone}::text)`;
     return this.prisma.$queryRaw<PeriodCount[]>(Prisma.sql`

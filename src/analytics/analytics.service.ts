@@ -60,7 +60,11 @@ export class AnalyticsService {
     return { current: toFigures(range, counts.current), previous: toFigures(previous, counts.previous) };
   }
 
-  async getTimeseries(tenantId: string, query: AnalyticsQuery & { metric: AnalyticsMetric; interval?: AnalyticsInterval }, now = new Date()): Promise<Timeseries> {
+  async getTimeseries(
+    tenantId: string,
+    query: AnalyticsQuery & { metric: AnalyticsMetric; interval?: AnalyticsInterval },
+    now = new Date(),
+  ): Promise<Timeseries> {
     const timeZone = await this.timeZoneOf(tenantId);
     const range = resolveRange(query, timeZone, now);
     const interval = query.interval ?? 'day';

@@ -5,7 +5,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
     formatters.set(timeZone, formatter);
   }
   return formatter;
@@ -17,7 +26,11 @@ const EARLIEST_OFFSET_PROBE = Date.UTC(1000, 0, 1);
 /** The zone's offset from UTC at an instant, in milliseconds (positive east of Greenwich). */
 function offsetAt(instant: number, timeZone: string): number {
   const probe = Math.max(instant, EARLIEST_OFFSET_PROBE);
-  const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(new Date(probe)).map((part) => [part.type, part.value]));
+  const parts = Object.fromEntries(
+    formatterFor(timeZone)
+      .formatToParts(new Date(probe))
+      .map((part) => [part.type, part.value]),
+  );
   const wall = new Date(0);
   // setUTCFullYear, not Date.UTC, which maps the years 0-99 to 1900-1999.
   wall.setUTCFullYear(Number(parts.year), Number(parts.month) - 1, Number(parts.day));

@@ -75,7 +75,9 @@ export class AnswerService {
       return text || undefined;
     } catch (error) {
       const partial = (error as { partial?: string }).partial ?? '';
-      this.logger.warn(`Model failed answering for bot ${input.bot.id}: ${(error as Error).message.split('\n')[0]}${partial ? ' (the reply keeps what was written)' : ' (extractive reply used)'}`);
+      this.logger.warn(
+        `Model failed answering for bot ${input.bot.id}: ${(error as Error).message.split('\n')[0]}${partial ? ' (the reply keeps what was written)' : ' (extractive reply used)'}`,
+      );
       return partial || undefined;
     }
   }

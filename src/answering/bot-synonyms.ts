@@ -5,7 +5,10 @@
 export function botSynonymLookup(entries: string[]): (word: string) => string[] {
   const groups = new Map<string, Set<string>>();
   for (const entry of entries) {
-    const terms = entry.split(/[=,]/).map((term) => term.trim().toLowerCase()).filter(Boolean);
+    const terms = entry
+      .split(/[=,]/)
+      .map((term) => term.trim().toLowerCase())
+      .filter(Boolean);
     for (const term of terms) {
       const others = groups.get(term) ?? new Set<string>();
       for (const other of terms) if (other !== term) others.add(other);

@@ -3,9 +3,31 @@ import path from 'node:path';
 
 /** The parts of speech looked up, with WordNet's suffix rules (morphy) that turn a word form into its lemma. */
 const PARTS = {
-  noun: [['s', ''], ['ses', 's'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['ies', 'y']],
-  verb: [['s', ''], ['ies', 'y'], ['es', 'e'], ['es', ''], ['ed', 'e'], ['ed', ''], ['ing', 'e'], ['ing', '']],
-  adj: [['er', ''], ['est', ''], ['er', 'e'], ['est', 'e']],
+  noun: [
+    ['s', ''],
+    ['ses', 's'],
+    ['xes', 'x'],
+    ['zes', 'z'],
+    ['ches', 'ch'],
+    ['shes', 'sh'],
+    ['ies', 'y'],
+  ],
+  verb: [
+    ['s', ''],
+    ['ies', 'y'],
+    ['es', 'e'],
+    ['es', ''],
+    ['ed', 'e'],
+    ['ed', ''],
+    ['ing', 'e'],
+    ['ing', ''],
+  ],
+  adj: [
+    ['er', ''],
+    ['est', ''],
+    ['er', 'e'],
+    ['est', 'e'],
+  ],
 } as const;
 type Part = keyof typeof PARTS;
 
@@ -75,7 +97,12 @@ export class WordNetSynonyms {
       const read = readSync(file, buffer, 0, LINE_BYTES, Number(offset));
       const fields = buffer.toString('utf8', 0, read).split('\n')[0].split(' ');
       const count = parseInt(fields[3], 16);
-      return Array.from({ length: count }, (_, i) => fields[4 + 2 * i].replace(/\(.*\)$/, '').replace(/_/g, ' ').toLowerCase());
+      return Array.from({ length: count }, (_, i) =>
+        fields[4 + 2 * i]
+          .replace(/\(.*\)$/, '')
+          .replace(/_/g, ' ')
+          .toLowerCase(),
+      );
     } finally {
       closeSync(file);
     }

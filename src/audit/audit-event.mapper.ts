@@ -6,16 +6,29 @@ export class AuditEventResponse {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
-  @ApiProperty({ description: 'Who did it: `user:<user id>` (a signed-in user), `api-key:<key id>`, `admin-api`, or `system` (the demo data, the webhook delivery worker).' })
+  @ApiProperty({
+    description: 'Who did it: `user:<user id>` (a signed-in user), `api-key:<key id>`, `admin-api`, or `system` (the demo data, the webhook delivery worker).',
+  })
   actor: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'The `X-Request-Id` of the request that made the change; null for changes made outside a request.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The `X-Request-Id` of the request that made the change; null for changes made outside a request.',
+  })
   requestId: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'The client address of the request that made the change; null for changes made outside a request.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The client address of the request that made the change; null for changes made outside a request.',
+  })
   ip: string | null;
 
-  @ApiProperty({ description: 'What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.disabled`, `member.added`, `member.role_changed`, `member.removed`, `invitation.created` or `invitation.deleted` (by the delivery worker: the receiver answered 410, or failed for 5 days).' })
+  @ApiProperty({
+    description:
+      'What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.disabled`, `member.added`, `member.role_changed`, `member.removed`, `invitation.created` or `invitation.deleted` (by the delivery worker: the receiver answered 410, or failed for 5 days).',
+  })
   action: string;
 
   @ApiProperty({ description: 'The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation` or `webhook`.' })

@@ -14,7 +14,12 @@ export class AuditLogController {
   constructor(private readonly auditLog: AuditLogService) {}
 
   @Get()
-  @ApiUserEndpoint({ role: 'manager', operationId: 'listTenantAuditEvents', summary: 'List the audit log of the tenant, newest first', type: AuditEventListResponse })
+  @ApiUserEndpoint({
+    role: 'manager',
+    operationId: 'listTenantAuditEvents',
+    summary: 'List the audit log of the tenant, newest first',
+    type: AuditEventListResponse,
+  })
   async list(@Principal() { tenant }: ApiPrincipal, @Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponse> {
     const { events, pagination } = await this.auditLog.listEvents(tenant.id, query, toPage(query));
     return { events: events.map(toAuditEventResponse), pagination };

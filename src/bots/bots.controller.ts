@@ -32,7 +32,15 @@ export class BotsController {
 
   @Post()
   @HttpCode(201)
-  @ApiUserEndpoint({ role: 'manager', operationId: 'createTenantBot', summary: 'Create a bot', description: "Within the plan's bot limit.", status: 201, type: BotEnvelope, errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED] })
+  @ApiUserEndpoint({
+    role: 'manager',
+    operationId: 'createTenantBot',
+    summary: 'Create a bot',
+    description: "Within the plan's bot limit.",
+    status: 201,
+    type: BotEnvelope,
+    errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED],
+  })
   async create(@Principal() { tenant }: ApiPrincipal, @Body() body: CreateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.createBot(tenant.id, body, actor)) };
   }
@@ -47,7 +55,12 @@ export class BotsController {
     errors: [...JSON_BODY_ERRORS, ErrorCode.NOT_FOUND],
   })
   @ApiIdParam('id', 'Bot')
-  async update(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) id: string, @Body() body: UpdateBotDto, @CurrentActor() actor: Actor): Promise<BotEnvelope> {
+  async update(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Bot')) id: string,
+    @Body() body: UpdateBotDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<BotEnvelope> {
     return { bot: toBotResponse(await this.bots.updateBot(tenant.id, id, body, actor)) };
   }
 }

@@ -41,7 +41,12 @@ export class BotsService {
         throw new AppError(ErrorCode.PLAN_LIMIT_REACHED, `The ${tenant.plan} plan allows ${limit} bot(s). Upgrade to add more.`);
       }
       const bot = await this.bots.create(tenantId, settings, tx);
-      await this.events.record(tx, tenantId, actor, { action: 'bot.created', targetType: 'bot', targetId: bot.id, data: { name: bot.name, isActive: bot.isActive } });
+      await this.events.record(tx, tenantId, actor, {
+        action: 'bot.created',
+        targetType: 'bot',
+        targetId: bot.id,
+        data: { name: bot.name, isActive: bot.isActive },
+      });
       return bot;
     });
   }
@@ -57,13 +62,13 @@ export class BotsService {
         await this.events.record(tx, tenantId, actor, { action: after.isActive ? 'bot.activated' : 'bot.deactivated', targetType: 'bot', targetId: botId });
       }
       const changes = changedSettings(before, after);
-      if (Object.keys(changes).length) await this.events.record(tx, tenantId, actor, { action: 'bot.updated', targetType: 'bot', targetId: botId, data: { changes } });
+      if (Object.keys(changes).length)
+        await this.events.record(tx, tenantId, actor, { action: 'bot.updated', targetType: 'bot', targetId: botId, data: { changes } });
       const previousAttributes = previousAttributesOf(toBotResponse(before), toBotResponse(after));
       if (previousAttributes) await this.events.publish(tx, tenantId, { type: 'bot.updated', object: toBotResponse(after), previousAttributes });
       return after;
     });
   }
-
 }
 
 const AUDITED_SETTINGS = ['name', 'avatarUrl', 'primaryColor', 'language'] as const;

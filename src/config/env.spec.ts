@@ -34,7 +34,12 @@ describe('loadConfig', () => {
   });
 
   it('treats empty values as unset', () => {
-    expect(loadConfig({ PORT: '', DATABASE_URL: '', ADMIN_API_TOKEN: '', DEMO_DATA: '' })).toMatchObject({ port: 3000, database: { kind: 'embedded' }, adminApiToken: undefined, demoData: true });
+    expect(loadConfig({ PORT: '', DATABASE_URL: '', ADMIN_API_TOKEN: '', DEMO_DATA: '' })).toMatchObject({
+      port: 3000,
+      database: { kind: 'embedded' },
+      adminApiToken: undefined,
+      demoData: true,
+    });
   });
 
   it('reads every variable', () => {
@@ -67,7 +72,12 @@ describe('loadConfig', () => {
   });
 
   it('uses the PostgreSQL defaults for the statement timeout and pool', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://db/app' }).database).toEqual({ kind: 'postgres', url: 'postgres://db/app', statementTimeoutMs: 5000, poolSize: 10 });
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/app' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://db/app',
+      statementTimeoutMs: 5000,
+      poolSize: 10,
+    });
   });
 
   it('reads DATA_DIR for the embedded database', () => {
@@ -107,7 +117,9 @@ describe('loadConfig', () => {
       ['WIDGET_TOKEN_SECRET', { WIDGET_TOKEN_SECRET: 'development-only-widget-token-secret-do-not-use-in-production' }],
     ])('refuses the built-in development %s, in one line', (variable, env) => {
       const message = failureOf({ ...PRODUCTION_BASE, ...env }).message;
-      expect(message).toBe(`Invalid configuration: ${variable} must not be the built-in development value when NODE_ENV=production (e.g. openssl rand -hex 32)`);
+      expect(message).toBe(
+        `Invalid configuration: ${variable} must not be the built-in development value when NODE_ENV=production (e.g. openssl rand -hex 32)`,
+      );
     });
 
     it('uses the built-in development values outside production, where they are the defaults', () => {
@@ -301,7 +313,9 @@ describe('loadConfig: ADMIN_API_TOKEN in production mode', () => {
 describe('TRUST_PROXY=true', () => {
   it.each(['true', '0.0.0.0/0', 'loopback, ::/0'])('is refused in production mode (TRUST_PROXY=%s) in one line asking for a list', (value) => {
     const message = failureOf({ ...PRODUCTION, TRUST_PROXY: value }).message;
-    expect(message).toMatch(/^Invalid configuration: TRUST_PROXY must not trust every address when NODE_ENV=production; list the proxies as CIDR ranges or loopback\/linklocal\/uniquelocal$/);
+    expect(message).toMatch(
+      /^Invalid configuration: TRUST_PROXY must not trust every address when NODE_ENV=production; list the proxies as CIDR ranges or loopback\/linklocal\/uniquelocal$/,
+    );
   });
 
   it.each(['loopback', 'uniquelocal', '10.0.0.0/8, 192.168.0.0/16', 'false'])('production mode accepts TRUST_PROXY=%s, without a warning', (value) => {
@@ -363,7 +377,9 @@ describe('warnings about public address space', () => {
 
 describe('loadConfig TLS files', () => {
   it('stops with one line naming the variable when a TLS file cannot be read', () => {
-    expect(() => loadConfig({ TLS_CERT_FILE: '/nonexistent/cert.pem', TLS_KEY_FILE: __filename })).toThrow('Invalid configuration: TLS_CERT_FILE is not a readable file');
+    expect(() => loadConfig({ TLS_CERT_FILE: '/nonexistent/cert.pem', TLS_KEY_FILE: __filename })).toThrow(
+      'Invalid configuration: TLS_CERT_FILE is not a readable file',
+    );
     expect(() => loadConfig({ TLS_CERT_FILE: __filename, TLS_KEY_FILE: '/tmp' })).toThrow('Invalid configuration: TLS_KEY_FILE is not a readable file');
   });
 });

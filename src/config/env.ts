@@ -13,128 +13,214 @@ const DEVELOPMENT_WIDGET_TOKEN_SECRET = 'development-only-widget-token-secret-do
 const PRODUCTION_TOKEN_LENGTH = 32;
 const PRODUCTION_TOKEN_DISTINCT = 8;
 
-const toBoolean = ({ value }: { value: unknown }) =>
-  value === 'true' ? true : value === 'false' ? false : value;
-const toInteger = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
 /** The environment variables the service reads, with their rules. */
 class EnvironmentVariables {
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   NODE_ENV?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   DATABASE_URL?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   DATA_DIR?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   REDIS_URL?: string;
 
-  @IsOptional() @IsString() @MinLength(16, { message: '$property must be at least 16 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: '$property must be at least 16 characters' })
   ADMIN_API_TOKEN?: string;
 
-  @IsOptional() @IsString() @MinLength(16, { message: '$property must be at least 16 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: '$property must be at least 16 characters' })
   API_KEY_PEPPER?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   TRUST_PROXY?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   TLS_CERT_FILE?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   TLS_KEY_FILE?: string;
 
-  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: '$property must be true or false' })
   DEMO_DATA?: boolean;
 
-  @IsOptional() @IsIn(LOG_LEVELS)
+  @IsOptional()
+  @IsIn(LOG_LEVELS)
   LOG_LEVEL?: LogLevel;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(100) @Max(600_000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
   DATABASE_STATEMENT_TIMEOUT_MS?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   DATABASE_POOL_SIZE?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   RATE_LIMIT_REPLICAS?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   AUTH_FAILURE_LIMIT?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   PUBLIC_KEY_RATE_LIMIT?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   WIDGET_SESSION_RATE_LIMIT?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   RATE_LIMIT_MULTIPLIER?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   WEBHOOK_ALLOWED_CIDRS?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   WEBHOOK_RETRY_SCHEDULE?: string;
 
-  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: '$property must be true or false' })
   WEBHOOK_WORKER?: boolean;
 
-  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: '$property must be true or false' })
   RATE_LIMIT_DISABLED?: boolean;
 
-  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: '$property must be true or false' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: '$property must be true or false' })
   PRIVACY_WORKER?: boolean;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(36_500)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
   AUDIT_RETENTION_DAYS?: number;
 
-  @IsOptional() @IsString() @MinLength(32, { message: '$property must be at least 32 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: '$property must be at least 32 characters' })
   WIDGET_TOKEN_SECRET?: string;
 
-  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: '$property must be an http(s) URL' })
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: '$property must be an http(s) URL' })
   LLM_BASE_URL?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   LLM_MODEL?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   LLM_API_KEY?: string;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1000) @Max(120_000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1000)
+  @Max(120_000)
   LLM_TIMEOUT_MS?: number;
 
-  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: '$property must be an http(s) URL' })
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: '$property must be an http(s) URL' })
   PUBLIC_URL?: string;
 
-  @IsOptional() @IsIn(['open', 'closed'])
+  @IsOptional()
+  @IsIn(['open', 'closed'])
   SIGNUP?: 'open' | 'closed';
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   SMTP_URL?: string;
 
-  @IsOptional() @IsString() @MinLength(3)
+  @IsOptional()
+  @IsString()
+  @MinLength(3)
   MAIL_FROM?: string;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
   SHUTDOWN_DRAIN_MS?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
   SHUTDOWN_GRACE_MS?: number;
 }
 
 export interface AppConfig {
   port: number;
   production: boolean;
-  database:
-    | { kind: 'postgres'; url: string; statementTimeoutMs: number; poolSize: number }
-    | { kind: 'embedded'; dataDir: string };
+  database: { kind: 'postgres'; url: string; statementTimeoutMs: number; poolSize: number } | { kind: 'embedded'; dataDir: string };
   redisUrl: string | undefined;
   adminApiToken: string | undefined;
   apiKeyPepper: string;
@@ -211,10 +297,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   // The development values are in this public source: whoever reads it could forge what they protect.
   if (production && vars.API_KEY_PEPPER === DEVELOPMENT_PEPPER) {
-    throw new ConfigError('Invalid configuration: API_KEY_PEPPER must not be the built-in development value when NODE_ENV=production (e.g. openssl rand -hex 32)');
+    throw new ConfigError(
+      'Invalid configuration: API_KEY_PEPPER must not be the built-in development value when NODE_ENV=production (e.g. openssl rand -hex 32)',
+    );
   }
   if (production && vars.WIDGET_TOKEN_SECRET === DEVELOPMENT_WIDGET_TOKEN_SECRET) {
-    throw new ConfigError('Invalid configuration: WIDGET_TOKEN_SECRET must not be the built-in development value when NODE_ENV=production (e.g. openssl rand -hex 32)');
+    throw new ConfigError(
+      'Invalid configuration: WIDGET_TOKEN_SECRET must not be the built-in development value when NODE_ENV=production (e.g. openssl rand -hex 32)',
+    );
   }
   if (Boolean(vars.TLS_CERT_FILE) !== Boolean(vars.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
@@ -297,9 +387,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicOrigin: vars.PUBLIC_URL ? new URL(vars.PUBLIC_URL).origin : undefined,
     signupOpen: (vars.SIGNUP ?? 'open') === 'open',
     mail: vars.SMTP_URL ? { smtpUrl: vars.SMTP_URL, from: vars.MAIL_FROM ?? 'Chatbot Platform <no-reply@localhost>' } : undefined,
-    llm: vars.LLM_BASE_URL && vars.LLM_MODEL && vars.LLM_API_KEY
-      ? { baseUrl: vars.LLM_BASE_URL.replace(/\/+$/, ''), model: vars.LLM_MODEL, apiKey: vars.LLM_API_KEY, timeoutMs: vars.LLM_TIMEOUT_MS ?? 20_000 }
-      : undefined,
+    llm:
+      vars.LLM_BASE_URL && vars.LLM_MODEL && vars.LLM_API_KEY
+        ? { baseUrl: vars.LLM_BASE_URL.replace(/\/+$/, ''), model: vars.LLM_MODEL, apiKey: vars.LLM_API_KEY, timeoutMs: vars.LLM_TIMEOUT_MS ?? 20_000 }
+        : undefined,
   };
 }
 
@@ -316,7 +407,10 @@ function parseRetrySchedule(value: string | undefined): number[] {
 }
 
 function parseCidrList(value: string | undefined): string[] {
-  const entries = (value ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address, prefix, ...rest] = entry.split('/');
     const family = isIP(address);
@@ -386,7 +480,10 @@ export function configWarnings(config: Pick<AppConfig, 'production' | 'trustProx
       'TRUST_PROXY trusts every address: any client can set X-Forwarded-For and X-Forwarded-Proto. List the proxies instead, as CIDR ranges or loopback/uniquelocal (this is refused when NODE_ENV=production).',
     );
   } else if (typeof config.trustProxy === 'string') {
-    const publicEntries = config.trustProxy.split(',').map((entry) => entry.trim()).filter((entry) => coversPublicAddresses(withPrefixLength(entry)));
+    const publicEntries = config.trustProxy
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => coversPublicAddresses(withPrefixLength(entry)));
     if (publicEntries.length) {
       warnings.push(
         `TRUST_PROXY covers public addresses (${publicEntries.join(', ')}): a client there can set X-Forwarded-For and X-Forwarded-Proto. Trust only your load balancers' addresses.`,
@@ -427,7 +524,9 @@ function parseTrustProxy(value: string | undefined): boolean | string | undefine
     // Compiled here as the app will compile it (trustedProxies), so a bad entry is one line at start.
     trustedProxies(value);
   } catch {
-    throw new ConfigError('Invalid configuration: TRUST_PROXY must be true, false, or a comma-separated list of addresses, CIDR ranges and loopback/linklocal/uniquelocal');
+    throw new ConfigError(
+      'Invalid configuration: TRUST_PROXY must be true, false, or a comma-separated list of addresses, CIDR ranges and loopback/linklocal/uniquelocal',
+    );
   }
   return value;
 }

@@ -31,13 +31,23 @@ export class ConversationResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   endedAt: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When a person last took the conversation over; kept after it is released or ended.' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When a person last took the conversation over; kept after it is released or ended.',
+  })
   handedOffAt: string | null;
 
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The user working the conversation (`PUT .../assignee`).' })
   assigneeId: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'While handed off: the first visitor message no agent has answered yet (or the visitor’s request for a person); null when nobody waits.' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'While handed off: the first visitor message no agent has answered yet (or the visitor’s request for a person); null when nobody waits.',
+  })
   waitingSince: string | null;
 
   @ApiProperty({ format: 'date-time' })

@@ -19,24 +19,50 @@ export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
 
   @Get()
-  @ApiV1Endpoint({ operationId: 'listConversations', summary: 'List conversations, newest first', scopes: [Scope.ConversationsRead], type: ConversationListResponse })
+  @ApiV1Endpoint({
+    operationId: 'listConversations',
+    summary: 'List conversations, newest first',
+    scopes: [Scope.ConversationsRead],
+    type: ConversationListResponse,
+  })
   async list(@Principal() { tenant }: ApiPrincipal, @Query() query: ListConversationsQueryDto): Promise<ConversationListResponse> {
     const { conversations, pagination } = await this.conversations.listConversations(tenant.id, query, toPage(query));
     return { conversations: conversations.map(toConversationResponse), pagination };
   }
 
   @Get(':id')
-  @ApiV1Endpoint({ operationId: 'getConversation', summary: 'Get a conversation', scopes: [Scope.ConversationsRead], type: ConversationEnvelope, errors: [ErrorCode.NOT_FOUND] })
+  @ApiV1Endpoint({
+    operationId: 'getConversation',
+    summary: 'Get a conversation',
+    scopes: [Scope.ConversationsRead],
+    type: ConversationEnvelope,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Conversation')
   async get(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string): Promise<ConversationEnvelope> {
     return { conversation: toConversationResponse(await this.conversations.getConversation(tenant.id, id)) };
   }
 
   @Get(':id/messages')
-  @ApiV1Endpoint({ operationId: 'listMessages', summary: 'List the messages of a conversation, oldest first', scopes: [Scope.ConversationsRead], type: MessageListResponse, errors: [ErrorCode.NOT_FOUND] })
+  @ApiV1Endpoint({
+    operationId: 'listMessages',
+    summary: 'List the messages of a conversation, oldest first',
+    scopes: [Scope.ConversationsRead],
+    type: MessageListResponse,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Conversation')
-  @ApiQuery({ name: 'limit', required: false, description: 'Page size.', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MESSAGES_DEFAULT_LIMIT } })
-  async messages(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string, @Query() query: ListMessagesQueryDto): Promise<MessageListResponse> {
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    description: 'Page size.',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MESSAGES_DEFAULT_LIMIT },
+  })
+  async messages(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Conversation')) id: string,
+    @Query() query: ListMessagesQueryDto,
+  ): Promise<MessageListResponse> {
     const { messages, pagination } = await this.conversations.listMessages(tenant.id, id, toPage(query, MESSAGES_DEFAULT_LIMIT));
     return { messages: messages.map(toMessageResponse), pagination };
   }
@@ -46,7 +72,8 @@ export class ConversationsController {
   @ApiV1Endpoint({
     operationId: 'deleteConversation',
     summary: 'Delete a conversation and its messages',
-    description: 'The conversation and its messages are deleted for good; the bot\'s counters, lists and analytics follow. Its lead stays, with `conversationId` null. A `conversation.deleted` event carries its `id` only.',
+    description:
+      "The conversation and its messages are deleted for good; the bot's counters, lists and analytics follow. Its lead stays, with `conversationId` null. A `conversation.deleted` event carries its `id` only.",
     scopes: [Scope.ConversationsWrite],
     status: 204,
     errors: [ErrorCode.NOT_FOUND],

@@ -108,7 +108,9 @@ export class ConversationsRepository {
 
   /** Locks the conversation's row until the transaction ends and reads it; null if not the tenant's. */
   async lock(tenantId: string, conversationId: string, tx: PrismaTransaction): Promise<ConversationRow | null> {
-    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Conversation" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${conversationId}::uuid FOR UPDATE`;
+    const locked = await tx.$queryRaw<
+      { id: string }[]
+    >`SELECT "id" FROM "Conversation" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${conversationId}::uuid FOR UPDATE`;
     return locked.length ? this.findById(tenantId, conversationId, tx) : null;
   }
 

@@ -32,10 +32,7 @@ export class ConversationsService {
 
   async listConversations(tenantId: string, filter: ConversationFilter, page: Page): Promise<{ conversations: ConversationRow[]; pagination: Pagination }> {
     assertDateRange(filter);
-    const [conversations, total] = await Promise.all([
-      this.conversations.list(tenantId, filter, page),
-      this.conversations.count(tenantId, filter),
-    ]);
+    const [conversations, total] = await Promise.all([this.conversations.list(tenantId, filter, page), this.conversations.count(tenantId, filter)]);
     return { conversations, pagination: toPagination(page, total) };
   }
 

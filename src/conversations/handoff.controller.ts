@@ -25,7 +25,8 @@ export class HandoffController {
   @ApiV1Endpoint({
     operationId: 'handOffConversation',
     summary: 'Take the conversation over from the bot',
-    description: 'Status `handed_off`: the bot stops replying (a visitor’s message is stored with `reply: null`) until the conversation is released. Already handed off: 200, unchanged. Sends `conversation.handed_off`.',
+    description:
+      'Status `handed_off`: the bot stops replying (a visitor’s message is stored with `reply: null`) until the conversation is released. Already handed off: 200, unchanged. Sends `conversation.handed_off`.',
     scopes: [Scope.ConversationsWrite],
     type: ConversationEnvelope,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.CONVERSATION_ENDED, ...JSON_BODY_ERRORS],
@@ -40,7 +41,7 @@ export class HandoffController {
   @HttpCode(201)
   @ApiV1Endpoint({
     operationId: 'postAgentMessage',
-    summary: "Answer the visitor as a person (role `agent`)",
+    summary: 'Answer the visitor as a person (role `agent`)',
     description:
       'An `active` conversation is handed off first. The visitor’s widget shows the message at once (its live stream) and `waitingSince` clears. ' +
       'Agent messages never count against the plan’s monthly message limit. With an `Idempotency-Key`, a retry within 24 hours stores nothing and gets the first answer again ' +
@@ -51,7 +52,12 @@ export class HandoffController {
     headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
     errors: [ErrorCode.NOT_FOUND, ErrorCode.CONVERSATION_ENDED, ...JSON_BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
   })
-  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false, description: 'A unique key per message, so that the request can be retried safely. Scoped to the tenant, kept 24 hours.', schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' } })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: false,
+    description: 'A unique key per message, so that the request can be retried safely. Scoped to the tenant, kept 24 hours.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+  })
   @ApiIdParam('id', 'Conversation')
   async postMessage(
     @Principal() { tenant }: ApiPrincipal,
@@ -71,7 +77,8 @@ export class HandoffController {
   @ApiV1Endpoint({
     operationId: 'releaseConversation',
     summary: 'Give the conversation back to the bot',
-    description: 'Status `active`: the bot answers again; the assignee and `waitingSince` clear. Already active: 200, unchanged. Sends `conversation.released`.',
+    description:
+      'Status `active`: the bot answers again; the assignee and `waitingSince` clear. Already active: 200, unchanged. Sends `conversation.released`.',
     scopes: [Scope.ConversationsWrite],
     type: ConversationEnvelope,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.CONVERSATION_ENDED, ...JSON_BODY_ERRORS],
@@ -111,7 +118,12 @@ export class HandoffController {
     errors: [ErrorCode.NOT_FOUND, ErrorCode.ALREADY_ASSIGNED, ...JSON_BODY_ERRORS],
   })
   @ApiIdParam('id', 'Conversation')
-  async assign(@Principal() principal: UserPrincipal, @Param('id', IdOf('Conversation')) id: string, @Body() body: AssigneeDto, @CurrentActor() actor: Actor): Promise<ConversationEnvelope> {
+  async assign(
+    @Principal() principal: UserPrincipal,
+    @Param('id', IdOf('Conversation')) id: string,
+    @Body() body: AssigneeDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<ConversationEnvelope> {
     return { conversation: toConversationResponse(await this.handoff.assign(principal.tenant.id, id, body, { ...actor, userId: principal.user.id })) };
   }
 }

@@ -57,7 +57,12 @@ export class HandoffService {
    * never counted against the plan's messagesLimit (only the bot's replies are). With an
    * Idempotency-Key, a retry stores nothing and gets the first answer again.
    */
-  async postAgentMessage(tenantId: string, conversationId: string, message: AgentMessage, idempotencyKey: string | undefined): Promise<IdempotentResponse<{ message: MessageResponse }>> {
+  async postAgentMessage(
+    tenantId: string,
+    conversationId: string,
+    message: AgentMessage,
+    idempotencyKey: string | undefined,
+  ): Promise<IdempotentResponse<{ message: MessageResponse }>> {
     const live: LiveEvent[] = [];
     const request = { method: 'POST', path: `/api/v1/conversations/${conversationId}/messages`, body: message };
     const answer = await this.idempotency.run(tenantId, idempotencyKey, request, async (tx) => {
@@ -65,7 +70,12 @@ export class HandoffService {
       if (conversation.status === 'ended') throw ended();
       const now = new Date();
       if (conversation.status === 'active') live.push(conversationEvent(await this.handOffIn(tx, tenantId, conversation, now, null)));
-      const [stored] = await this.conversations.addMessages(tenantId, conversationId, [{ role: 'agent', content: message.content, authorName: message.authorName, createdAt: now }], tx);
+      const [stored] = await this.conversations.addMessages(
+        tenantId,
+        conversationId,
+        [{ role: 'agent', content: message.content, authorName: message.authorName, createdAt: now }],
+        tx,
+      );
       await this.conversations.update(tenantId, conversationId, { waitingSince: null }, tx);
       const body = { message: toMessageResponse(stored) };
       await this.events.publish(tx, tenantId, { type: 'message.created', object: body.message });
@@ -102,11 +112,17 @@ export class HandoffService {
    * changes a held conversation without `force` (409 ALREADY_ASSIGNED): of two agents claiming it
    * at once, the second sees the first's claim.
    */
-  assign(tenantId: string, conversationId: string, assignee: { userId: string | null; force?: boolean }, actor: Actor & { userId: string }): Promise<ConversationRow> {
+  assign(
+    tenantId: string,
+    conversationId: string,
+    assignee: { userId: string | null; force?: boolean },
+    actor: Actor & { userId: string },
+  ): Promise<ConversationRow> {
     return this.step(tenantId, conversationId, async (conversation, tx) => {
       if (assignee.userId !== null) {
         const role = await this.conversations.memberRole(tenantId, assignee.userId, tx);
-        if (!role || !ROLE_SCOPES[role].includes(Scope.ConversationsWrite)) throw ValidationError.field('userId', 'must be a member of the tenant whose role may answer conversations');
+        if (!role || !ROLE_SCOPES[role].includes(Scope.ConversationsWrite))
+          throw ValidationError.field('userId', 'must be a member of the tenant whose role may answer conversations');
       }
       const holder = conversation.assigneeId;
       if (holder === assignee.userId) return { result: conversation, live: [] };
@@ -130,12 +146,20 @@ export class HandoffService {
    * the visitor's question) and queues conversation.handed_off. The caller holds the row's lock.
    */
   async handOffIn(tx: PrismaTransaction, tenantId: string, conversation: ConversationRow, now: Date, waitingSince: Date | null): Promise<ConversationRow> {
-    const handedOff = await this.change(tx, tenantId, conversation.id, { status: 'handed_off', handedOffAt: now, waitingSince: waitingSince ?? conversation.waitingSince });
+    const handedOff = await this.change(tx, tenantId, conversation.id, {
+      status: 'handed_off',
+      handedOffAt: now,
+      waitingSince: waitingSince ?? conversation.waitingSince,
+    });
     await this.events.publish(tx, tenantId, { type: 'conversation.handed_off', object: toConversationResponse(handedOff) });
     return handedOff;
   }
 
-  private async step<T>(tenantId: string, conversationId: string, work: (conversation: ConversationRow, tx: PrismaTransaction) => Promise<Step<T>>): Promise<T> {
+  private async step<T>(
+    tenantId: string,
+    conversationId: string,
+    work: (conversation: ConversationRow, tx: PrismaTransaction) => Promise<Step<T>>,
+  ): Promise<T> {
     const { result, live } = await this.prisma.$transaction(async (tx) => work(await this.locked(tenantId, conversationId, tx), tx));
     await this.feed.publish(conversationId, ...live);
     return result;

@@ -36,7 +36,8 @@ export class DashboardController {
   @ApiPublicEndpoint({
     operationId: 'getDashboardPath',
     summary: 'A script or style sheet of the dashboard (`assets/<name>`), or its page for a deep link',
-    description: 'Paths under `assets/` are the built files (404 for any other name), cacheable for a year: their names carry a content hash. Every other path answers the page of GET /dashboard.',
+    description:
+      'Paths under `assets/` are the built files (404 for any other name), cacheable for a year: their names carry a content hash. Every other path answers the page of GET /dashboard.',
     content: { 'text/html': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } },
     errors: [ErrorCode.HTTPS_REQUIRED, ErrorCode.NOT_FOUND],
   })

@@ -71,7 +71,8 @@ class ClosingOnTimeoutClient extends Client {
     const result = (Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
     if (result instanceof Promise) {
       result.catch((error: unknown) => {
-        if (error instanceof Error && error.message === 'Query read timeout') (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        if (error instanceof Error && error.message === 'Query read timeout')
+          (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
       });
     }
     return result as never;

@@ -22,7 +22,10 @@ async function readOptional(file: string): Promise<string | null> {
 /** The migrations of the folder, in order (none when the folder is missing). */
 export async function migrationDirectoryNames(migrationsDir = MIGRATIONS_DIR): Promise<string[]> {
   const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
-  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }
 
 /** The migrations folder in the shape the schema engine takes (what `prisma migrate` reads). */

@@ -39,11 +39,7 @@ export async function openSchemaEngine(
   log: (line: string) => void = () => undefined,
 ): Promise<SchemaEngine> {
   const { SchemaEngine } = await loadEngineModule();
-  return SchemaEngine.new(
-    { datamodels: [[schema.path, schema.content]] },
-    log,
-    bindMigrationAwareSqlAdapterFactory(adapterFactory),
-  );
+  return SchemaEngine.new({ datamodels: [[schema.path, schema.content]] }, log, bindMigrationAwareSqlAdapterFactory(adapterFactory));
 }
 
 export const NO_SCHEMA_FILTER = { externalTables: [] as string[], externalEnums: [] as string[] };

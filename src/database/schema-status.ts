@@ -19,7 +19,9 @@ export class SchemaStatus {
     if (this.complete) return undefined;
     let applied: Set<string>;
     try {
-      const rows = await this.prisma.$queryRaw<{ name: string }[]>`SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+      const rows = await this.prisma.$queryRaw<
+        { name: string }[]
+      >`SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
       applied = new Set(rows.map((row) => row.name));
     } catch (error) {
       if (isSchemaMissing(error)) return `not migrated (no tables): run ${MIGRATE_COMMAND}`;

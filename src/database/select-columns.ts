@@ -6,5 +6,9 @@ import { Prisma } from '../generated/prisma/client';
  */
 export function selectColumns(select: Readonly<Record<string, true>>, relation?: string): Prisma.Sql {
   const prefix = relation ? `${relation}.` : '';
-  return Prisma.raw(Object.keys(select).map((field) => `${prefix}"${field}"`).join(', '));
+  return Prisma.raw(
+    Object.keys(select)
+      .map((field) => `${prefix}"${field}"`)
+      .join(', '),
+  );
 }

@@ -45,7 +45,10 @@ export function isSchemaMissing(error: unknown): boolean {
 export function describeDatabaseError(error: unknown): string {
   if (isSchemaMissing(error)) return `the database is not migrated (a table or column is missing): run ${MIGRATE_COMMAND}`;
   if (!(error instanceof Error)) return String(error) || 'unknown error';
-  const line = error.message.split('\n').map((text) => text.trim()).find(Boolean);
+  const line = error.message
+    .split('\n')
+    .map((text) => text.trim())
+    .find(Boolean);
   const code = (error as { code?: unknown }).code;
   return line ?? (typeof code === 'string' ? `${error.name} ${code}` : error.name);
 }

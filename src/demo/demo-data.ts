@@ -29,10 +29,24 @@ export interface DemoTenant {
 }
 
 const CONVERSATIONS = [
-  { visitor: 'visitor-1001', status: 'ended', lead: { name: 'Ada Lovelace', email: 'ada@analytical.example', company: 'Analytical Engines Ltd', phone: '+44 20 7946 0001' }, lines: ['Hi, do you offer annual billing?', 'Yes: annual plans are two months cheaper. Shall I send details?', 'Please, to ada@analytical.example.'] },
-  { visitor: 'visitor-1002', status: 'ended', lead: { name: 'Grace Hopper', email: 'grace@cobol.example', company: 'Compiler Works' }, lines: ['Can the bot answer in Spanish?', 'It can: set the bot language to es in Settings.'] },
+  {
+    visitor: 'visitor-1001',
+    status: 'ended',
+    lead: { name: 'Ada Lovelace', email: 'ada@analytical.example', company: 'Analytical Engines Ltd', phone: '+44 20 7946 0001' },
+    lines: ['Hi, do you offer annual billing?', 'Yes: annual plans are two months cheaper. Shall I send details?', 'Please, to ada@analytical.example.'],
+  },
+  {
+    visitor: 'visitor-1002',
+    status: 'ended',
+    lead: { name: 'Grace Hopper', email: 'grace@cobol.example', company: 'Compiler Works' },
+    lines: ['Can the bot answer in Spanish?', 'It can: set the bot language to es in Settings.'],
+  },
   { visitor: 'visitor-1003', status: 'active', lines: ['What are your opening hours?', 'We answer around the clock; humans are in 9 to 5 CET.'] },
-  { visitor: 'visitor-1004', status: 'handed_off', lines: ['I need to talk to a person about my invoice.', 'Handing you over to our billing team.', 'Hi, this is Sam from billing. How can I help?'] },
+  {
+    visitor: 'visitor-1004',
+    status: 'handed_off',
+    lines: ['I need to talk to a person about my invoice.', 'Handing you over to our billing team.', 'Hi, this is Sam from billing. How can I help?'],
+  },
 ] as const;
 
 /**
@@ -68,25 +82,45 @@ export class DemoDataSeeder {
     const support = await this.bots.createBot(tenant.id, { name: 'Support Assistant', primaryColor: '#2563eb', language: 'en' }, SYSTEM_ACTOR);
     const sales = await this.bots.createBot(tenant.id, { name: 'Sales Concierge', primaryColor: '#16a34a', language: 'en' }, SYSTEM_ACTOR);
     await this.bots.createBot(tenant.id, { name: 'Legacy FAQ Bot', primaryColor: '#64748b', language: 'de', isActive: false }, SYSTEM_ACTOR);
-    await this.knowledge.addDocument(tenant.id, support.id, { title: 'Pricing', content: 'Pro costs 49 EUR a month; annual billing saves two months.' }, SYSTEM_ACTOR);
-    await this.knowledge.addDocument(tenant.id, support.id, { title: 'Opening hours', content: 'Bots answer around the clock; humans 9 to 5 CET.' }, SYSTEM_ACTOR);
+    await this.knowledge.addDocument(
+      tenant.id,
+      support.id,
+      { title: 'Pricing', content: 'Pro costs 49 EUR a month; annual billing saves two months.' },
+      SYSTEM_ACTOR,
+    );
+    await this.knowledge.addDocument(
+      tenant.id,
+      support.id,
+      { title: 'Opening hours', content: 'Bots answer around the clock; humans 9 to 5 CET.' },
+      SYSTEM_ACTOR,
+    );
 
     const start = Date.now() - CONVERSATIONS.length * 24 * HOUR;
     for (const [index, conversation] of CONVERSATIONS.entries()) {
       const createdAt = new Date(start + index * 24 * HOUR);
-      await this.conversations.recordConversation(tenant.id, index % 2 ? sales.id : support.id, {
-        status: conversation.status,
-        visitorId: conversation.visitor,
-        createdAt,
-        messages: conversation.lines.map((content, line) => ({
-          role: line === 2 && conversation.status === 'handed_off' ? 'agent' : line % 2 ? 'assistant' : 'user',
-          content,
-          createdAt: new Date(createdAt.getTime() + line * 30_000),
-        })),
-        lead: 'lead' in conversation ? conversation.lead : undefined,
-      }, SYSTEM_ACTOR);
+      await this.conversations.recordConversation(
+        tenant.id,
+        index % 2 ? sales.id : support.id,
+        {
+          status: conversation.status,
+          visitorId: conversation.visitor,
+          createdAt,
+          messages: conversation.lines.map((content, line) => ({
+            role: line === 2 && conversation.status === 'handed_off' ? 'agent' : line % 2 ? 'assistant' : 'user',
+            content,
+            createdAt: new Date(createdAt.getTime() + line * 30_000),
+          })),
+          lead: 'lead' in conversation ? conversation.lead : undefined,
+        },
+        SYSTEM_ACTOR,
+      );
     }
-    await this.leads.captureLead(tenant.id, { name: 'Alan Turing', email: 'alan@bletchley.example', company: 'Bletchley Park', tags: ['enterprise', 'imported'] });
+    await this.leads.captureLead(tenant.id, {
+      name: 'Alan Turing',
+      email: 'alan@bletchley.example',
+      company: 'Bletchley Park',
+      tags: ['enterprise', 'imported'],
+    });
 
     const owner = await this.users.create({ email: DEMO_LOGIN.email, name: 'Demo Owner', passwordHash: await this.hasher.hash(DEMO_LOGIN.password) });
     await this.users.addMembership(tenant.id, owner.id, 'owner');

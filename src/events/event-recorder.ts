@@ -34,7 +34,16 @@ export interface PublishedEvent {
 export class EventRecorder {
   async record(tx: PrismaTransaction, tenantId: string, actor: Actor, event: RecordedEvent): Promise<void> {
     await tx.auditEvent.create({
-      data: { tenantId, actor: actor.name, requestId: actor.requestId, ip: actor.ip, action: event.action, targetType: event.targetType, targetId: event.targetId, data: event.data ?? {} },
+      data: {
+        tenantId,
+        actor: actor.name,
+        requestId: actor.requestId,
+        ip: actor.ip,
+        action: event.action,
+        targetType: event.targetType,
+        targetId: event.targetId,
+        data: event.data ?? {},
+      },
       select: { id: true },
     });
   }
@@ -78,7 +87,10 @@ export class EventRecorder {
     });
     if (!endpoints.length) return [];
     const listened = events
-      .map((event) => ({ event, endpointIds: endpoints.filter((endpoint) => endpoint.events.includes('*') || endpoint.events.includes(event.type)).map((endpoint) => endpoint.id) }))
+      .map((event) => ({
+        event,
+        endpointIds: endpoints.filter((endpoint) => endpoint.events.includes('*') || endpoint.events.includes(event.type)).map((endpoint) => endpoint.id),
+      }))
       .filter(({ endpointIds }) => endpointIds.length);
     return this.queue(tx, tenantId, listened);
   }
@@ -86,9 +98,14 @@ export class EventRecorder {
   private async queue(tx: PrismaTransaction, tenantId: string, listened: { event: PublishedEvent; endpointIds: string[] }[]): Promise<QueuedEvent[]> {
     if (!listened.length) return [];
     // INSERT ... VALUES ... RETURNING answers the rows in the order of the VALUES list.
-    const rows = await tx.webhookEvent.createManyAndReturn({ data: listened.map(({ event }) => ({ tenantId, type: event.type, data: payloadData(event) })), select: { id: true } });
+    const rows = await tx.webhookEvent.createManyAndReturn({
+      data: listened.map(({ event }) => ({ tenantId, type: event.type, data: payloadData(event) })),
+      select: { id: true },
+    });
     const deliveries = await tx.webhookDelivery.createManyAndReturn({
-      data: listened.flatMap(({ event, endpointIds }, i) => endpointIds.map((endpointId) => ({ tenantId, endpointId, eventId: rows[i].id, eventType: event.type }))),
+      data: listened.flatMap(({ event, endpointIds }, i) =>
+        endpointIds.map((endpointId) => ({ tenantId, endpointId, eventId: rows[i].id, eventType: event.type })),
+      ),
       select: { id: true, eventId: true },
     });
     const byEvent = new Map<string, string[]>(rows.map((row) => [row.id, []]));

@@ -19,7 +19,12 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiPublicEndpoint({ operationId: 'getLiveness', summary: 'Liveness probe: the process is up', description: 'Plain HTTP is accepted.', type: LivenessResponse })
+  @ApiPublicEndpoint({
+    operationId: 'getLiveness',
+    summary: 'Liveness probe: the process is up',
+    description: 'Plain HTTP is accepted.',
+    type: LivenessResponse,
+  })
   live(): LivenessResponse {
     return { status: 'ok' };
   }
@@ -32,7 +37,12 @@ export class HealthController {
     description: 'Plain HTTP is accepted. 503 with the same shape when a check fails.',
     type: ReadinessResponse,
   })
-  @ApiResponse({ status: 503, description: 'Not ready: a check failed or the instance is shutting down.', type: ReadinessResponse, headers: { 'X-Request-Id': headerRef('X-Request-Id') } })
+  @ApiResponse({
+    status: 503,
+    description: 'Not ready: a check failed or the instance is shutting down.',
+    type: ReadinessResponse,
+    headers: { 'X-Request-Id': headerRef('X-Request-Id') },
+  })
   async ready(@Res({ passthrough: true }) response: Response): Promise<HealthCheckResult> {
     try {
       return await this.health.check(this.indicators.all());

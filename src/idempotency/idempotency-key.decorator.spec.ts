@@ -22,11 +22,14 @@ describe('parseIdempotencyKey', () => {
     },
   );
 
-  it.each([[''], ['k'.repeat(256)], ['clé'], ['tab\there'], ['line\nbreak'], ['\u007f'], ['emoji 🙂']])('refuses %j as not 1 to 255 printable ASCII characters', (value) => {
-    const error = rejection([value]);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).details).toEqual([{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
-  });
+  it.each([[''], ['k'.repeat(256)], ['clé'], ['tab\there'], ['line\nbreak'], ['\u007f'], ['emoji 🙂']])(
+    'refuses %j as not 1 to 255 printable ASCII characters',
+    (value) => {
+      const error = rejection([value]);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).details).toEqual([{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
+    },
+  );
 
   it('refuses a header sent twice, even with the same value', () => {
     expect((rejection(['a', 'a']) as ValidationError).details).toEqual([{ field: 'Idempotency-Key', message: 'must be sent once' }]);

@@ -10,7 +10,13 @@ const KEY = 'key-1';
 const REQUEST = { method: 'POST', path: '/api/v1/leads', body: { name: 'Ada', email: 'ada@example.com' } };
 const HASH = hashRequest(REQUEST);
 const ANSWER: RecordedResponse<{ lead: { id: string } }> = { status: 201, body: { lead: { id: 'lead-1' } }, location: '/api/v1/leads/lead-1' };
-const STORED: IdempotencyRecordRow = { requestHash: HASH, status: 201, responseBody: { lead: { id: 'lead-0' } }, location: '/api/v1/leads/lead-0', erasedAt: null };
+const STORED: IdempotencyRecordRow = {
+  requestHash: HASH,
+  status: 201,
+  responseBody: { lead: { id: 'lead-0' } },
+  location: '/api/v1/leads/lead-0',
+  erasedAt: null,
+};
 
 const TX = { name: 'tx' } as unknown as PrismaTransaction;
 
@@ -84,7 +90,12 @@ describe('IdempotencyService', () => {
   it('claims the key, runs the work and completes the record in one transaction, after cleaning up', async () => {
     const { records, transactions, service, work } = setUp();
     expect(await service.run(TENANT, KEY, REQUEST, work)).toEqual({ ...ANSWER, replayed: false });
-    expect(records.calls).toEqual([`findLive ${TENANT} ${KEY}`, `deleteExpired ${TENANT}`, `claim ${TENANT} ${KEY} hash in tx`, `complete ${TENANT} ${KEY} in tx`]);
+    expect(records.calls).toEqual([
+      `findLive ${TENANT} ${KEY}`,
+      `deleteExpired ${TENANT}`,
+      `claim ${TENANT} ${KEY} hash in tx`,
+      `complete ${TENANT} ${KEY} in tx`,
+    ]);
     expect(work).toHaveBeenCalledWith(TX);
     expect(records.completed).toEqual(ANSWER);
     expect(transactions).toEqual(['begin', 'commit']);

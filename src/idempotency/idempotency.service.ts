@@ -72,7 +72,10 @@ function replay<T>(record: IdempotencyRecordRow, requestHash: string): Idempoten
     );
   }
   if (record.erasedAt) {
-    throw new AppError(ErrorCode.IDEMPOTENCY_RECORD_ERASED, 'The answer to this Idempotency-Key held personal data that has since been erased; it is not replayed, and nothing is created again.');
+    throw new AppError(
+      ErrorCode.IDEMPOTENCY_RECORD_ERASED,
+      'The answer to this Idempotency-Key held personal data that has since been erased; it is not replayed, and nothing is created again.',
+    );
   }
   // A committed record always has its answer (it is completed in the claiming transaction).
   if (record.status === null) throw keyInUse();

@@ -26,7 +26,9 @@ describe('hashRequest', () => {
   });
 
   it('does not depend on key order or the case of the method', () => {
-    expect(hashRequest({ method: 'post', path: '/api/v1/leads', body: { tags: ['a', 'b'], email: 'ada@example.com', name: 'Ada' } })).toBe(hashRequest(request));
+    expect(hashRequest({ method: 'post', path: '/api/v1/leads', body: { tags: ['a', 'b'], email: 'ada@example.com', name: 'Ada' } })).toBe(
+      hashRequest(request),
+    );
   });
 
   it.each([

@@ -31,7 +31,7 @@ function splitLong(paragraph: string, target: number): string[] {
 }
 
 function splitWords(sentence: string, target: number): string[] {
-  const words = sentence.split(/\s+/).flatMap((word) => (word.length <= target ? [word] : word.match(new RegExp(`.{1,${target}}`, 'gsu')) ?? []));
+  const words = sentence.split(/\s+/).flatMap((word) => (word.length <= target ? [word] : (word.match(new RegExp(`.{1,${target}}`, 'gsu')) ?? [])));
   return packed(words, ' ', target);
 }
 

@@ -26,7 +26,11 @@ export class KnowledgeChunksRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** The document's passages, in one statement, with their vectors in the bot's language. */
-  async insert(tx: PrismaTransaction, document: { tenantId: string; botId: string; documentId: string; title: string; language: string }, chunks: string[]): Promise<void> {
+  async insert(
+    tx: PrismaTransaction,
+    document: { tenantId: string; botId: string; documentId: string; title: string; language: string },
+    chunks: string[],
+  ): Promise<void> {
     if (!chunks.length) return;
     await tx.$executeRaw`
       INSERT INTO "KnowledgeChunk" ("id", "tenantId", "botId", "documentId", "position", "content", "searchVector")

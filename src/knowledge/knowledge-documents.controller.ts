@@ -10,7 +10,12 @@ import type { Actor } from '../events/actor';
 import { CurrentActor } from '../events/actor';
 import { ApiIdParam, ApiV1Endpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { CreateDocumentDto, DOCUMENT_BODY_LIMIT_BYTES, UpdateDocumentDto } from './dto/create-document.dto';
-import { KnowledgeDocumentEnvelope, KnowledgeDocumentListResponse, toKnowledgeDocumentResponse, toKnowledgeDocumentSummaryResponse } from './knowledge-document.mapper';
+import {
+  KnowledgeDocumentEnvelope,
+  KnowledgeDocumentListResponse,
+  toKnowledgeDocumentResponse,
+  toKnowledgeDocumentSummaryResponse,
+} from './knowledge-document.mapper';
 import { KnowledgeService } from './knowledge.service';
 import { IdOf } from '../common/validation/id.pipe';
 
@@ -23,18 +28,38 @@ export class KnowledgeDocumentsController {
   constructor(private readonly knowledge: KnowledgeService) {}
 
   @Get()
-  @ApiV1Endpoint({ operationId: 'listKnowledgeDocuments', summary: 'List a bot’s knowledge documents, newest first', scopes: [Scope.BotsRead], type: KnowledgeDocumentListResponse, errors: [ErrorCode.NOT_FOUND] })
+  @ApiV1Endpoint({
+    operationId: 'listKnowledgeDocuments',
+    summary: 'List a bot’s knowledge documents, newest first',
+    scopes: [Scope.BotsRead],
+    type: KnowledgeDocumentListResponse,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Bot')
-  async list(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) botId: string, @Query() query: PageQueryDto): Promise<KnowledgeDocumentListResponse> {
+  async list(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Bot')) botId: string,
+    @Query() query: PageQueryDto,
+  ): Promise<KnowledgeDocumentListResponse> {
     const { documents, pagination } = await this.knowledge.listDocuments(tenant.id, botId, toPage(query));
     return { documents: documents.map(toKnowledgeDocumentSummaryResponse), pagination };
   }
 
   @Get(':docId')
-  @ApiV1Endpoint({ operationId: 'getKnowledgeDocument', summary: 'Get a knowledge document with its content', scopes: [Scope.BotsRead], type: KnowledgeDocumentEnvelope, errors: [ErrorCode.NOT_FOUND] })
+  @ApiV1Endpoint({
+    operationId: 'getKnowledgeDocument',
+    summary: 'Get a knowledge document with its content',
+    scopes: [Scope.BotsRead],
+    type: KnowledgeDocumentEnvelope,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Bot')
   @ApiIdParam('docId', 'Document')
-  async get(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) botId: string, @Param('docId', IdOf('Document')) documentId: string): Promise<KnowledgeDocumentEnvelope> {
+  async get(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Bot')) botId: string,
+    @Param('docId', IdOf('Document')) documentId: string,
+  ): Promise<KnowledgeDocumentEnvelope> {
     return { document: toKnowledgeDocumentResponse(await this.knowledge.getDocument(tenant.id, botId, documentId)) };
   }
 
@@ -51,7 +76,12 @@ export class KnowledgeDocumentsController {
     errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
   })
   @ApiIdParam('id', 'Bot')
-  async create(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) botId: string, @Body() body: CreateDocumentDto, @CurrentActor() actor: Actor): Promise<KnowledgeDocumentEnvelope> {
+  async create(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Bot')) botId: string,
+    @Body() body: CreateDocumentDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<KnowledgeDocumentEnvelope> {
     return { document: toKnowledgeDocumentResponse(await this.knowledge.addDocument(tenant.id, botId, body, actor)) };
   }
 
@@ -67,16 +97,34 @@ export class KnowledgeDocumentsController {
   })
   @ApiIdParam('id', 'Bot')
   @ApiIdParam('docId', 'Document')
-  async update(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) botId: string, @Param('docId', IdOf('Document')) documentId: string, @Body() body: UpdateDocumentDto, @CurrentActor() actor: Actor): Promise<KnowledgeDocumentEnvelope> {
+  async update(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Bot')) botId: string,
+    @Param('docId', IdOf('Document')) documentId: string,
+    @Body() body: UpdateDocumentDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<KnowledgeDocumentEnvelope> {
     return { document: toKnowledgeDocumentResponse(await this.knowledge.updateDocument(tenant.id, botId, documentId, body, actor)) };
   }
 
   @Delete(':docId')
   @HttpCode(204)
-  @ApiV1Endpoint({ operationId: 'deleteKnowledgeDocument', summary: 'Delete a knowledge document', description: 'From this answer on, no reply cites it.', scopes: [Scope.KnowledgeWrite], status: 204, errors: [ErrorCode.NOT_FOUND] })
+  @ApiV1Endpoint({
+    operationId: 'deleteKnowledgeDocument',
+    summary: 'Delete a knowledge document',
+    description: 'From this answer on, no reply cites it.',
+    scopes: [Scope.KnowledgeWrite],
+    status: 204,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Bot')
   @ApiIdParam('docId', 'Document')
-  async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) botId: string, @Param('docId', IdOf('Document')) documentId: string, @CurrentActor() actor: Actor): Promise<void> {
+  async delete(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Bot')) botId: string,
+    @Param('docId', IdOf('Document')) documentId: string,
+    @CurrentActor() actor: Actor,
+  ): Promise<void> {
     await this.knowledge.deleteDocument(tenant.id, botId, documentId, actor);
   }
 }

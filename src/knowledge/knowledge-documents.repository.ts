@@ -5,7 +5,14 @@ import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { selectColumns } from '../database/select-columns';
 
 /** A document as lists show it: everything but its content. */
-export const knowledgeDocumentSummarySelect = { id: true, botId: true, title: true, characters: true, createdAt: true, updatedAt: true } satisfies Prisma.KnowledgeDocumentSelect;
+export const knowledgeDocumentSummarySelect = {
+  id: true,
+  botId: true,
+  title: true,
+  characters: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Prisma.KnowledgeDocumentSelect;
 
 export const knowledgeDocumentSelect = { ...knowledgeDocumentSummarySelect, content: true } satisfies Prisma.KnowledgeDocumentSelect;
 
@@ -28,7 +35,13 @@ export class KnowledgeDocumentsRepository {
 
   /** A page of the bot's documents, newest first, without their content. */
   list(tenantId: string, botId: string, page: Page): Promise<KnowledgeDocumentSummaryRow[]> {
-    return this.prisma.knowledgeDocument.findMany({ where: { tenantId, botId }, orderBy: newestFirst, skip: page.offset, take: page.limit, select: knowledgeDocumentSummarySelect });
+    return this.prisma.knowledgeDocument.findMany({
+      where: { tenantId, botId },
+      orderBy: newestFirst,
+      skip: page.offset,
+      take: page.limit,
+      select: knowledgeDocumentSummarySelect,
+    });
   }
 
   findById(tenantId: string, botId: string, documentId: string): Promise<KnowledgeDocumentRow | null> {
@@ -44,7 +57,12 @@ export class KnowledgeDocumentsRepository {
     return document ?? null;
   }
 
-  create(tenantId: string, botId: string, data: { title: string; content: string; characters: number }, tx: PrismaTransaction = this.prisma): Promise<KnowledgeDocumentRow> {
+  create(
+    tenantId: string,
+    botId: string,
+    data: { title: string; content: string; characters: number },
+    tx: PrismaTransaction = this.prisma,
+  ): Promise<KnowledgeDocumentRow> {
     return tx.knowledgeDocument.create({ data: { tenantId, botId, ...data }, select: knowledgeDocumentSelect });
   }
 

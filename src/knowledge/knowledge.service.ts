@@ -51,7 +51,12 @@ export class KnowledgeService {
       if (!bot) throw new NotFoundError('Bot');
       const created = await this.documents.create(tenantId, botId, { ...input, characters: characterCount(input.content) }, tx);
       await this.writePassages(tx, tenantId, created, bot.language);
-      await this.events.record(tx, tenantId, actor, { action: 'knowledge_document.created', targetType: 'knowledge_document', targetId: created.id, data: auditData(created) });
+      await this.events.record(tx, tenantId, actor, {
+        action: 'knowledge_document.created',
+        targetType: 'knowledge_document',
+        targetId: created.id,
+        data: auditData(created),
+      });
       return created;
     });
   }
@@ -64,7 +69,12 @@ export class KnowledgeService {
       if (!current) throw new NotFoundError('Document');
       const changes = changedFields<DocumentInput>(current, { title: input.title, content: input.content });
       if (!Object.keys(changes).length) return current;
-      const updated = await this.documents.update(tenantId, documentId, { ...changes, ...(changes.content !== undefined ? { characters: characterCount(changes.content) } : {}) }, tx);
+      const updated = await this.documents.update(
+        tenantId,
+        documentId,
+        { ...changes, ...(changes.content !== undefined ? { characters: characterCount(changes.content) } : {}) },
+        tx,
+      );
       // The title is part of every passage's search vector, so a new title re-indexes them too.
       await this.chunks.deleteForDocument(tenantId, documentId, tx);
       const bot = (await this.bots.findById(tenantId, botId, tx))!;
@@ -83,13 +93,22 @@ export class KnowledgeService {
     await this.prisma.$transaction(async (tx) => {
       const document = await this.documents.findForUpdate(tenantId, botId, documentId, tx);
       if (!document || !(await this.documents.delete(tenantId, documentId, tx))) throw new NotFoundError('Document');
-      await this.events.record(tx, tenantId, actor, { action: 'knowledge_document.deleted', targetType: 'knowledge_document', targetId: documentId, data: auditData(document) });
+      await this.events.record(tx, tenantId, actor, {
+        action: 'knowledge_document.deleted',
+        targetType: 'knowledge_document',
+        targetId: documentId,
+        data: auditData(document),
+      });
     });
   }
 
   /** The document's passages, committed with it: a document is answerable from the moment it exists. */
   private writePassages(tx: PrismaTransaction, tenantId: string, document: KnowledgeDocumentRow, language: string): Promise<void> {
-    return this.chunks.insert(tx, { tenantId, botId: document.botId, documentId: document.id, title: document.title, language }, splitIntoChunks(document.content));
+    return this.chunks.insert(
+      tx,
+      { tenantId, botId: document.botId, documentId: document.id, title: document.title, language },
+      splitIntoChunks(document.content),
+    );
   }
 }
 

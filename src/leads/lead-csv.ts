@@ -3,7 +3,19 @@ import { LeadResponse } from './lead.mapper';
 
 /** The export's columns: the Lead fields, in the API's order. */
 export const LEAD_CSV_COLUMNS: readonly (keyof LeadResponse)[] = [
-  'id', 'name', 'email', 'phone', 'company', 'message', 'botId', 'conversationId', 'source', 'status', 'tags', 'createdAt', 'updatedAt',
+  'id',
+  'name',
+  'email',
+  'phone',
+  'company',
+  'message',
+  'botId',
+  'conversationId',
+  'source',
+  'status',
+  'tags',
+  'createdAt',
+  'updatedAt',
 ];
 
 /** What separates tags in the tags cell; a tag holding a separator is quoted. */

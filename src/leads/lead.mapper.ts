@@ -26,10 +26,19 @@ export class LeadResponse {
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The bot the lead belongs to; null for an API lead created without one.' })
   botId: string | null;
 
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The conversation that captured the lead; null for leads created through the API.' })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'The conversation that captured the lead; null for leads created through the API.',
+  })
   conversationId: string | null;
 
-  @ApiProperty({ enum: Object.values(LeadSource), enumName: 'LeadSource', description: '`widget` (captured in a chat), `api` (created through the API) or `import`.' })
+  @ApiProperty({
+    enum: Object.values(LeadSource),
+    enumName: 'LeadSource',
+    description: '`widget` (captured in a chat), `api` (created through the API) or `import`.',
+  })
   source: LeadSource;
 
   @ApiProperty({ enum: Object.values(LeadStatus), enumName: 'LeadStatus', description: 'A new lead is `new`; see PATCH /api/v1/leads/{id} for the moves.' })

@@ -47,7 +47,7 @@ export class LeadsController {
       'The leads matching the filters of `GET /api/v1/leads` (no `limit` or `offset`), newest first, streamed as CSV (RFC 4180, CRLF line ends) with a header row ' +
       'of the Lead fields; every cell holding `"`, `,`, `;`, CR or LF is quoted; null is an empty cell. `tags` are joined by `; `, each tag escaped and quoted ' +
       'like a cell (`["bulk","a;b"]` is `bulk; "a;b"`). A formula character (`=`, `+`, `-`, `@`, tab or CR) at the start of a cell or right after a `;` or `,` ' +
-      'is prefixed with `\'` (spreadsheet formula injection). Any number of leads, in constant memory.',
+      "is prefixed with `'` (spreadsheet formula injection). Any number of leads, in constant memory.",
     scopes: [Scope.LeadsRead],
     produces: 'text/csv',
   })
@@ -97,7 +97,14 @@ export class LeadsController {
     examples: {
       lead: {
         summary: 'A lead without a bot',
-        value: { name: 'Jane Doe', email: 'jane@example.com', phone: '+1 555 0100', company: 'Acme Inc.', message: 'Please call me about the Pro plan.', tags: ['website'] },
+        value: {
+          name: 'Jane Doe',
+          email: 'jane@example.com',
+          phone: '+1 555 0100',
+          company: 'Acme Inc.',
+          message: 'Please call me about the Pro plan.',
+          tags: ['website'],
+        },
       },
     },
   })
@@ -194,5 +201,4 @@ export class LeadsController {
     const { imported, leads } = sendRecorded(response, await this.leads.importLeads(tenant.id, body.leads, idempotencyKey));
     return scopes.includes(Scope.LeadsRead) ? { imported, leads } : { imported };
   }
-
 }

@@ -130,7 +130,8 @@ export class LeadsRepository {
    * inserts nothing: the statement returns no row.
    */
   insertStatement(tenantId: string, lead: LeadRow): Prisma.Sql {
-    const ownBot = lead.botId === null ? Prisma.sql`true` : Prisma.sql`EXISTS (SELECT 1 FROM "Bot" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${lead.botId}::uuid)`;
+    const ownBot =
+      lead.botId === null ? Prisma.sql`true` : Prisma.sql`EXISTS (SELECT 1 FROM "Bot" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${lead.botId}::uuid)`;
     return Prisma.sql`
       INSERT INTO "Lead" ("id", "tenantId", "botId", "conversationId", "name", "email", "phone", "company", "message", "source", "status", "tags", "createdAt", "updatedAt")
       SELECT ${lead.id}::uuid, ${tenantId}::uuid, ${lead.botId}::uuid, ${lead.conversationId}::uuid, ${lead.name}, ${lead.email}, ${lead.phone}, ${lead.company}, ${lead.message},
@@ -149,7 +150,9 @@ export class LeadsRepository {
    * one lead apply one after the other, each to what the previous one left.
    */
   async findForUpdate(tenantId: string, leadId: string, tx: PrismaTransaction): Promise<LeadRow | null> {
-    const [lead] = await tx.$queryRaw<LeadRow[]>`SELECT ${LEAD_COLUMNS} FROM "Lead" AS lead WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${leadId}::uuid FOR UPDATE`;
+    const [lead] = await tx.$queryRaw<
+      LeadRow[]
+    >`SELECT ${LEAD_COLUMNS} FROM "Lead" AS lead WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${leadId}::uuid FOR UPDATE`;
     return lead ?? null;
   }
 

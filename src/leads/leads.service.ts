@@ -73,7 +73,13 @@ export class LeadsService {
    */
   async captureLead(tenantId: string, contact: LeadContact & { botId?: string | null }, tx: PrismaTransaction = this.prisma): Promise<LeadRow> {
     const now = new Date();
-    const lead: LeadRow = { id: v7(), ...toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }), status: 'new', createdAt: now, updatedAt: now };
+    const lead: LeadRow = {
+      id: v7(),
+      ...toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }),
+      status: 'new',
+      createdAt: now,
+      updatedAt: now,
+    };
     const event = { type: 'lead.created', object: toLeadResponse(lead) } as const;
     const stored = await this.events.publishAlong(tx, tenantId, this.leads.insertStatement(tenantId, lead), event);
     if (!stored.length) throw ValidationError.field('botId', 'must be the id of one of your bots');
@@ -81,7 +87,14 @@ export class LeadsService {
   }
 
   /** A lead captured in a chat, stored with the conversation that produced it. */
-  async captureWidgetLead(tenantId: string, botId: string, conversationId: string, contact: LeadContact, createdAt: Date, tx: PrismaTransaction): Promise<LeadRow> {
+  async captureWidgetLead(
+    tenantId: string,
+    botId: string,
+    conversationId: string,
+    contact: LeadContact,
+    createdAt: Date,
+    tx: PrismaTransaction,
+  ): Promise<LeadRow> {
     const lead = await this.leads.create(tenantId, { ...toNewLead(contact, { botId, conversationId, source: 'widget' }), createdAt }, tx);
     await this.events.publish(tx, tenantId, { type: 'lead.created', object: toLeadResponse(lead) });
     return lead;
@@ -133,9 +146,17 @@ export class LeadsService {
     const request = { method: 'POST', path: '/api/v1/leads/import', body: { leads } };
     return this.idempotency.run(tenantId, idempotencyKey, request, async (tx) => {
       await this.assertOwnBots(tenantId, leads, tx);
-      const rows = await this.leads.createMany(tenantId, leads.map((lead) => toNewLead(lead, { botId: lead.botId ?? null, conversationId: null, source: 'import' })), tx);
+      const rows = await this.leads.createMany(
+        tenantId,
+        leads.map((lead) => toNewLead(lead, { botId: lead.botId ?? null, conversationId: null, source: 'import' })),
+        tx,
+      );
       const created = rows.map(toLeadResponse);
-      await this.events.publishAll(tx, tenantId, created.map((object) => ({ type: 'lead.created', object })));
+      await this.events.publishAll(
+        tx,
+        tenantId,
+        created.map((object) => ({ type: 'lead.created', object })),
+      );
       return { status: 201, location: null, body: { imported: created.length, leads: created } };
     });
   }
@@ -165,7 +186,9 @@ export class LeadsService {
     const botIds = [...new Set(leads.map((lead) => lead.botId).filter((botId): botId is string => !!botId))];
     if (!botIds.length) return;
     const own = new Set(await this.bots.existingIds(tenantId, botIds, tx));
-    const details = leads.flatMap((lead, i) => (lead.botId && !own.has(lead.botId) ? [{ field: `leads[${i}].botId`, message: 'must be the id of one of your bots' }] : []));
+    const details = leads.flatMap((lead, i) =>
+      lead.botId && !own.has(lead.botId) ? [{ field: `leads[${i}].botId`, message: 'must be the id of one of your bots' }] : [],
+    );
     if (details.length) throw new ValidationError(details);
   }
 }

@@ -65,9 +65,10 @@ export function docsAsset(name: string): DocsAsset | undefined {
   if (!DOCS_ASSET_NAMES.includes(name)) return undefined;
   let asset = cache.get(name);
   if (!asset) {
-    asset = name === 'docs.js'
-      ? { contentType: 'text/javascript; charset=utf-8', body: Buffer.from(INIT_SCRIPT) }
-      : { contentType: FROM_SWAGGER_UI[name], body: readFileSync(path.join(swaggerUiDirectory(), name)) };
+    asset =
+      name === 'docs.js'
+        ? { contentType: 'text/javascript; charset=utf-8', body: Buffer.from(INIT_SCRIPT) }
+        : { contentType: FROM_SWAGGER_UI[name], body: readFileSync(path.join(swaggerUiDirectory(), name)) };
     cache.set(name, asset);
   }
   return asset;

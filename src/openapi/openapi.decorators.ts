@@ -16,17 +16,35 @@ export const TENANT_HEADER_SCHEME = 'TenantId';
 const USER_SECURITY = { [SESSION_SCHEME]: [], [TENANT_HEADER_SCHEME]: [] };
 
 /** What a user's request to a tenant route can be refused with, beyond a key's errors. */
-const USER_ERRORS: readonly ErrorCode[] = [ErrorCode.INVALID_SESSION, ErrorCode.CSRF_REJECTED, ErrorCode.TENANT_REQUIRED, ErrorCode.NOT_A_MEMBER, ErrorCode.INSUFFICIENT_ROLE];
+const USER_ERRORS: readonly ErrorCode[] = [
+  ErrorCode.INVALID_SESSION,
+  ErrorCode.CSRF_REJECTED,
+  ErrorCode.TENANT_REQUIRED,
+  ErrorCode.NOT_A_MEMBER,
+  ErrorCode.INSUFFICIENT_ROLE,
+];
 
 const header = (schema: SchemaObject, description: string, required = true): HeaderObject => ({ description, required, schema });
 
 const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
-  'X-Request-Id': header({ type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' }, 'The request id: a well-formed incoming `X-Request-Id`, otherwise a new UUID.'),
-  'X-RateLimit-Limit': header({ type: 'integer', minimum: 1 }, "The plan's hourly request limit (all keys of the tenant share it); for a signed-in user, their own limit of 600 a minute."),
+  'X-Request-Id': header(
+    { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+    'The request id: a well-formed incoming `X-Request-Id`, otherwise a new UUID.',
+  ),
+  'X-RateLimit-Limit': header(
+    { type: 'integer', minimum: 1 },
+    "The plan's hourly request limit (all keys of the tenant share it); for a signed-in user, their own limit of 600 a minute.",
+  ),
   'X-RateLimit-Remaining': header({ type: 'integer', minimum: 0 }, 'Requests left in the current hour, never negative.'),
   'X-RateLimit-Reset': header({ type: 'integer', minimum: 0 }, 'Unix epoch seconds at which the hourly window resets.'),
-  RateLimit: header({ type: 'string', pattern: '^"(hourly|user)";r=\\d+;t=\\d+$' }, "IETF RateLimit field of the hourly window (a user's: their minute window): requests left and seconds to the reset."),
-  'RateLimit-Policy': header({ type: 'string', pattern: '^"[a-z]+";q=\\d+;w=\\d+(, "[a-z]+";q=\\d+;w=\\d+)*$' }, 'IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds.'),
+  RateLimit: header(
+    { type: 'string', pattern: '^"(hourly|user)";r=\\d+;t=\\d+$' },
+    "IETF RateLimit field of the hourly window (a user's: their minute window): requests left and seconds to the reset.",
+  ),
+  'RateLimit-Policy': header(
+    { type: 'string', pattern: '^"[a-z]+";q=\\d+;w=\\d+(, "[a-z]+";q=\\d+;w=\\d+)*$' },
+    'IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds.',
+  ),
   'Retry-After': header({ type: 'integer', minimum: 1 }, 'Whole seconds to wait before retrying.'),
   Location: header({ type: 'string', format: 'uri-reference', pattern: '^/api/v1/leads/[0-9a-f-]{36}$' }, 'The path of the new lead.'),
   'Idempotent-Replayed': header(
@@ -47,7 +65,11 @@ export const HEADER_COMPONENTS: Readonly<Record<string, HeaderObject>> = {
   ...Object.fromEntries(
     RATE_LIMIT_HEADER_NAMES.map((name) => [
       `${name}.optional`,
-      { ...RESPONSE_HEADERS[name], required: false, description: `${RESPONSE_HEADERS[name].description} Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it.` },
+      {
+        ...RESPONSE_HEADERS[name],
+        required: false,
+        description: `${RESPONSE_HEADERS[name].description} Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it.`,
+      },
     ]),
   ),
 };
@@ -103,7 +125,10 @@ function errorResponse(status: number, codes: ErrorCode[], routeSurface: Surface
     const details: SchemaObject = { type: 'array', minItems: 1, items: { $ref: getSchemaPath(FieldErrorResponse) } };
     // Only VALIDATION_ERROR carries `details`: where a status has other codes too (a user's 400
     // TENANT_REQUIRED), `details` is required of that code alone.
-    const detailsRequired = codes.length === 1 ? { required: ['details'] } : { if: { properties: { code: { const: ErrorCode.VALIDATION_ERROR } } }, then: { properties: { details }, required: ['details'] } };
+    const detailsRequired =
+      codes.length === 1
+        ? { required: ['details'] }
+        : { if: { properties: { code: { const: ErrorCode.VALIDATION_ERROR } } }, then: { properties: { details }, required: ['details'] } };
     const narrowed: SchemaObject = {
       type: 'object',
       properties: {
@@ -184,7 +209,9 @@ const operation = (docs: EndpointDocs, note: string) =>
  * query validation).
  */
 export function ApiV1Endpoint(docs: EndpointDocs & { scopes: Scope[] }): MethodDecorator {
-  const scopeNote = docs.scopes.length ? `Requires the scope${docs.scopes.length > 1 ? 's' : ''} ${docs.scopes.map((s) => `\`${s}\``).join(', ')}.` : 'Any valid key, public keys included.';
+  const scopeNote = docs.scopes.length
+    ? `Requires the scope${docs.scopes.length > 1 ? 's' : ''} ${docs.scopes.map((s) => `\`${s}\``).join(', ')}.`
+    : 'Any valid key, public keys included.';
   const errors: ErrorCode[] = [
     ErrorCode.VALIDATION_ERROR,
     ErrorCode.INVALID_API_KEY,
@@ -238,7 +265,9 @@ export function ApiWidgetEndpoint(docs: EndpointDocs & { visitorToken: boolean }
     docs.visitorToken ? VisitorOnly() : WidgetOnly(),
     operation(docs, note),
     ApiSecurity(API_KEY_SCHEME, []),
-    ...(docs.visitorToken ? [ApiHeader({ name: 'X-Visitor-Token', required: true, description: 'The visitor token of the session.', schema: { type: 'string', maxLength: 1024 } })] : []),
+    ...(docs.visitorToken
+      ? [ApiHeader({ name: 'X-Visitor-Token', required: true, description: 'The visitor token of the session.', schema: { type: 'string', maxLength: 1024 } })]
+      : []),
     successResponse(docs, {}, 'Success.'),
     ApiExtraModels(ErrorEnvelope),
     ...errorDecorators(errors, 'v1AnyKey'),
@@ -266,7 +295,11 @@ export function ApiUserEndpoint(docs: EndpointDocs & { role: UserRouteRole; scop
     ErrorCode.INTERNAL_ERROR,
     ErrorCode.SERVICE_UNAVAILABLE,
   ];
-  const who = docs.scopes?.length ? `members whose role holds ${docs.scopes.map((s) => `\`${s}\``).join(', ')}` : docs.role === 'manager' ? 'owners and admins' : 'every member';
+  const who = docs.scopes?.length
+    ? `members whose role holds ${docs.scopes.map((s) => `\`${s}\``).join(', ')}`
+    : docs.role === 'manager'
+      ? 'owners and admins'
+      : 'every member';
   const note = `Dashboard users only (session cookie and \`X-Tenant-Id\`; API keys get 403 \`INSUFFICIENT_SCOPE\`): ${who}.`;
   return applyDecorators(
     UsersOnly(docs.role, ...(docs.scopes ?? [])),
@@ -293,8 +326,8 @@ export function ApiAuthEndpoint(docs: EndpointDocs & { access: 'signIn' | 'sessi
   ];
   const note =
     docs.access === 'session'
-      ? 'The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service\'s own `Origin`.'
-      : 'No session needed; the request must carry the service\'s own `Origin` (403 `CSRF_REJECTED` otherwise).';
+      ? "The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`."
+      : "No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).";
   return applyDecorators(
     docs.access === 'session' ? SignedIn() : SignInStep(),
     operation(docs, note),

@@ -31,10 +31,26 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion(API_DOCUMENT_VERSION)
     .addServer('/', 'The host that serves this document')
     .addServer('http://localhost:3000', 'A local development server (`npm start`)')
-    .addSecurity(API_KEY_SCHEME, { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A tenant API key (`svc_sk_…` secret key; `svc_pk_…` public keys may only call /api/v1/verify).' })
+    .addSecurity(API_KEY_SCHEME, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+      description: 'A tenant API key (`svc_sk_…` secret key; `svc_pk_…` public keys may only call /api/v1/verify).',
+    })
     .addSecurity(ADMIN_BEARER_SCHEME, { type: 'http', scheme: 'bearer', description: 'The admin token from the `ADMIN_API_TOKEN` configuration variable.' })
-    .addSecurity(SESSION_SCHEME, { type: 'apiKey', in: 'cookie', name: 'svc_session', description: 'A signed-in user: the session cookie set by `POST /auth/v1/sessions` (HttpOnly, SameSite=Lax). A POST, PUT, PATCH or DELETE must carry the service\'s own `Origin`.' })
-    .addSecurity(TENANT_HEADER_SCHEME, { type: 'apiKey', in: 'header', name: 'X-Tenant-Id', description: "With the session cookie: the tenant of the request, one of the user's memberships." })
+    .addSecurity(SESSION_SCHEME, {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'svc_session',
+      description:
+        "A signed-in user: the session cookie set by `POST /auth/v1/sessions` (HttpOnly, SameSite=Lax). A POST, PUT, PATCH or DELETE must carry the service's own `Origin`.",
+    })
+    .addSecurity(TENANT_HEADER_SCHEME, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Tenant-Id',
+      description: "With the session cookie: the tenant of the request, one of the user's memberships.",
+    })
     .addTag('Account', 'The API key and its tenant')
     .addTag('Bots', 'The tenant’s bots and their counters')
     .addTag('Conversations', 'Conversations and their messages')

@@ -37,12 +37,20 @@ export class ErasureWorker implements OnApplicationBootstrap, BeforeApplicationS
       (erasure, tx) => this.erasures.deleteMessages(erasure, tx),
       async (erasure, tx) => {
         const ids = await this.erasures.deleteConversations(erasure, tx);
-        await this.events.publishAll(tx, erasure.tenantId, ids.map((id) => ({ type: 'conversation.deleted', object: { id } })));
+        await this.events.publishAll(
+          tx,
+          erasure.tenantId,
+          ids.map((id) => ({ type: 'conversation.deleted', object: { id } })),
+        );
         return ids.length;
       },
       async (erasure, tx) => {
         const ids = await this.erasures.deleteLeads(erasure, tx);
-        await this.events.publishAll(tx, erasure.tenantId, ids.map((id) => ({ type: 'lead.deleted', object: { id } })));
+        await this.events.publishAll(
+          tx,
+          erasure.tenantId,
+          ids.map((id) => ({ type: 'lead.deleted', object: { id } })),
+        );
         return ids.length;
       },
       (erasure, tx) => this.erasures.redactWebhookEvents(erasure, tx),

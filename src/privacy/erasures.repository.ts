@@ -4,7 +4,15 @@ import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { escapeLikePattern } from '../leads/leads.repository';
 import type { Person } from './people.repository';
 
-const erasureSelect = { id: true, status: true, leadCount: true, conversationCount: true, messageCount: true, createdAt: true, completedAt: true } satisfies Prisma.PrivacyErasureSelect;
+const erasureSelect = {
+  id: true,
+  status: true,
+  leadCount: true,
+  conversationCount: true,
+  messageCount: true,
+  createdAt: true,
+  completedAt: true,
+} satisfies Prisma.PrivacyErasureSelect;
 
 export type ErasureRow = Prisma.PrivacyErasureGetPayload<{ select: typeof erasureSelect }>;
 
@@ -170,7 +178,12 @@ function idPatterns(person: Person): string[] {
  * whole JSON string (a short name inside other words is someone else's text), the id of one of their rows.
  */
 function jsonPatterns(person: Person): string[] {
-  return [...person.emails.map(contains), ...person.visitorIds.map(contains), ...person.names.map((name) => contains(JSON.stringify(name))), ...idPatterns(person)];
+  return [
+    ...person.emails.map(contains),
+    ...person.visitorIds.map(contains),
+    ...person.names.map((name) => contains(JSON.stringify(name))),
+    ...idPatterns(person),
+  ];
 }
 
 /** In free text (a receiver's answer): the e-mail, visitor id or name anywhere. */

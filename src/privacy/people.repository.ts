@@ -35,7 +35,10 @@ export class PeopleRepository {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const before = leads.size + conversationIds.size;
       const foundLeads = await tx.lead.findMany({
-        where: { tenantId, OR: [...[...emails].map((email) => ({ email: { equals: email, mode: 'insensitive' as const } })), { conversationId: { in: [...conversationIds] } }] },
+        where: {
+          tenantId,
+          OR: [...[...emails].map((email) => ({ email: { equals: email, mode: 'insensitive' as const } })), { conversationId: { in: [...conversationIds] } }],
+        },
         select: { id: true, email: true, name: true, conversationId: true },
       });
       for (const lead of foundLeads) {
@@ -79,10 +82,18 @@ export class PeopleRepository {
   }
 
   conversations(tenantId: string, conversationIds: string[]): Promise<ConversationRow[]> {
-    return this.prisma.conversation.findMany({ where: { tenantId, id: { in: conversationIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: conversationSelect });
+    return this.prisma.conversation.findMany({
+      where: { tenantId, id: { in: conversationIds } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: conversationSelect,
+    });
   }
 
   messages(tenantId: string, conversationIds: string[]): Promise<MessageRow[]> {
-    return this.prisma.message.findMany({ where: { tenantId, conversationId: { in: conversationIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: messageSelect });
+    return this.prisma.message.findMany({
+      where: { tenantId, conversationId: { in: conversationIds } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: messageSelect,
+    });
   }
 }

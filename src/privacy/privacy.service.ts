@@ -28,7 +28,12 @@ export class PrivacyService {
       this.people.conversations(tenantId, person.conversationIds),
       this.people.messages(tenantId, person.conversationIds),
     ]);
-    await this.events.record(this.prisma, tenantId, actor, { action: 'privacy.exported', targetType: 'person', targetId: '-', data: { leads: leads.length, conversations: conversations.length } });
+    await this.events.record(this.prisma, tenantId, actor, {
+      action: 'privacy.exported',
+      targetType: 'person',
+      targetId: '-',
+      data: { leads: leads.length, conversations: conversations.length },
+    });
     return toPersonExport(leads, conversations, messages);
   }
 

@@ -29,7 +29,10 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     if (!this.config.privacy.worker) return;
     this.running = true;
     this.timer = setInterval(() => {
-      if (!this.current) this.current = this.sweep().catch((error: unknown) => this.logger.warn(`Retention sweep failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)).finally(() => (this.current = undefined));
+      if (!this.current)
+        this.current = this.sweep()
+          .catch((error: unknown) => this.logger.warn(`Retention sweep failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`))
+          .finally(() => (this.current = undefined));
     }, this.options.sweepCheckMs);
     this.timer.unref();
   }

@@ -14,7 +14,15 @@ export const WEBHOOK_RETENTION_DAYS = 30;
 /** What a sweep removes, one batch at a time, given the instant it counts from. */
 export type SweepTarget = 'messages' | 'conversations' | 'leads' | 'webhookDeliveries' | 'webhookEvents' | 'idempotencyRecords' | 'auditEvents';
 
-export const SWEEP_TARGETS: readonly SweepTarget[] = ['messages', 'conversations', 'leads', 'webhookDeliveries', 'webhookEvents', 'idempotencyRecords', 'auditEvents'];
+export const SWEEP_TARGETS: readonly SweepTarget[] = [
+  'messages',
+  'conversations',
+  'leads',
+  'webhookDeliveries',
+  'webhookEvents',
+  'idempotencyRecords',
+  'auditEvents',
+];
 
 /**
  * The retention sweep's statements. Each deletes at most SWEEP_BATCH_SIZE rows past the cut-off,
@@ -44,7 +52,8 @@ export class RetentionRepository {
 
   /** Gives the job back; the next run is due after `intervalMs` (or at once, after an interrupted run). */
   async finish(intervalMs: number): Promise<void> {
-    await this.prisma.$executeRaw`UPDATE "BackgroundJob" SET "leaseUntil" = NULL, "runAfter" = now() + ${intervalMs} * interval '1 millisecond' WHERE "name" = ${RETENTION_JOB}`;
+    await this.prisma
+      .$executeRaw`UPDATE "BackgroundJob" SET "leaseUntil" = NULL, "runAfter" = now() + ${intervalMs} * interval '1 millisecond' WHERE "name" = ${RETENTION_JOB}`;
   }
 
   /** Deletes one batch of `target` past its cut-off at `now`; the number deleted. */

@@ -90,6 +90,11 @@ export class FailedAuthLimiter {
   }
 
   private tooManyFailures(kind: CredentialKind, retryInMs: number): AppError {
-    return new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `Too many requests with ${CREDENTIALS[kind].noun} from this address. Retry after the time in Retry-After.`, undefined, retryAfter(retryInMs));
+    return new AppError(
+      ErrorCode.RATE_LIMIT_EXCEEDED,
+      `Too many requests with ${CREDENTIALS[kind].noun} from this address. Retry after the time in Retry-After.`,
+      undefined,
+      retryAfter(retryInMs),
+    );
   }
 }

@@ -26,7 +26,10 @@ export class FailoverRateLimitStore implements RateLimitStore {
     return this.either((store, shares) => store.peek(key, shares), windows);
   }
 
-  private async either(call: (store: RateLimitStore, windows: readonly WindowSpec[]) => Promise<WindowUsage[]>, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
+  private async either(
+    call: (store: RateLimitStore, windows: readonly WindowSpec[]) => Promise<WindowUsage[]>,
+    windows: readonly WindowSpec[],
+  ): Promise<WindowUsage[]> {
     try {
       const usage = await call(this.primary, windows);
       if (this.degraded) {
@@ -37,7 +40,9 @@ export class FailoverRateLimitStore implements RateLimitStore {
     } catch (error) {
       if (!this.degraded) {
         this.degraded = true;
-        this.logger.warn(`Shared rate-limit store unreachable (${error instanceof Error ? error.message : String(error)}); limiting in-process at 1/${this.replicas} of each limit.`);
+        this.logger.warn(
+          `Shared rate-limit store unreachable (${error instanceof Error ? error.message : String(error)}); limiting in-process at 1/${this.replicas} of each limit.`,
+        );
       }
       const shares = windows.map((window) => ({ ...window, limit: Math.max(1, Math.floor(window.limit / this.replicas)) }));
       return call(this.fallback, shares);

@@ -50,7 +50,11 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     const windows: WindowSpec[] = [];
     for (const throttler of this.throttlers) {
       const [limit, ttlMs] = [resolve(throttler.limit, context), resolve(throttler.ttl, context)];
-      windows.push({ name: throttler.name ?? 'default', limit: typeof limit === 'number' ? limit : await limit, ttlMs: typeof ttlMs === 'number' ? ttlMs : await ttlMs });
+      windows.push({
+        name: throttler.name ?? 'default',
+        limit: typeof limit === 'number' ? limit : await limit,
+        ttlMs: typeof ttlMs === 'number' ? ttlMs : await ttlMs,
+      });
     }
     // Shortest window first: a request the burst window refuses does not count against the hour.
     windows.sort((a, b) => a.ttlMs - b.ttlMs);

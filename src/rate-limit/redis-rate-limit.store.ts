@@ -51,7 +51,10 @@ type RedisWithHit = Redis & {
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: RedisWithHit;
 
-  constructor(redis: Redis, private readonly prefix = 'rl') {
+  constructor(
+    redis: Redis,
+    private readonly prefix = 'rl',
+  ) {
     redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_WINDOWS });
     redis.defineCommand('rateLimitPeek', { numberOfKeys: 1, lua: PEEK_WINDOWS });
     this.redis = redis as RedisWithHit;

@@ -28,13 +28,30 @@ export class SettingsController {
   }
 
   @Patch('settings')
-  @ApiV1Endpoint({ operationId: 'updateSettings', summary: "Change the tenant's settings", description: PATCH_RULES, scopes: [Scope.SettingsWrite], type: TenantSettingsEnvelope, errors: [...JSON_BODY_ERRORS] })
-  async updateTenantSettings(@Principal() { tenant }: ApiPrincipal, @Body() body: UpdateTenantSettingsDto, @CurrentActor() actor: Actor): Promise<TenantSettingsEnvelope> {
+  @ApiV1Endpoint({
+    operationId: 'updateSettings',
+    summary: "Change the tenant's settings",
+    description: PATCH_RULES,
+    scopes: [Scope.SettingsWrite],
+    type: TenantSettingsEnvelope,
+    errors: [...JSON_BODY_ERRORS],
+  })
+  async updateTenantSettings(
+    @Principal() { tenant }: ApiPrincipal,
+    @Body() body: UpdateTenantSettingsDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<TenantSettingsEnvelope> {
     return { settings: toTenantSettings(await this.settings.updateTenantSettings(tenant.id, body, actor)) };
   }
 
   @Get('bots/:id/settings')
-  @ApiV1Endpoint({ operationId: 'getBotSettings', summary: "Get a bot's widget settings", scopes: [Scope.SettingsRead], type: BotSettingsEnvelope, errors: [ErrorCode.NOT_FOUND] })
+  @ApiV1Endpoint({
+    operationId: 'getBotSettings',
+    summary: "Get a bot's widget settings",
+    scopes: [Scope.SettingsRead],
+    type: BotSettingsEnvelope,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Bot')
   async getBotSettings(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) id: string): Promise<BotSettingsEnvelope> {
     return { settings: toBotSettings(await this.settings.getBotSettings(tenant.id, id)) };

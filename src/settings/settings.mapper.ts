@@ -21,15 +21,32 @@ export class LeadCapture {
 }
 
 export class WidgetLimits {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100000, description: 'Bot replies the widget gives one client address (IPv6: one /64) per UTC day; beyond, 429.' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: 100000,
+    description: 'Bot replies the widget gives one client address (IPv6: one /64) per UTC day; beyond, 429.',
+  })
   repliesPerIpPerDay: number;
 }
 
 export class Retention {
-  @ApiProperty({ type: 'integer', nullable: true, minimum: 30, maximum: 3650, description: "Days after a conversation's last message before the hourly sweep deletes it with its messages; null: kept for ever." })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 30,
+    maximum: 3650,
+    description: "Days after a conversation's last message before the hourly sweep deletes it with its messages; null: kept for ever.",
+  })
   conversationDays: number | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, minimum: 30, maximum: 3650, description: 'Days after its creation before the hourly sweep deletes a lead; null: kept for ever.' })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 30,
+    maximum: 3650,
+    description: 'Days after its creation before the hourly sweep deletes a lead; null: kept for ever.',
+  })
   leadDays: number | null;
 }
 
@@ -82,7 +99,7 @@ export class BotSettings {
   @ApiProperty({ description: 'Replies list the knowledge documents they come from.' })
   showSources: boolean;
 
-  @ApiProperty({ type: [String], description: "The bot's own synonyms, one group per entry (\"bill = invoice, receipt\")." })
+  @ApiProperty({ type: [String], description: 'The bot\'s own synonyms, one group per entry ("bill = invoice, receipt").' })
   synonyms: string[];
 
   @ApiProperty({ type: HandoffSettings })
@@ -106,5 +123,12 @@ export function toTenantSettings(row: TenantSettingsRow): TenantSettings {
 }
 
 export function toBotSettings(row: BotSettingsRow): BotSettings {
-  return { welcomeMessage: row.welcomeMessage, suggestedQuestions: [...row.suggestedQuestions], fallbackMessage: row.fallbackMessage, showSources: row.showSources, synonyms: [...row.synonyms], handoff: { enabled: row.handoffEnabled, onFallback: row.handoffOnFallback, message: row.handoffMessage } };
+  return {
+    welcomeMessage: row.welcomeMessage,
+    suggestedQuestions: [...row.suggestedQuestions],
+    fallbackMessage: row.fallbackMessage,
+    showSources: row.showSources,
+    synonyms: [...row.synonyms],
+    handoff: { enabled: row.handoffEnabled, onFallback: row.handoffOnFallback, message: row.handoffMessage },
+  };
 }

@@ -15,7 +15,16 @@ const tenantSettingsSelect = {
   leadRetentionDays: true,
 } satisfies Prisma.TenantSelect;
 
-const botSettingsSelect = { welcomeMessage: true, suggestedQuestions: true, fallbackMessage: true, showSources: true, synonyms: true, handoffEnabled: true, handoffOnFallback: true, handoffMessage: true } satisfies Prisma.BotSelect;
+const botSettingsSelect = {
+  welcomeMessage: true,
+  suggestedQuestions: true,
+  fallbackMessage: true,
+  showSources: true,
+  synonyms: true,
+  handoffEnabled: true,
+  handoffOnFallback: true,
+  handoffMessage: true,
+} satisfies Prisma.BotSelect;
 
 export type TenantSettingsRow = Prisma.TenantGetPayload<{ select: typeof tenantSettingsSelect }>;
 export type BotSettingsRow = Prisma.BotGetPayload<{ select: typeof botSettingsSelect }>;

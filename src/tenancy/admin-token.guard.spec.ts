@@ -39,7 +39,6 @@ function contextFor(controller: Type, handler: (...args: never[]) => unknown, re
   return httpContext(controller, handler, req);
 }
 
-
 describe('AdminTokenGuard', () => {
   const guard = new AdminTokenGuard(config(TOKEN), limiter());
   const adminContext = (headers: Record<string, string>) => contextFor(AdminController, AdminController.prototype.list, request(headers));

@@ -19,7 +19,22 @@ import { TenantsService } from './tenants.service';
 @Module({
   imports: [InvalidationModule],
   controllers: [ApiKeysController],
-  providers: [TenantsRepository, TenantsService, ApiKeysRepository, ApiKeysService, ApiKeyActivityRepository, ApiKeyActivityRecorder, ApiKeyActivityService, ApiKeyHasher, ApiKeyCache, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard, WidgetKeyGuard],
+  providers: [
+    TenantsRepository,
+    TenantsService,
+    ApiKeysRepository,
+    ApiKeysService,
+    ApiKeyActivityRepository,
+    ApiKeyActivityRecorder,
+    ApiKeyActivityService,
+    ApiKeyHasher,
+    ApiKeyCache,
+    ApiKeyGuard,
+    AdminTokenGuard,
+    PlanGuard,
+    ScopesGuard,
+    WidgetKeyGuard,
+  ],
   exports: [TenantsService, TenantsRepository, ApiKeysService, ApiKeyActivityRecorder, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard, WidgetKeyGuard],
 })
 export class TenancyModule {}

@@ -46,10 +46,20 @@ export class TenantsService {
       if (!before) throw new NotFoundError('Tenant');
       const after = await this.tenants.update(tenantId, input, tx);
       if (before.plan !== after.plan) {
-        await this.events.record(tx, tenantId, actor, { action: 'tenant.plan_changed', targetType: 'tenant', targetId: tenantId, data: { from: before.plan, to: after.plan } });
+        await this.events.record(tx, tenantId, actor, {
+          action: 'tenant.plan_changed',
+          targetType: 'tenant',
+          targetId: tenantId,
+          data: { from: before.plan, to: after.plan },
+        });
       }
       if (before.name !== after.name) {
-        await this.events.record(tx, tenantId, actor, { action: 'tenant.renamed', targetType: 'tenant', targetId: tenantId, data: { from: before.name, to: after.name } });
+        await this.events.record(tx, tenantId, actor, {
+          action: 'tenant.renamed',
+          targetType: 'tenant',
+          targetId: tenantId,
+          data: { from: before.name, to: after.name },
+        });
       }
       return after;
     });
@@ -57,5 +67,4 @@ export class TenantsService {
     await this.bus.tenantChanged(tenantId);
     return updated;
   }
-
 }

@@ -52,8 +52,18 @@ export class WebhookEndpointsRepository {
    * Replaces the secret if it is still `current`, which becomes the previous one. Null when the
    * endpoint is gone or another rotation replaced `current` first.
    */
-  async replaceSecret(tenantId: string, webhookId: string, current: string, secret: string, previousSecretExpiresAt: Date, tx: PrismaTransaction): Promise<WebhookRow | null> {
-    const { count } = await tx.webhookEndpoint.updateMany({ where: { tenantId, id: webhookId, secret: current }, data: { secret, previousSecret: current, previousSecretExpiresAt } });
+  async replaceSecret(
+    tenantId: string,
+    webhookId: string,
+    current: string,
+    secret: string,
+    previousSecretExpiresAt: Date,
+    tx: PrismaTransaction,
+  ): Promise<WebhookRow | null> {
+    const { count } = await tx.webhookEndpoint.updateMany({
+      where: { tenantId, id: webhookId, secret: current },
+      data: { secret, previousSecret: current, previousSecretExpiresAt },
+    });
     return count ? this.findById(tenantId, webhookId, tx) : null;
   }
 

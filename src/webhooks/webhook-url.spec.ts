@@ -47,6 +47,12 @@ describe('webhookUrlProblem', () => {
 
   it('applies the same rule to the address a delivery connects to', () => {
     expect(['8.8.8.8', '2606:4700::1111', '127.0.0.1'].map((address) => isDeliverableAddress(address, loopback))).toEqual([true, true, true]);
-    expect(['127.0.0.2', '::1', '::7f00:1', '::ffff:a9fe:a9fe', '10.0.0.1'].map((address) => isDeliverableAddress(address, loopback))).toEqual([false, false, false, false, false]);
+    expect(['127.0.0.2', '::1', '::7f00:1', '::ffff:a9fe:a9fe', '10.0.0.1'].map((address) => isDeliverableAddress(address, loopback))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -26,7 +26,8 @@ export function isDeliverableAddress(address: string, ranges: BlockList): boolea
   return isAllowed(address, ranges) || isPublicAddress(address);
 }
 
-export const ADDRESS_REFUSED = 'must not point to a private, loopback, link-local or reserved address (WEBHOOK_ALLOWED_CIDRS can allow a range, e.g. 127.0.0.1/32 for a local receiver)';
+export const ADDRESS_REFUSED =
+  'must not point to a private, loopback, link-local or reserved address (WEBHOOK_ALLOWED_CIDRS can allow a range, e.g. 127.0.0.1/32 for a local receiver)';
 
 /**
  * Why a webhook URL is refused, or undefined when it is acceptable (API_DECISIONS, Webhooks):
@@ -41,7 +42,10 @@ export function webhookUrlProblem(value: string, ranges: BlockList): string | un
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) return 'must be an absolute https URL';
   if (url.username || url.password) return 'must not contain a user name or password';
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   const addresses = host === 'localhost' || host.endsWith('.localhost') ? ['127.0.0.1', '::1'] : isIP(host) ? [host] : [];
   const allowed = addresses.length > 0 && addresses.some((address) => isAllowed(address, ranges));
   if (!allowed && addresses.some((address) => !isPublicAddress(address))) return ADDRESS_REFUSED;

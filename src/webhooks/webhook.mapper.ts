@@ -24,7 +24,12 @@ export class WebhookResponse {
   @ApiProperty()
   enabled: boolean;
 
-  @ApiProperty({ type: String, enum: DISABLED_REASONS, nullable: true, description: 'Why it is disabled: `manual`, `gone` (the receiver answered 410) or `failing` (every delivery failed for 5 days); null while enabled.' })
+  @ApiProperty({
+    type: String,
+    enum: DISABLED_REASONS,
+    nullable: true,
+    description: 'Why it is disabled: `manual`, `gone` (the receiver answered 410) or `failing` (every delivery failed for 5 days); null while enabled.',
+  })
   disabledReason: string | null;
 
   @ApiProperty({ format: 'date-time' })

@@ -31,7 +31,15 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(201)
-  @ApiV1Endpoint({ operationId: 'createWebhook', summary: 'Create a webhook endpoint', description: 'The answer carries the signing secret, once. At most 20 endpoints per tenant.', scopes, status: 201, type: WebhookWithSecretResponse, errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED] })
+  @ApiV1Endpoint({
+    operationId: 'createWebhook',
+    summary: 'Create a webhook endpoint',
+    description: 'The answer carries the signing secret, once. At most 20 endpoints per tenant.',
+    scopes,
+    status: 201,
+    type: WebhookWithSecretResponse,
+    errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED],
+  })
   async create(@Principal() { tenant }: ApiPrincipal, @Body() body: CreateWebhookDto, @CurrentActor() actor: Actor): Promise<WebhookWithSecretResponse> {
     const { webhook, secret } = await this.webhooks.createWebhook(tenant.id, body, actor);
     return { webhook: toWebhookResponse(webhook), secret };
@@ -51,15 +59,32 @@ export class WebhooksController {
   }
 
   @Patch(':id')
-  @ApiV1Endpoint({ operationId: 'updateWebhook', summary: 'Change, enable or disable a webhook endpoint', scopes, type: WebhookEnvelope, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
+  @ApiV1Endpoint({
+    operationId: 'updateWebhook',
+    summary: 'Change, enable or disable a webhook endpoint',
+    scopes,
+    type: WebhookEnvelope,
+    errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
+  })
   @ApiIdParam('id', 'Webhook')
-  async update(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @Body() body: UpdateWebhookDto, @CurrentActor() actor: Actor): Promise<WebhookEnvelope> {
+  async update(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Webhook')) id: string,
+    @Body() body: UpdateWebhookDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<WebhookEnvelope> {
     return { webhook: toWebhookResponse(await this.webhooks.updateWebhook(tenant.id, id, body, actor)) };
   }
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiV1Endpoint({ operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its pending deliveries', scopes, status: 204, errors: [ErrorCode.NOT_FOUND] })
+  @ApiV1Endpoint({
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook endpoint and its pending deliveries',
+    scopes,
+    status: 204,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Webhook')
   async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.webhooks.deleteWebhook(tenant.id, id, actor);
@@ -67,17 +92,35 @@ export class WebhooksController {
 
   @Post(':id/rotate-secret')
   @HttpCode(200)
-  @ApiV1Endpoint({ operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret', description: 'The answer carries the new secret, once; the previous one keeps signing too for 24 hours.', scopes, type: WebhookWithSecretResponse, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
+  @ApiV1Endpoint({
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate the signing secret',
+    description: 'The answer carries the new secret, once; the previous one keeps signing too for 24 hours.',
+    scopes,
+    type: WebhookWithSecretResponse,
+    errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
+  })
   @ApiIdParam('id', 'Webhook')
   @ApiNoBody()
-  async rotateSecret(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @CurrentActor() actor: Actor): Promise<WebhookWithSecretResponse> {
+  async rotateSecret(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Webhook')) id: string,
+    @CurrentActor() actor: Actor,
+  ): Promise<WebhookWithSecretResponse> {
     const { webhook, secret } = await this.webhooks.rotateSecret(tenant.id, id, actor);
     return { webhook: toWebhookResponse(webhook), secret };
   }
 
   @Post(':id/test')
   @HttpCode(202)
-  @ApiV1Endpoint({ operationId: 'sendWebhookTest', summary: 'Send a webhook.test event to this endpoint', scopes, status: 202, type: DeliveryEnvelope, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
+  @ApiV1Endpoint({
+    operationId: 'sendWebhookTest',
+    summary: 'Send a webhook.test event to this endpoint',
+    scopes,
+    status: 202,
+    type: DeliveryEnvelope,
+    errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
+  })
   @ApiIdParam('id', 'Webhook')
   @ApiNoBody()
   async test(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string): Promise<DeliveryEnvelope> {
@@ -85,20 +128,42 @@ export class WebhooksController {
   }
 
   @Get(':id/deliveries')
-  @ApiV1Endpoint({ operationId: 'listWebhookDeliveries', summary: 'List the deliveries of an endpoint, newest first', scopes, type: DeliveryListResponse, errors: [ErrorCode.NOT_FOUND] })
+  @ApiV1Endpoint({
+    operationId: 'listWebhookDeliveries',
+    summary: 'List the deliveries of an endpoint, newest first',
+    scopes,
+    type: DeliveryListResponse,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Webhook')
-  async deliveries(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @Query() query: ListDeliveriesQueryDto): Promise<DeliveryListResponse> {
+  async deliveries(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Webhook')) id: string,
+    @Query() query: ListDeliveriesQueryDto,
+  ): Promise<DeliveryListResponse> {
     const { deliveries, pagination } = await this.webhooks.listDeliveries(tenant.id, id, query.status, toPage(query));
     return { deliveries: deliveries.map(toDeliveryResponse), pagination };
   }
 
   @Post(':id/deliveries/:deliveryId/retry')
   @HttpCode(202)
-  @ApiV1Endpoint({ operationId: 'retryWebhookDelivery', summary: 'Attempt a delivery again now', description: 'Not while an attempt is in flight: 409 `DELIVERY_IN_FLIGHT`.', scopes, status: 202, type: DeliveryEnvelope, errors: [ErrorCode.NOT_FOUND, ErrorCode.DELIVERY_IN_FLIGHT, ...JSON_BODY_ERRORS] })
+  @ApiV1Endpoint({
+    operationId: 'retryWebhookDelivery',
+    summary: 'Attempt a delivery again now',
+    description: 'Not while an attempt is in flight: 409 `DELIVERY_IN_FLIGHT`.',
+    scopes,
+    status: 202,
+    type: DeliveryEnvelope,
+    errors: [ErrorCode.NOT_FOUND, ErrorCode.DELIVERY_IN_FLIGHT, ...JSON_BODY_ERRORS],
+  })
   @ApiIdParam('id', 'Webhook')
   @ApiIdParam('deliveryId', 'Delivery')
   @ApiNoBody()
-  async retry(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @Param('deliveryId', IdOf('Delivery')) deliveryId: string): Promise<DeliveryEnvelope> {
+  async retry(
+    @Principal() { tenant }: ApiPrincipal,
+    @Param('id', IdOf('Webhook')) id: string,
+    @Param('deliveryId', IdOf('Delivery')) deliveryId: string,
+  ): Promise<DeliveryEnvelope> {
     return { delivery: toDeliveryResponse(await this.webhooks.retryDelivery(tenant.id, id, deliveryId)) };
   }
 }

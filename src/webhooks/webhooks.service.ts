@@ -53,7 +53,11 @@ export class WebhooksService {
   }
 
   /** Creates an endpoint within the per-tenant limit; the secret is in this answer only. */
-  async createWebhook(tenantId: string, input: Required<Pick<WebhookInput, 'url' | 'events'>> & WebhookInput, actor: Actor): Promise<{ webhook: WebhookRow; secret: string }> {
+  async createWebhook(
+    tenantId: string,
+    input: Required<Pick<WebhookInput, 'url' | 'events'>> & WebhookInput,
+    actor: Actor,
+  ): Promise<{ webhook: WebhookRow; secret: string }> {
     const fields = this.checked(input);
     const secret = generateWebhookSecret();
     const webhook = await this.prisma.$transaction(async (tx) => {
@@ -63,7 +67,12 @@ export class WebhooksService {
         throw new AppError(ErrorCode.PLAN_LIMIT_REACHED, `A tenant can have at most ${MAX_WEBHOOKS_PER_TENANT} webhook endpoints.`);
       }
       const created = await this.webhooks.create(tenantId, { url: fields.url!, events: fields.events!, description: fields.description ?? null, secret }, tx);
-      await this.events.record(tx, tenantId, actor, { action: 'webhook.created', targetType: 'webhook', targetId: created.id, data: { url: created.url, events: created.events } });
+      await this.events.record(tx, tenantId, actor, {
+        action: 'webhook.created',
+        targetType: 'webhook',
+        targetId: created.id,
+        data: { url: created.url, events: created.events },
+      });
       return created;
     });
     return { webhook, secret };
@@ -78,7 +87,12 @@ export class WebhooksService {
     return this.prisma.$transaction(async (tx) => {
       const updated = await this.webhooks.update(tenantId, webhookId, changes, tx);
       if (!updated) throw new NotFoundError('Webhook');
-      await this.events.record(tx, tenantId, actor, { action: 'webhook.updated', targetType: 'webhook', targetId: webhookId, data: { fields: Object.keys(input) } });
+      await this.events.record(tx, tenantId, actor, {
+        action: 'webhook.updated',
+        targetType: 'webhook',
+        targetId: webhookId,
+        data: { fields: Object.keys(input) },
+      });
       return updated;
     });
   }
@@ -114,23 +128,37 @@ export class WebhooksService {
   /** Queues a `webhook.test` event for this endpoint alone, enabled or not. */
   async sendTest(tenantId: string, webhookId: string): Promise<DeliveryRow> {
     return this.prisma.$transaction(async (tx) => {
-      const queued = await this.events.publish(tx, tenantId, { type: 'webhook.test', object: { id: webhookId, message: 'A test event from the chatbot platform.' } }, webhookId);
+      const queued = await this.events.publish(
+        tx,
+        tenantId,
+        { type: 'webhook.test', object: { id: webhookId, message: 'A test event from the chatbot platform.' } },
+        webhookId,
+      );
       // Nothing queued: no endpoint of this tenant has this id (or it was just deleted).
       if (!queued) throw new NotFoundError('Webhook');
       return (await this.deliveries.findById(tenantId, queued.deliveryIds[0], tx))!;
     });
   }
 
-  async listDeliveries(tenantId: string, webhookId: string, status: WebhookDeliveryStatus | undefined, page: Page): Promise<{ deliveries: DeliveryRow[]; pagination: Pagination }> {
+  async listDeliveries(
+    tenantId: string,
+    webhookId: string,
+    status: WebhookDeliveryStatus | undefined,
+    page: Page,
+  ): Promise<{ deliveries: DeliveryRow[]; pagination: Pagination }> {
     await this.getWebhook(tenantId, webhookId);
-    const [deliveries, total] = await Promise.all([this.deliveries.list(tenantId, webhookId, status, page), this.deliveries.count(tenantId, webhookId, status)]);
+    const [deliveries, total] = await Promise.all([
+      this.deliveries.list(tenantId, webhookId, status, page),
+      this.deliveries.count(tenantId, webhookId, status),
+    ]);
     return { deliveries, pagination: toPagination(page, total) };
   }
 
   /** A new attempt now; not while one is in flight, which would send the event twice at once. */
   async retryDelivery(tenantId: string, webhookId: string, deliveryId: string, now = new Date()): Promise<DeliveryRow> {
     if (!(await this.deliveries.retryNow(tenantId, webhookId, deliveryId, now))) {
-      if (await this.deliveries.exists(tenantId, webhookId, deliveryId)) throw new AppError(ErrorCode.DELIVERY_IN_FLIGHT, 'The delivery is being sent right now; retry it once this attempt is recorded.');
+      if (await this.deliveries.exists(tenantId, webhookId, deliveryId))
+        throw new AppError(ErrorCode.DELIVERY_IN_FLIGHT, 'The delivery is being sent right now; retry it once this attempt is recorded.');
       throw new NotFoundError('Delivery');
     }
     const delivery = await this.deliveries.findById(tenantId, deliveryId);

@@ -42,7 +42,9 @@ export class VisitorEventStream implements BeforeApplicationShutdown {
     const visitorKey = `${caller.tenantId}:${visitor.visitorId}`;
     const count = this.perVisitor.get(visitorKey) ?? 0;
     if (count >= MAX_STREAMS_PER_VISITOR) {
-      throw new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `At most ${MAX_STREAMS_PER_VISITOR} live streams per visitor may be open at once.`, undefined, { 'Retry-After': '5' });
+      throw new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `At most ${MAX_STREAMS_PER_VISITOR} live streams per visitor may be open at once.`, undefined, {
+        'Retry-After': '5',
+      });
     }
     this.perVisitor.set(visitorKey, count + 1);
 
@@ -84,7 +86,9 @@ export class VisitorEventStream implements BeforeApplicationShutdown {
       write({ kind: 'conversation', conversation: toConversationResponse(conversation) });
       const lastEventId = header(request, 'last-event-id');
       // An id that is not one of this conversation's messages replays nothing (a stale id is harmless).
-      const missed: MessageResponse[] = lastEventId ? ((await this.widget.missedMessages(caller, conversation.id, lastEventId)) ?? []).map(toMessageResponse) : [];
+      const missed: MessageResponse[] = lastEventId
+        ? ((await this.widget.missedMessages(caller, conversation.id, lastEventId)) ?? []).map(toMessageResponse)
+        : [];
       for (const message of missed) write({ kind: 'message', message });
     } catch {
       // The stream has started: no error answer is possible any more; the widget reconnects.

@@ -19,7 +19,10 @@ export class VisitorTokenGuard implements AccessCheck {
     const header = request.headers['x-visitor-token'];
     const claims = this.tokens.verify(typeof header === 'string' ? header : undefined);
     if (!claims || claims.tenantId !== request.principal?.tenant.id) {
-      throw new AppError(ErrorCode.INVALID_VISITOR_TOKEN, 'Send the visitor token of the session in X-Visitor-Token (POST /api/v1/widget/sessions gives one; it lasts 24 hours).');
+      throw new AppError(
+        ErrorCode.INVALID_VISITOR_TOKEN,
+        'Send the visitor token of the session in X-Visitor-Token (POST /api/v1/widget/sessions gives one; it lasts 24 hours).',
+      );
     }
     request.visitor = { tenantId: claims.tenantId, botId: claims.botId, visitorId: claims.visitorId };
     return true;

@@ -46,7 +46,8 @@ export class VisitorTokens {
     } catch {
       return undefined;
     }
-    if (typeof raw.t !== 'string' || typeof raw.b !== 'string' || typeof raw.v !== 'string' || typeof raw.e !== 'number' || raw.e + graceS <= nowS) return undefined;
+    if (typeof raw.t !== 'string' || typeof raw.b !== 'string' || typeof raw.v !== 'string' || typeof raw.e !== 'number' || raw.e + graceS <= nowS)
+      return undefined;
     return { tenantId: raw.t, botId: raw.b, visitorId: raw.v, expiresAt: raw.e };
   }
 

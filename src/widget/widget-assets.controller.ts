@@ -32,7 +32,8 @@ export class WidgetAssetsController {
   @ApiPublicEndpoint({
     operationId: 'getWidgetScript',
     summary: 'The chat widget script to embed',
-    description: 'Embed with `<script src=".../widget.js" data-bot-id="<botId>" data-key="svc_pk_..." async></script>`. Cacheable for 5 minutes; loadable from any site; a query string (`?v=2`) is ignored.',
+    description:
+      'Embed with `<script src=".../widget.js" data-bot-id="<botId>" data-key="svc_pk_..." async></script>`. Cacheable for 5 minutes; loadable from any site; a query string (`?v=2`) is ignored.',
     content: { 'application/javascript': { schema: { type: 'string' } } },
     errors: [ErrorCode.HTTPS_REQUIRED, ErrorCode.NOT_FOUND],
   })

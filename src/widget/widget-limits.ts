@@ -42,7 +42,9 @@ export class WidgetLimits {
 
   /** Per tenant and address, so that one site's visitors never use up another tenant's allowance. */
   async countReply(tenantId: string, settings: TenantSettingsRow, clientIp: string): Promise<void> {
-    const [usage] = await this.store.hit(`widget-replies:${tenantId}:${clientIp}`, [{ name: 'replies-per-day', limit: settings.widgetRepliesPerIpPerDay, ttlMs: DAY_MS }]);
+    const [usage] = await this.store.hit(`widget-replies:${tenantId}:${clientIp}`, [
+      { name: 'replies-per-day', limit: settings.widgetRepliesPerIpPerDay, ttlMs: DAY_MS },
+    ]);
     if (isOver(usage)) throw tooMany(usage, `Too many messages from this address today: ${usage.limit} a day (settings: widgetLimits.repliesPerIpPerDay).`);
   }
 }

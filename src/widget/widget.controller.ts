@@ -40,7 +40,13 @@ export class WidgetController {
   ) {}
 
   @Get('bots/:botId')
-  @ApiWidgetEndpoint({ operationId: 'getWidgetBot', summary: 'The bot as the widget shows it', type: WidgetBotEnvelope, visitorToken: false, errors: [ErrorCode.NOT_FOUND] })
+  @ApiWidgetEndpoint({
+    operationId: 'getWidgetBot',
+    summary: 'The bot as the widget shows it',
+    type: WidgetBotEnvelope,
+    visitorToken: false,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('botId', 'Bot')
   async bot(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Param('botId', IdOf('Bot')) botId: string): Promise<WidgetBotEnvelope> {
     const { bot, settings } = await this.widget.botConfig(callerOf(principal, ip), botId);
@@ -49,7 +55,16 @@ export class WidgetController {
 
   @Post('sessions')
   @HttpCode(201)
-  @ApiWidgetEndpoint({ operationId: 'createWidgetSession', summary: 'Start a visitor session', description: 'The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. At most 10 new sessions a minute per client address.', status: 201, type: WidgetSession, visitorToken: false, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
+  @ApiWidgetEndpoint({
+    operationId: 'createWidgetSession',
+    summary: 'Start a visitor session',
+    description:
+      'The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. At most 10 new sessions a minute per client address.',
+    status: 201,
+    type: WidgetSession,
+    visitorToken: false,
+    errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
+  })
   async session(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Body() body: CreateSessionDto): Promise<WidgetSession> {
     const session = await this.widget.startSession(callerOf(principal, ip), body.botId, body.visitorToken);
     return { visitorToken: session.visitorToken, visitorId: session.visitorId, expiresAt: session.expiresAt.toISOString() };
@@ -57,17 +72,40 @@ export class WidgetController {
 
   @Post('conversations')
   @HttpCode(201)
-  @ApiWidgetEndpoint({ operationId: 'startWidgetConversation', summary: "Start a conversation with the session's bot", status: 201, type: WidgetConversationStart, visitorToken: true, errors: [...JSON_BODY_ERRORS] })
+  @ApiWidgetEndpoint({
+    operationId: 'startWidgetConversation',
+    summary: "Start a conversation with the session's bot",
+    status: 201,
+    type: WidgetConversationStart,
+    visitorToken: true,
+    errors: [...JSON_BODY_ERRORS],
+  })
   @ApiNoBody()
-  async startConversation(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal): Promise<WidgetConversationStart> {
+  async startConversation(
+    @Principal() principal: ApiPrincipal,
+    @ClientIp() ip: string,
+    @Visitor() visitor: VisitorPrincipal,
+  ): Promise<WidgetConversationStart> {
     const { conversation, messages } = await this.widget.startConversation(callerOf(principal, ip), visitor);
     return { conversation: toConversationResponse(conversation), messages: messages.map(toMessageResponse) };
   }
 
   @Get('conversations/:id/messages')
-  @ApiWidgetEndpoint({ operationId: 'listWidgetMessages', summary: "The visitor's conversation's messages", type: WidgetMessages, visitorToken: true, errors: [ErrorCode.NOT_FOUND] })
+  @ApiWidgetEndpoint({
+    operationId: 'listWidgetMessages',
+    summary: "The visitor's conversation's messages",
+    type: WidgetMessages,
+    visitorToken: true,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Conversation')
-  async messages(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id', IdOf('Conversation')) id: string, @Query() query: MessagesAfterQueryDto): Promise<WidgetMessages> {
+  async messages(
+    @Principal() principal: ApiPrincipal,
+    @ClientIp() ip: string,
+    @Visitor() visitor: VisitorPrincipal,
+    @Param('id', IdOf('Conversation')) id: string,
+    @Query() query: MessagesAfterQueryDto,
+  ): Promise<WidgetMessages> {
     return { messages: (await this.widget.messages(callerOf(principal, ip), visitor, id, query.after)).map(toMessageResponse) };
   }
 
@@ -128,14 +166,20 @@ export class WidgetController {
   @ApiWidgetEndpoint({
     operationId: 'handOffWidgetConversation',
     summary: 'Ask for a person',
-    description: 'The conversation is handed to the tenant’s people (status `handed_off`, `waitingSince` set): the bot stops replying until they release it. Already handed off: 200, unchanged. The bot’s `handoff.enabled` setting must be on (409 `HANDOFF_DISABLED`).',
+    description:
+      'The conversation is handed to the tenant’s people (status `handed_off`, `waitingSince` set): the bot stops replying until they release it. Already handed off: 200, unchanged. The bot’s `handoff.enabled` setting must be on (409 `HANDOFF_DISABLED`).',
     type: WidgetConversationEnvelope,
     visitorToken: true,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.HANDOFF_DISABLED, ErrorCode.CONVERSATION_ENDED, ...JSON_BODY_ERRORS],
   })
   @ApiIdParam('id', 'Conversation')
   @ApiNoBody()
-  async handOff(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id', IdOf('Conversation')) id: string): Promise<WidgetConversationEnvelope> {
+  async handOff(
+    @Principal() principal: ApiPrincipal,
+    @ClientIp() ip: string,
+    @Visitor() visitor: VisitorPrincipal,
+    @Param('id', IdOf('Conversation')) id: string,
+  ): Promise<WidgetConversationEnvelope> {
     return { conversation: toConversationResponse(await this.widget.handOff(callerOf(principal, ip), visitor, id)) };
   }
 
@@ -153,8 +197,20 @@ export class WidgetController {
     errors: [ErrorCode.NOT_FOUND],
   })
   @ApiIdParam('id', 'Conversation')
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The id of the last message received: the stream resumes after it.', schema: { type: 'string', format: 'uuid' } })
-  async events(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id', IdOf('Conversation')) id: string, @Req() request: AppRequest, @Res() response: Response): Promise<void> {
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'The id of the last message received: the stream resumes after it.',
+    schema: { type: 'string', format: 'uuid' },
+  })
+  async events(
+    @Principal() principal: ApiPrincipal,
+    @ClientIp() ip: string,
+    @Visitor() visitor: VisitorPrincipal,
+    @Param('id', IdOf('Conversation')) id: string,
+    @Req() request: AppRequest,
+    @Res() response: Response,
+  ): Promise<void> {
     await this.streams.serve(callerOf(principal, ip), visitor, id, request, response);
   }
 
@@ -163,23 +219,41 @@ export class WidgetController {
   @ApiWidgetEndpoint({
     operationId: 'captureWidgetLead',
     summary: 'Send the lead form',
-    description: 'The lead gets source `widget`, the bot and this conversation; the conversation gets the lead. `phone` and `company` are required when the tenant’s lead capture says so.',
+    description:
+      'The lead gets source `widget`, the bot and this conversation; the conversation gets the lead. `phone` and `company` are required when the tenant’s lead capture says so.',
     status: 201,
     type: WidgetLeadEnvelope,
     visitorToken: true,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.LEAD_CAPTURE_DISABLED, ErrorCode.LEAD_ALREADY_CAPTURED, ...JSON_BODY_ERRORS],
   })
   @ApiIdParam('id', 'Conversation')
-  async lead(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id', IdOf('Conversation')) id: string, @Body() body: WidgetLeadDto): Promise<WidgetLeadEnvelope> {
+  async lead(
+    @Principal() principal: ApiPrincipal,
+    @ClientIp() ip: string,
+    @Visitor() visitor: VisitorPrincipal,
+    @Param('id', IdOf('Conversation')) id: string,
+    @Body() body: WidgetLeadDto,
+  ): Promise<WidgetLeadEnvelope> {
     return { lead: toLeadResponse(await this.widget.captureLead(callerOf(principal, ip), visitor, id, body)) };
   }
 
   @Post('conversations/:id/end')
   @HttpCode(200)
-  @ApiWidgetEndpoint({ operationId: 'endWidgetConversation', summary: 'End the conversation', type: WidgetConversationEnvelope, visitorToken: true, errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS] })
+  @ApiWidgetEndpoint({
+    operationId: 'endWidgetConversation',
+    summary: 'End the conversation',
+    type: WidgetConversationEnvelope,
+    visitorToken: true,
+    errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
+  })
   @ApiIdParam('id', 'Conversation')
   @ApiNoBody()
-  async end(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal, @Param('id', IdOf('Conversation')) id: string): Promise<WidgetConversationEnvelope> {
+  async end(
+    @Principal() principal: ApiPrincipal,
+    @ClientIp() ip: string,
+    @Visitor() visitor: VisitorPrincipal,
+    @Param('id', IdOf('Conversation')) id: string,
+  ): Promise<WidgetConversationEnvelope> {
     return { conversation: toConversationResponse(await this.widget.end(callerOf(principal, ip), visitor, id)) };
   }
 }

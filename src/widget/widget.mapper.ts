@@ -89,7 +89,11 @@ export class WidgetExchange {
   @ApiProperty({ type: MessageResponse, description: "The visitor's message, as stored." })
   message: MessageResponse;
 
-  @ApiProperty({ type: WidgetReply, nullable: true, description: "The bot's reply; null while a person has the conversation (`handed_off`): the agent's answer arrives on the live stream." })
+  @ApiProperty({
+    type: WidgetReply,
+    nullable: true,
+    description: "The bot's reply; null while a person has the conversation (`handed_off`): the agent's answer arrives on the live stream.",
+  })
   reply: WidgetReply | null;
 }
 
@@ -119,5 +123,8 @@ export function toWidgetBot(bot: WidgetBotRow, settings: TenantSettingsRow): Wid
 
 export function toWidgetExchange(exchange: Exchange): WidgetExchange {
   if (!exchange.reply) return { message: toMessageResponse(exchange.message), reply: null };
-  return { message: toMessageResponse(exchange.message), reply: { ...toMessageResponse(exchange.reply), sources: exchange.answer.sources.map(({ id, title }) => ({ id, title })) } };
+  return {
+    message: toMessageResponse(exchange.message),
+    reply: { ...toMessageResponse(exchange.reply), sources: exchange.answer.sources.map(({ id, title }) => ({ id, title })) },
+  };
 }

@@ -35,13 +35,21 @@ export class WidgetRepository {
   }
 
   /** The conversation if it is this visitor's, with this bot; null for anyone else's. */
-  visitorConversation(tenantId: string, botId: string, visitorId: string, conversationId: string, tx: PrismaTransaction = this.prisma): Promise<ConversationRow | null> {
+  visitorConversation(
+    tenantId: string,
+    botId: string,
+    visitorId: string,
+    conversationId: string,
+    tx: PrismaTransaction = this.prisma,
+  ): Promise<ConversationRow | null> {
     return tx.conversation.findFirst({ where: { tenantId, botId, visitorId, channel: 'widget', id: conversationId }, select: conversationSelect });
   }
 
   /** Up to a page of the conversation's messages, oldest first, after the given one (all from the start without it). */
   async messagesAfter(tenantId: string, conversationId: string, afterId: string | undefined): Promise<MessageRow[] | null> {
-    const after = afterId ? await this.prisma.message.findFirst({ where: { tenantId, conversationId, id: afterId }, select: { id: true, createdAt: true } }) : undefined;
+    const after = afterId
+      ? await this.prisma.message.findFirst({ where: { tenantId, conversationId, id: afterId }, select: { id: true, createdAt: true } })
+      : undefined;
     if (after === null) return null;
     return this.prisma.message.findMany({
       where: {

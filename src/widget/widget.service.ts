@@ -65,14 +65,23 @@ export class WidgetService {
    * this tenant (genuine, expired at most 30 days ago) is kept; anything else gets a fresh id, so
    * no caller can claim another visitor's conversations by naming its id.
    */
-  async startSession(caller: WidgetCaller, botId: string, previousToken: string | undefined, now = new Date()): Promise<{ visitorToken: string; visitorId: string; expiresAt: Date }> {
+  async startSession(
+    caller: WidgetCaller,
+    botId: string,
+    previousToken: string | undefined,
+    now = new Date(),
+  ): Promise<{ visitorToken: string; visitorId: string; expiresAt: Date }> {
     await this.limits.countSession(caller.clientIp);
     await this.activeBot(caller.tenantId, botId);
     const nowS = Math.floor(now.getTime() / 1000);
     const previous = this.tokens.verify(previousToken, nowS, VISITOR_RENEWAL_WINDOW_S);
     const visitor = previous?.tenantId === caller.tenantId ? previous.visitorId : `v_${randomBytes(12).toString('base64url')}`;
     const expiresAt = nowS + VISITOR_TOKEN_LIFETIME_S;
-    return { visitorToken: this.tokens.sign({ tenantId: caller.tenantId, botId, visitorId: visitor, expiresAt }), visitorId: visitor, expiresAt: new Date(expiresAt * 1000) };
+    return {
+      visitorToken: this.tokens.sign({ tenantId: caller.tenantId, botId, visitorId: visitor, expiresAt }),
+      visitorId: visitor,
+      expiresAt: new Date(expiresAt * 1000),
+    };
   }
 
   /** A new conversation of the visitor with the token's bot, opened by its welcome message. */
@@ -80,8 +89,14 @@ export class WidgetService {
     const bot = await this.activeBot(caller.tenantId, visitor.botId);
     return this.prisma.$transaction(async (tx) => {
       const now = new Date();
-      const { id } = await this.conversations.create(caller.tenantId, { botId: bot.id, status: 'active', channel: 'widget', visitorId: visitor.visitorId, createdAt: now, endedAt: null }, tx);
-      const messages = bot.welcomeMessage ? await this.conversations.addMessages(caller.tenantId, id, [{ role: 'assistant', content: bot.welcomeMessage, createdAt: now }], tx) : [];
+      const { id } = await this.conversations.create(
+        caller.tenantId,
+        { botId: bot.id, status: 'active', channel: 'widget', visitorId: visitor.visitorId, createdAt: now, endedAt: null },
+        tx,
+      );
+      const messages = bot.welcomeMessage
+        ? await this.conversations.addMessages(caller.tenantId, id, [{ role: 'assistant', content: bot.welcomeMessage, createdAt: now }], tx)
+        : [];
       const conversation = (await this.conversations.findById(caller.tenantId, id, tx))!;
       await this.events.publish(tx, caller.tenantId, { type: 'conversation.started', object: toConversationResponse(conversation) });
       for (const message of messages) await this.events.publish(tx, caller.tenantId, { type: 'message.created', object: toMessageResponse(message) });
@@ -106,7 +121,13 @@ export class WidgetService {
    * With the bot's handoff.onFallback, an unanswered question hands the conversation off after the
    * fallback reply.
    */
-  async exchange(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string, content: string, onDelta?: (text: string) => void): Promise<Exchange> {
+  async exchange(
+    caller: WidgetCaller,
+    visitor: VisitorPrincipal,
+    conversationId: string,
+    content: string,
+    onDelta?: (text: string) => void,
+  ): Promise<Exchange> {
     const { bot, conversation } = await this.visitorConversation(caller, visitor, conversationId);
     if (conversation.status === 'ended') throw conversationEnded();
     const settings = (await this.settings.tenantSettings(caller.tenantId))!;
@@ -139,7 +160,10 @@ export class WidgetService {
       live.push({ kind: 'message', message: toMessageResponse(reply) });
       if (answer.unanswered && bot.handoffEnabled && bot.handoffOnFallback) {
         const current = (await this.conversations.findById(caller.tenantId, conversation.id, tx))!;
-        live.push({ kind: 'conversation', conversation: toConversationResponse(await this.handoff.handOffIn(tx, caller.tenantId, current, reply.createdAt, now)) });
+        live.push({
+          kind: 'conversation',
+          conversation: toConversationResponse(await this.handoff.handOffIn(tx, caller.tenantId, current, reply.createdAt, now)),
+        });
       }
       return { message, reply, answer: { ...answer, sources: bot.showSources ? answer.sources : [] } };
     });
@@ -218,7 +242,11 @@ export class WidgetService {
   }
 
   /** The visitor's own conversation with the token's bot, the bot active; another's is 404. */
-  private async visitorConversation(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string): Promise<{ bot: WidgetBotRow; conversation: ConversationRow }> {
+  private async visitorConversation(
+    caller: WidgetCaller,
+    visitor: VisitorPrincipal,
+    conversationId: string,
+  ): Promise<{ bot: WidgetBotRow; conversation: ConversationRow }> {
     const bot = await this.activeBot(caller.tenantId, visitor.botId);
     const conversation = await this.widget.visitorConversation(caller.tenantId, bot.id, visitor.visitorId, conversationId);
     if (!conversation) throw new NotFoundError('Conversation');

@@ -17,7 +17,9 @@ const PASSWORD = 'correct horse battery';
  */
 async function expectAccessible(page: Page): Promise<void> {
   await page.evaluate(AXE);
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  )) as string[];
   expect(violations).toEqual([]);
 }
 
@@ -225,7 +227,11 @@ describe('The dashboard in headless Chromium', () => {
   });
 
   it('exports the leads as CSV', async () => {
-    const created = await t.admin().post(`/admin/v1/tenants/${tenantId}/api-keys`).send({ name: 'lead writer', scopes: ['leads:write'] }).expect(201);
+    const created = await t
+      .admin()
+      .post(`/admin/v1/tenants/${tenantId}/api-keys`)
+      .send({ name: 'lead writer', scopes: ['leads:write'] })
+      .expect(201);
     await t.http().post('/api/v1/leads').set('X-API-Key', created.body.key).send({ name: 'Lena Lead', email: 'lena@example.test' }).expect(201);
     const { page, problems } = await signIn();
     await page.getByRole('navigation').getByRole('link', { name: 'Leads' }).click();

@@ -25,11 +25,20 @@ describe('The chat widget in headless Chromium', () => {
     tenant = await createTenant(t, { plan: 'pro' });
     publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
     botId = (await createBot(t, tenant.id, { name: 'Acme Assistant', primaryColor: '#0f766e', language: 'en' })).id;
-    await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', tenant.key).send({ welcomeMessage: 'Hi! Ask me about our plans.', suggestedQuestions: ['What does the Pro plan cost?'] }).expect(200);
-    await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({
-      title: 'Plans and pricing',
-      content: 'The Pro plan costs 49 EUR per month and includes 10,000 messages.\n\nThe Business plan costs 199 EUR per month.',
-    }).expect(201);
+    await t
+      .http()
+      .patch(`/api/v1/bots/${botId}/settings`)
+      .set('X-API-Key', tenant.key)
+      .send({ welcomeMessage: 'Hi! Ask me about our plans.', suggestedQuestions: ['What does the Pro plan cost?'] })
+      .expect(200);
+    await t
+      .admin()
+      .post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`)
+      .send({
+        title: 'Plans and pricing',
+        content: 'The Pro plan costs 49 EUR per month and includes 10,000 messages.\n\nThe Business plan costs 199 EUR per month.',
+      })
+      .expect(201);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   });
   afterAll(async () => {
@@ -72,13 +81,24 @@ describe('The chat widget in headless Chromium', () => {
 
   it('hands the conversation to a person and shows their reply, with their name, without reloading', async () => {
     const bot = (await createBot(t, tenant.id, { name: 'Handoff Bot', language: 'en' })).id;
-    await t.http().patch(`/api/v1/bots/${bot}/settings`).set('X-API-Key', tenant.key).send({ handoff: { enabled: true, message: 'A person will join you here.' } }).expect(200);
+    await t
+      .http()
+      .patch(`/api/v1/bots/${bot}/settings`)
+      .set('X-API-Key', tenant.key)
+      .send({ handoff: { enabled: true, message: 'A person will join you here.' } })
+      .expect(200);
     const page = await openDemo(bot);
     await launcher(page).click();
     await page.locator('[data-chatbot-widget] >> css=button.handoff').click();
     await page.locator('[data-chatbot-widget] >> text=A person will join you here.').waitFor();
-    const conversation = (await t.http().get(`/api/v1/conversations?botId=${bot}&status=handed_off`).set('X-API-Key', tenant.key).expect(200)).body.conversations[0];
-    await t.http().post(`/api/v1/conversations/${conversation.id}/messages`).set('X-API-Key', tenant.key).send({ content: 'Hello, I am here to help.', authorName: 'Sam' }).expect(201);
+    const conversation = (await t.http().get(`/api/v1/conversations?botId=${bot}&status=handed_off`).set('X-API-Key', tenant.key).expect(200)).body
+      .conversations[0];
+    await t
+      .http()
+      .post(`/api/v1/conversations/${conversation.id}/messages`)
+      .set('X-API-Key', tenant.key)
+      .send({ content: 'Hello, I am here to help.', authorName: 'Sam' })
+      .expect(201);
     const reply = page.locator('[data-chatbot-widget] >> css=.bubble.agent');
     await reply.waitFor();
     expect(await reply.locator('css=.author').textContent()).toBe('Sam');
@@ -116,7 +136,12 @@ describe('The chat widget in headless Chromium', () => {
 
     await page.route('**/api/v1/widget/conversations/*/messages', (route) =>
       route.request().method() === 'POST'
-        ? route.fulfill({ status: 429, contentType: 'application/json', headers: { 'Retry-After': '3600' }, body: JSON.stringify({ error: { code: 'MESSAGE_LIMIT_REACHED', message: 'The monthly message limit is reached.' } }) })
+        ? route.fulfill({
+            status: 429,
+            contentType: 'application/json',
+            headers: { 'Retry-After': '3600' },
+            body: JSON.stringify({ error: { code: 'MESSAGE_LIMIT_REACHED', message: 'The monthly message limit is reached.' } }),
+          })
         : route.continue(),
     );
     await page.locator('[data-chatbot-widget] >> css=input[name=question]').fill('Noch eine Frage');
@@ -138,7 +163,9 @@ describe('The chat widget in headless Chromium', () => {
     await page.locator('[data-chatbot-widget] >> css=form.lead input[name=email]').fill('focus.visitor@example.com');
     await page.locator('[data-chatbot-widget] >> css=form.lead button[type=submit]').press('Enter');
     await page.locator('[data-chatbot-widget] >> text=Thank you! We will get back to you.').waitFor();
-    expect(await page.locator('[data-chatbot-widget]').evaluate((host) => host.shadowRoot?.activeElement?.textContent)).toBe('Thank you! We will get back to you.');
+    expect(await page.locator('[data-chatbot-widget]').evaluate((host) => host.shadowRoot?.activeElement?.textContent)).toBe(
+      'Thank you! We will get back to you.',
+    );
     await page.keyboard.press('Escape');
     await expect(panel(page).isVisible()).resolves.toBe(false);
     expect(await page.locator('[data-chatbot-widget]').evaluate((host) => host.shadowRoot?.activeElement?.classList.contains('launcher'))).toBe(true);
@@ -163,7 +190,9 @@ describe('The chat widget in headless Chromium', () => {
     const thanks = page.locator('[data-chatbot-widget] >> text=Thank you! We will get back to you.');
     await thanks.waitFor();
     const padding = await thanks.evaluate((line) => {
-      const style = (line.ownerDocument.defaultView as { getComputedStyle(element: unknown): { paddingLeft: string; paddingTop: string } }).getComputedStyle(line);
+      const style = (line.ownerDocument.defaultView as { getComputedStyle(element: unknown): { paddingLeft: string; paddingTop: string } }).getComputedStyle(
+        line,
+      );
       return { left: parseFloat(style.paddingLeft), top: parseFloat(style.paddingTop) };
     });
     expect(padding.left).toBeGreaterThanOrEqual(8);
@@ -175,7 +204,12 @@ describe('The chat widget in headless Chromium', () => {
     const shop = await createTenant(t, { plan: 'pro' });
     const shopKey = (await createKey(t, shop.id, { type: 'public', scopes: [] })).key;
     const shopBot = (await createBot(t, shop.id)).id;
-    await t.http().patch('/api/v1/settings').set('X-API-Key', shop.key).send({ allowedOrigins: ['https://shop.example.com'] }).expect(200);
+    await t
+      .http()
+      .patch('/api/v1/settings')
+      .set('X-API-Key', shop.key)
+      .send({ allowedOrigins: ['https://shop.example.com'] })
+      .expect(200);
     const page = await browser.newPage();
     const warnings: string[] = [];
     page.on('console', (message) => {

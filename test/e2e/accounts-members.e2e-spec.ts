@@ -5,7 +5,8 @@ import { createTenant } from '../support/factories';
 import { dashboardLinkIn, SmtpSink } from '../support/smtp-sink';
 import { addMember, asUser, logIn, newEmail, ORIGIN, sessionCookieOf, signUp, TestUser } from '../support/users';
 
-const invite = (t: TestApp, inviter: TestUser, body: Record<string, unknown>) => asUser(t, inviter.cookie, inviter.tenantId).post('/api/v1/invitations').send(body);
+const invite = (t: TestApp, inviter: TestUser, body: Record<string, unknown>) =>
+  asUser(t, inviter.cookie, inviter.tenantId).post('/api/v1/invitations').send(body);
 const tokenOf = (acceptUrl: string) => new URL(acceptUrl).searchParams.get('token')!;
 const accept = (t: TestApp, body: Record<string, unknown>, cookie?: string) => {
   const test = t.http().post('/auth/v1/invitations/accept').set('Origin', ORIGIN);
@@ -65,7 +66,15 @@ describe('The tenant, its members and invitations', () => {
       const email = newEmail('invitee');
       const created = await invite(t, owner, { email, role: 'agent' }).expect(201);
       expect(created.body).toStrictEqual({
-        invitation: { id: expect.stringMatching(UUID), email, role: 'agent', status: 'pending', invitedBy: `user:${owner.id}`, expiresAt: expect.any(String), createdAt: expect.any(String) },
+        invitation: {
+          id: expect.stringMatching(UUID),
+          email,
+          role: 'agent',
+          status: 'pending',
+          invitedBy: `user:${owner.id}`,
+          expiresAt: expect.any(String),
+          createdAt: expect.any(String),
+        },
         acceptUrl: expect.stringMatching(/^http:\/\/dashboard\.test\/dashboard\/invitations\/accept\?token=[A-Za-z0-9_-]{43}$/),
       });
       expect(Date.parse(created.body.invitation.expiresAt) - Date.now()).toBeGreaterThan(7 * 86_400_000 - 60_000);
@@ -100,7 +109,9 @@ describe('The tenant, its members and invitations', () => {
       expectError(await accept(t, { ...body, token: tokenOf(expired.body.acceptUrl) }), 410, 'INVITATION_EXPIRED');
       expectError(await accept(t, { ...body, token: 'A'.repeat(43) }), 410, 'INVITATION_EXPIRED');
       expectError(await accept(t, { ...body, token: 'short' }), 410, 'INVITATION_EXPIRED');
-      expect((await asUser(t, owner.cookie, owner.tenantId).get('/api/v1/invitations').expect(200)).body.invitations.map((i: { status: string }) => i.status)).toEqual(['expired']);
+      expect(
+        (await asUser(t, owner.cookie, owner.tenantId).get('/api/v1/invitations').expect(200)).body.invitations.map((i: { status: string }) => i.status),
+      ).toEqual(['expired']);
     });
 
     it('adds the membership to a signed-in user with the invited e-mail; an existing e-mail without its session must sign in first', async () => {
@@ -193,17 +204,30 @@ describe('The tenant, its members and invitations', () => {
       ]);
       // One wins; the other is refused: the last owner (409), or no longer an owner to demote anyone (403).
       const statuses = [first.status, second.status].sort((x, y) => x - y);
-      expect([[200, 403], [200, 409]]).toContainEqual(statuses);
+      expect([
+        [200, 403],
+        [200, 409],
+      ]).toContainEqual(statuses);
       expect(await t.prisma.membership.count({ where: { tenantId: a.tenantId, role: 'owner' } })).toBe(1);
     });
 
     it('audits member and invitation changes with the user as actor, the request id and the client address', async () => {
       const owner = await signUp(t);
       const agent = await addMember(t, owner, 'agent');
-      await asUser(t, owner.cookie, owner.tenantId).patch(`/api/v1/members/${agent.id}`).set('X-Request-Id', 'req-role-change').send({ role: 'viewer' }).expect(200);
+      await asUser(t, owner.cookie, owner.tenantId)
+        .patch(`/api/v1/members/${agent.id}`)
+        .set('X-Request-Id', 'req-role-change')
+        .send({ role: 'viewer' })
+        .expect(200);
       const rows = await t.prisma.auditEvent.findMany({ where: { tenantId: owner.tenantId }, orderBy: { createdAt: 'asc' } });
       expect(rows.map((row) => row.action)).toEqual(['tenant.created', 'member.added', 'invitation.created', 'member.added', 'member.role_changed']);
-      expect(rows.at(-1)).toMatchObject({ actor: `user:${owner.id}`, requestId: 'req-role-change', ip: expect.stringMatching(/127\.0\.0\.1/), targetId: agent.id, data: { from: 'agent', to: 'viewer' } });
+      expect(rows.at(-1)).toMatchObject({
+        actor: `user:${owner.id}`,
+        requestId: 'req-role-change',
+        ip: expect.stringMatching(/127\.0\.0\.1/),
+        targetId: agent.id,
+        data: { from: 'agent', to: 'viewer' },
+      });
       expect(rows[3]).toMatchObject({ actor: `user:${agent.id}`, action: 'member.added' });
     });
   });
@@ -221,9 +245,12 @@ describe('The tenant, its members and invitations', () => {
       await t.http().post('/auth/v1/password-resets/confirm').set('Origin', ORIGIN).send({ token, password: 'reset password 1' }).expect(204);
       expectError(await asUser(t, user.cookie, null).get('/auth/v1/me'), 401, 'INVALID_SESSION');
       await logIn(t, user.email, 'reset password 1');
-      expectError(await t.http().post('/auth/v1/password-resets/confirm').set('Origin', ORIGIN).send({ token, password: 'another password 2' }), 400, 'VALIDATION_ERROR', [
-        { field: 'token', message: expect.stringContaining('not a valid reset token') },
-      ]);
+      expectError(
+        await t.http().post('/auth/v1/password-resets/confirm').set('Origin', ORIGIN).send({ token, password: 'another password 2' }),
+        400,
+        'VALIDATION_ERROR',
+        [{ field: 'token', message: expect.stringContaining('not a valid reset token') }],
+      );
       expect(smtp.mails.some((mail) => mail.to.includes(unknown))).toBe(false);
     });
 
@@ -232,16 +259,24 @@ describe('The tenant, its members and invitations', () => {
       const { body } = await t.admin().post(`/admin/v1/users/${user.id}/password-resets`).expect(201);
       await t.prisma.passwordReset.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
       const token = new URL(body.resetUrl).searchParams.get('token');
-      expectError(await t.http().post('/auth/v1/password-resets/confirm').set('Origin', ORIGIN).send({ token, password: 'late password 1' }), 400, 'VALIDATION_ERROR', [
-        { field: 'token', message: expect.stringContaining('not a valid reset token') },
-      ]);
+      expectError(
+        await t.http().post('/auth/v1/password-resets/confirm').set('Origin', ORIGIN).send({ token, password: 'late password 1' }),
+        400,
+        'VALIDATION_ERROR',
+        [{ field: 'token', message: expect.stringContaining('not a valid reset token') }],
+      );
     });
 
     it('the admin API returns a reset link for platforms without mail (404 for an unknown user)', async () => {
       const user = await signUp(t);
       const { body } = await t.admin().post(`/admin/v1/users/${user.id}/password-resets`).expect(201);
       expect(body).toStrictEqual({ resetUrl: expect.stringMatching(/^http:\/\/dashboard\.test\/dashboard\/password-reset\?token=[A-Za-z0-9_-]{43}$/) });
-      await t.http().post('/auth/v1/password-resets/confirm').set('Origin', ORIGIN).send({ token: new URL(body.resetUrl).searchParams.get('token'), password: 'admin reset 1' }).expect(204);
+      await t
+        .http()
+        .post('/auth/v1/password-resets/confirm')
+        .set('Origin', ORIGIN)
+        .send({ token: new URL(body.resetUrl).searchParams.get('token'), password: 'admin reset 1' })
+        .expect(204);
       await logIn(t, user.email, 'admin reset 1');
       expectError(await t.admin().post(`/admin/v1/users/${randomUUID()}/password-resets`), 404, 'NOT_FOUND');
       expectError(await t.admin().post('/admin/v1/users/nope/password-resets'), 404, 'NOT_FOUND');

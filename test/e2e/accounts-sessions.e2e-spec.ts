@@ -17,10 +17,25 @@ describe('Users and sessions (/auth/v1)', () => {
   describe('sign-up', () => {
     it('creates a Free tenant with the user as owner, and a session cookie (HttpOnly, SameSite=Lax, not Secure over plain HTTP)', async () => {
       const email = newEmail();
-      const response = await t.http().post('/auth/v1/signup').set('Origin', ORIGIN).send({ email: `  ${email.toUpperCase()} `, password: PASSWORD, name: ' Ada ', tenantName: 'Analytical Engines' }).expect(201);
+      const response = await t
+        .http()
+        .post('/auth/v1/signup')
+        .set('Origin', ORIGIN)
+        .send({ email: `  ${email.toUpperCase()} `, password: PASSWORD, name: ' Ada ', tenantName: 'Analytical Engines' })
+        .expect(201);
       expect(response.body).toStrictEqual({
         user: { id: expect.stringMatching(UUID), email: email.toUpperCase(), name: 'Ada', createdAt: expect.any(String) },
-        memberships: [{ tenant: { id: expect.stringMatching(UUID), name: 'Analytical Engines', slug: expect.stringMatching(/^analytical-engines-[0-9a-f]{6}$/), plan: 'free' }, role: 'owner' }],
+        memberships: [
+          {
+            tenant: {
+              id: expect.stringMatching(UUID),
+              name: 'Analytical Engines',
+              slug: expect.stringMatching(/^analytical-engines-[0-9a-f]{6}$/),
+              plan: 'free',
+            },
+            role: 'owner',
+          },
+        ],
       });
       const cookie = ([] as string[]).concat(response.headers['set-cookie'] ?? []).find((line) => line.startsWith('svc_session='))!;
       expect(cookie).toMatch(/^svc_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800$/);
@@ -43,7 +58,11 @@ describe('Users and sessions (/auth/v1)', () => {
     });
 
     it('validates the fields, naming each one and never echoing the password', async () => {
-      const response = await t.http().post('/auth/v1/signup').set('Origin', ORIGIN).send({ email: 'not-an-email', password: 'short', name: '', tenantName: 'x' });
+      const response = await t
+        .http()
+        .post('/auth/v1/signup')
+        .set('Origin', ORIGIN)
+        .send({ email: 'not-an-email', password: 'short', name: '', tenantName: 'x' });
       expectError(response, 400, 'VALIDATION_ERROR', [
         { field: 'email', message: 'must be an e-mail address' },
         { field: 'password', message: 'must be 10 to 256 characters' },
@@ -55,7 +74,11 @@ describe('Users and sessions (/auth/v1)', () => {
     it('is refused with 403 SIGNUP_CLOSED when SIGNUP=closed', async () => {
       const closed = await createTestApp({ SIGNUP: 'closed' });
       try {
-        const response = await closed.http().post('/auth/v1/signup').set('Origin', ORIGIN).send({ email: newEmail(), password: PASSWORD, name: 'N', tenantName: 'T' });
+        const response = await closed
+          .http()
+          .post('/auth/v1/signup')
+          .set('Origin', ORIGIN)
+          .send({ email: newEmail(), password: PASSWORD, name: 'N', tenantName: 'T' });
         expectError(response, 403, 'SIGNUP_CLOSED');
       } finally {
         await closed.close();
@@ -99,10 +122,14 @@ describe('Users and sessions (/auth/v1)', () => {
       expect(ratio).toBeLessThan(3);
     });
 
-    it('refuses a log-in or sign-up without the service\'s Origin (403 CSRF_REJECTED), before reading the password', async () => {
+    it("refuses a log-in or sign-up without the service's Origin (403 CSRF_REJECTED), before reading the password", async () => {
       const user = await signUp(t);
       expectError(await t.http().post('/auth/v1/sessions').send({ email: user.email, password: PASSWORD }), 403, 'CSRF_REJECTED');
-      expectError(await t.http().post('/auth/v1/sessions').set('Origin', 'https://evil.example').send({ email: user.email, password: PASSWORD }), 403, 'CSRF_REJECTED');
+      expectError(
+        await t.http().post('/auth/v1/sessions').set('Origin', 'https://evil.example').send({ email: user.email, password: PASSWORD }),
+        403,
+        'CSRF_REJECTED',
+      );
       expectError(await t.http().post('/auth/v1/signup').set('Origin', 'null').send({}), 403, 'CSRF_REJECTED');
     });
   });
@@ -111,17 +138,31 @@ describe('Users and sessions (/auth/v1)', () => {
     it('is required by /auth/v1/me: missing, malformed and unknown cookies are 401 INVALID_SESSION', async () => {
       expectError(await t.http().get('/auth/v1/me'), 401, 'INVALID_SESSION');
       expectError(await t.http().get('/auth/v1/me').set('Cookie', 'svc_session=garbage'), 401, 'INVALID_SESSION');
-      expectError(await t.http().get('/auth/v1/me').set('Cookie', `svc_session=${'A'.repeat(43)}`), 401, 'INVALID_SESSION');
+      expectError(
+        await t
+          .http()
+          .get('/auth/v1/me')
+          .set('Cookie', `svc_session=${'A'.repeat(43)}`),
+        401,
+        'INVALID_SESSION',
+      );
     });
 
-    it('lists the user\'s own sessions with the current one marked, and ends one of them on request', async () => {
+    it("lists the user's own sessions with the current one marked, and ends one of them on request", async () => {
       const user = await signUp(t);
       const second = await logIn(t, user.email, PASSWORD);
       const other = await signUp(t);
       const list = await asUser(t, user.cookie, null).get('/auth/v1/sessions').set('User-Agent', 'probe').expect(200);
       expect(list.body.sessions).toHaveLength(2);
       expect(list.body.sessions.filter((session: { current: boolean }) => session.current)).toHaveLength(1);
-      expect(list.body.sessions[0]).toStrictEqual({ id: expect.stringMatching(UUID), createdAt: expect.any(String), lastSeenAt: expect.any(String), userAgent: 'e2e-browser', ip: expect.any(String), current: expect.any(Boolean) });
+      expect(list.body.sessions[0]).toStrictEqual({
+        id: expect.stringMatching(UUID),
+        createdAt: expect.any(String),
+        lastSeenAt: expect.any(String),
+        userAgent: 'e2e-browser',
+        ip: expect.any(String),
+        current: expect.any(Boolean),
+      });
       const secondId = list.body.sessions.find((session: { current: boolean }) => !session.current).id;
       // Another user's session id is 404, as is a malformed one.
       const othersId = (await asUser(t, other.cookie, null).get('/auth/v1/sessions').expect(200)).body.sessions[0].id;
@@ -152,12 +193,22 @@ describe('Users and sessions (/auth/v1)', () => {
       expectError(await asUser(t, old.cookie, null).get('/auth/v1/me'), 401, 'INVALID_SESSION');
     });
 
-    it('refuses a cookie-authenticated change without the service\'s Origin (403 CSRF_REJECTED); reads need none', async () => {
+    it("refuses a cookie-authenticated change without the service's Origin (403 CSRF_REJECTED); reads need none", async () => {
       const user = await signUp(t);
       await t.http().get('/auth/v1/me').set('Cookie', user.cookie).expect(200);
       await t.http().get('/api/v1/bots').set('Cookie', user.cookie).set('X-Tenant-Id', user.tenantId).expect(200);
       expectError(await t.http().patch('/auth/v1/me').set('Cookie', user.cookie).send({ name: 'X', currentPassword: PASSWORD }), 403, 'CSRF_REJECTED');
-      expectError(await t.http().patch('/api/v1/settings').set('Cookie', user.cookie).set('X-Tenant-Id', user.tenantId).set('Origin', 'https://evil.example').send({ timezone: 'UTC' }), 403, 'CSRF_REJECTED');
+      expectError(
+        await t
+          .http()
+          .patch('/api/v1/settings')
+          .set('Cookie', user.cookie)
+          .set('X-Tenant-Id', user.tenantId)
+          .set('Origin', 'https://evil.example')
+          .send({ timezone: 'UTC' }),
+        403,
+        'CSRF_REJECTED',
+      );
       expectError(await t.http().delete('/auth/v1/sessions/current').set('Cookie', user.cookie).set('Origin', `${ORIGIN}.evil.example`), 403, 'CSRF_REJECTED');
       await asUser(t, user.cookie, null).get('/auth/v1/me').expect(200);
     });
@@ -168,8 +219,12 @@ describe('Users and sessions (/auth/v1)', () => {
       const user = await signUp(t);
       const renamed = await asUser(t, user.cookie, null).patch('/auth/v1/me').send({ name: 'Grace', currentPassword: PASSWORD }).expect(200);
       expect(renamed.body.user.name).toBe('Grace');
-      expectError(await asUser(t, user.cookie, null).patch('/auth/v1/me').send({ name: 'Eve', currentPassword: 'not my password' }), 400, 'VALIDATION_ERROR', [{ field: 'currentPassword', message: 'is not your current password' }]);
-      expectError(await asUser(t, user.cookie, null).patch('/auth/v1/me').send({ name: 'Eve' }), 400, 'VALIDATION_ERROR', [{ field: 'currentPassword', message: 'must be a string' }]);
+      expectError(await asUser(t, user.cookie, null).patch('/auth/v1/me').send({ name: 'Eve', currentPassword: 'not my password' }), 400, 'VALIDATION_ERROR', [
+        { field: 'currentPassword', message: 'is not your current password' },
+      ]);
+      expectError(await asUser(t, user.cookie, null).patch('/auth/v1/me').send({ name: 'Eve' }), 400, 'VALIDATION_ERROR', [
+        { field: 'currentPassword', message: 'must be a string' },
+      ]);
     });
 
     it('a new password ends every other session of the user, keeps this one, and is the one that logs in', async () => {
@@ -193,14 +248,14 @@ describe('Users and sessions (/auth/v1)', () => {
       await asUser(t, user.cookie, user.tenantId).get('/api/v1/bots').expect(200);
     });
 
-    it('works on every plan (a Free tenant has no API access for keys) and leaves the tenant\'s API quota alone', async () => {
+    it("works on every plan (a Free tenant has no API access for keys) and leaves the tenant's API quota alone", async () => {
       const user = await signUp(t);
       const response = await asUser(t, user.cookie, user.tenantId).get('/api/v1/leads').expect(200);
       expect(response.headers['x-ratelimit-limit']).toBe('600');
       expect(response.headers['ratelimit']).toMatch(/^"user";r=\d+;t=\d+$/);
     });
 
-    it('a request with X-API-Key is the key\'s, whatever cookie comes with it', async () => {
+    it("a request with X-API-Key is the key's, whatever cookie comes with it", async () => {
       const user = await signUp(t);
       expectError(await asUser(t, user.cookie, user.tenantId).get('/api/v1/bots').set('X-API-Key', 'svc_sk_wrong'), 401, 'INVALID_API_KEY');
       const keyed = await createTenant(t, { plan: 'pro' });
@@ -262,7 +317,9 @@ describe('Ended sessions across instances', () => {
 
 describe('Log-in throttling', () => {
   let t: TestApp;
-  const from = (ip: string) => ({ logIn: (email: string, password: string) => t.http().post('/auth/v1/sessions').set('Origin', ORIGIN).set('X-Forwarded-For', ip).send({ email, password }) });
+  const from = (ip: string) => ({
+    logIn: (email: string, password: string) => t.http().post('/auth/v1/sessions').set('Origin', ORIGIN).set('X-Forwarded-For', ip).send({ email, password }),
+  });
 
   beforeAll(async () => {
     t = await createTestApp({ AUTH_FAILURE_LIMIT: '5', TRUST_PROXY: 'loopback' });
@@ -284,7 +341,8 @@ describe('Log-in throttling', () => {
     const lenient = await createTestApp({ AUTH_FAILURE_LIMIT: '1000', TRUST_PROXY: 'loopback' });
     try {
       const user = await signUp(lenient);
-      const login = (ip: string, password: string) => lenient.http().post('/auth/v1/sessions').set('Origin', ORIGIN).set('X-Forwarded-For', ip).send({ email: user.email, password });
+      const login = (ip: string, password: string) =>
+        lenient.http().post('/auth/v1/sessions').set('Origin', ORIGIN).set('X-Forwarded-For', ip).send({ email: user.email, password });
       for (let i = 0; i < 10; i++) expectError(await login('198.51.100.10', 'wrong password!'), 401, 'INVALID_CREDENTIALS');
       expectError(await login('198.51.100.10', PASSWORD), 429, 'RATE_LIMIT_EXCEEDED');
       await login('198.51.100.11', PASSWORD).expect(201);
@@ -298,7 +356,8 @@ describe('Log-in throttling', () => {
     try {
       const user = await signUp(lenient);
       const other = await signUp(lenient);
-      const login = (ip: string, email: string, password: string) => lenient.http().post('/auth/v1/sessions').set('Origin', ORIGIN).set('X-Forwarded-For', ip).send({ email, password });
+      const login = (ip: string, email: string, password: string) =>
+        lenient.http().post('/auth/v1/sessions').set('Origin', ORIGIN).set('X-Forwarded-For', ip).send({ email, password });
       for (let batch = 0; batch < 10; batch++) {
         const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => login(`203.0.113.${batch * 10 + i + 1}`, user.email, 'wrong password!')));
         for (const answer of answers) expect(answer.status).toBe(401);

@@ -56,7 +56,14 @@ describe('Admin API (/admin/v1)', () => {
       const response = await t.admin().post('/admin/v1/tenants').send({ name: 'Acme Corp', slug, plan: 'pro' });
       expect(response.status).toBe(201);
       expect(response.body).toEqual({
-        tenant: { id: expect.stringMatching(UUID), name: 'Acme Corp', slug, plan: 'pro', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) },
+        tenant: {
+          id: expect.stringMatching(UUID),
+          name: 'Acme Corp',
+          slug,
+          plan: 'pro',
+          createdAt: expect.stringMatching(ISO),
+          updatedAt: expect.stringMatching(ISO),
+        },
       });
       expect(Date.parse(response.body.tenant.createdAt)).toBeGreaterThanOrEqual(before - 1000);
       expect(Date.parse(response.body.tenant.createdAt)).toBeLessThanOrEqual(Date.now() + 1000);
@@ -66,7 +73,10 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it.each(['free', 'pro', 'business', 'enterprise'])('accepts the plan %s', async (plan) => {
-      const response = await t.admin().post('/admin/v1/tenants').send({ name: `Plan ${plan}`, slug: newSlug(), plan });
+      const response = await t
+        .admin()
+        .post('/admin/v1/tenants')
+        .send({ name: `Plan ${plan}`, slug: newSlug(), plan });
       expect(response.status).toBe(201);
       expect(response.body.tenant.plan).toBe(plan);
     });
@@ -104,12 +114,19 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it('rejects a slug of 64 characters', async () => {
-      const response = await t.admin().post('/admin/v1/tenants').send({ name: 'Bad slug', slug: 'a'.repeat(64), plan: 'pro' });
+      const response = await t
+        .admin()
+        .post('/admin/v1/tenants')
+        .send({ name: 'Bad slug', slug: 'a'.repeat(64), plan: 'pro' });
       expectValidation(response, [{ field: 'slug', message: 'must be at most 63 characters' }]);
     });
 
     it('rejects a missing name, a blank name and a name of 201 characters', async () => {
-      for (const [name, message] of [[undefined, 'must be a string'], ['   ', 'must be 1 to 200 characters'], ['n'.repeat(201), 'must be 1 to 200 characters']]) {
+      for (const [name, message] of [
+        [undefined, 'must be a string'],
+        ['   ', 'must be 1 to 200 characters'],
+        ['n'.repeat(201), 'must be 1 to 200 characters'],
+      ]) {
         const response = await t.admin().post('/admin/v1/tenants').send({ name, slug: newSlug(), plan: 'pro' });
         expectValidation(response, [{ field: 'name', message: message as string }]);
       }
@@ -135,7 +152,10 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it('lists every broken field and never echoes the submitted values', async () => {
-      const response = await t.admin().post('/admin/v1/tenants').send({ name: 'x'.repeat(201), slug: 'Secret Slug VALUE', plan: 'gold-PLAN-VALUE' });
+      const response = await t
+        .admin()
+        .post('/admin/v1/tenants')
+        .send({ name: 'x'.repeat(201), slug: 'Secret Slug VALUE', plan: 'gold-PLAN-VALUE' });
       expect(response.status).toBe(400);
       expect(response.body.error.details.map((detail: { field: string }) => detail.field).sort()).toEqual(['name', 'plan', 'slug']);
       expect(response.text).not.toContain('Secret Slug VALUE');
@@ -169,7 +189,14 @@ describe('Admin API (/admin/v1)', () => {
       const response = await t.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ plan: 'business' });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
-        tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug, plan: 'business', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) },
+        tenant: {
+          id: tenant.id,
+          name: tenant.name,
+          slug: tenant.slug,
+          plan: 'business',
+          createdAt: expect.stringMatching(ISO),
+          updatedAt: expect.stringMatching(ISO),
+        },
       });
       expect(Date.parse(response.body.tenant.updatedAt)).toBeGreaterThanOrEqual(Date.parse(response.body.tenant.createdAt));
       const verify = await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
@@ -180,7 +207,12 @@ describe('Admin API (/admin/v1)', () => {
       const response = await t.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ name: '  Renamed Ltd ' });
       expect(response.status).toBe(200);
       expect(response.body.tenant).toEqual({
-        id: tenant.id, name: 'Renamed Ltd', slug: tenant.slug, plan: 'business', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO),
+        id: tenant.id,
+        name: 'Renamed Ltd',
+        slug: tenant.slug,
+        plan: 'business',
+        createdAt: expect.stringMatching(ISO),
+        updatedAt: expect.stringMatching(ISO),
       });
       const fetched = await t.admin().get(`/admin/v1/tenants/${tenant.id}`).expect(200);
       expect(fetched.body.tenant.name).toBe('Renamed Ltd');
@@ -201,8 +233,12 @@ describe('Admin API (/admin/v1)', () => {
       expectValidation(await t.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ plan: 'gold' }), [
         { field: 'plan', message: 'must be one of free, pro, business, enterprise' },
       ]);
-      expectValidation(await t.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ name: '  ' }), [{ field: 'name', message: 'must be 1 to 200 characters' }]);
-      expectValidation(await t.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ slug: 'new-slug' }), [{ field: 'slug', message: 'is not an allowed field' }]);
+      expectValidation(await t.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ name: '  ' }), [
+        { field: 'name', message: 'must be 1 to 200 characters' },
+      ]);
+      expectValidation(await t.admin().patch(`/admin/v1/tenants/${tenant.id}`).send({ slug: 'new-slug' }), [
+        { field: 'slug', message: 'is not an allowed field' },
+      ]);
       const fetched = await t.admin().get(`/admin/v1/tenants/${tenant.id}`).expect(200);
       expect(fetched.body.tenant).toMatchObject({ slug: tenant.slug, plan: 'business', name: 'Renamed Ltd' });
     });
@@ -210,7 +246,10 @@ describe('Admin API (/admin/v1)', () => {
 
   describe('POST /admin/v1/tenants/:tenantId/api-keys', () => {
     it('creates a secret key: 201 with the key once and its listing form without the key or a digest', async () => {
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Production CRM', scopes: ['leads:read', 'leads:write'] });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/api-keys`)
+        .send({ name: 'Production CRM', scopes: ['leads:read', 'leads:write'] });
       expect(response.status).toBe(201);
       const key: string = response.body.key;
       expect(key).toMatch(SECRET_KEY);
@@ -237,7 +276,11 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it('stores only the HMAC digest of the key, never the key', async () => {
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Stored form', scopes: ['bots:read'] }).expect(201);
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/api-keys`)
+        .send({ name: 'Stored form', scopes: ['bots:read'] })
+        .expect(201);
       const row = await t.prisma.apiKey.findUniqueOrThrow({ where: { id: response.body.apiKey.id } });
       expect(row.digest).toBe(digestOf(response.body.key));
       expect(JSON.stringify(row)).not.toContain(response.body.key);
@@ -252,7 +295,10 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it('accepts every scope of SPEC 5.3 and an expiry in the future, answered in UTC', async () => {
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'All scopes', scopes: ALL_SCOPES, expiresAt: '2099-01-02T03:04:05+02:00' });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/api-keys`)
+        .send({ name: 'All scopes', scopes: ALL_SCOPES, expiresAt: '2099-01-02T03:04:05+02:00' });
       expect(response.status).toBe(201);
       expect(response.body.apiKey.scopes).toEqual(ALL_SCOPES);
       expect(response.body.apiKey.expiresAt).toBe('2099-01-02T01:04:05.000Z');
@@ -260,7 +306,16 @@ describe('Admin API (/admin/v1)', () => {
 
     it('gives every key a different value', async () => {
       const keys = await Promise.all(
-        [1, 2, 3].map(async (n) => (await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: `Key ${n}`, scopes: ['bots:read'] }).expect(201)).body.key),
+        [1, 2, 3].map(
+          async (n) =>
+            (
+              await t
+                .admin()
+                .post(`/admin/v1/tenants/${main.id}/api-keys`)
+                .send({ name: `Key ${n}`, scopes: ['bots:read'] })
+                .expect(201)
+            ).body.key,
+        ),
       );
       expect(new Set(keys).size).toBe(3);
     });
@@ -281,30 +336,48 @@ describe('Admin API (/admin/v1)', () => {
 
     it('refuses scopes on a public key, naming scopes, and creates nothing', async () => {
       const before = (await t.admin().get(`/admin/v1/tenants/${main.id}/api-keys`).expect(200)).body.apiKeys.length;
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Widget', scopes: ['bots:read'], type: 'public' });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/api-keys`)
+        .send({ name: 'Widget', scopes: ['bots:read'], type: 'public' });
       expectValidation(response, [{ field: 'scopes', message: 'must be empty for a public key (it may call only verify and the widget endpoints)' }]);
       expect((await t.admin().get(`/admin/v1/tenants/${main.id}/api-keys`).expect(200)).body.apiKeys).toHaveLength(before);
     });
 
     it('rejects an expiry in the past', async () => {
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Expired', scopes: ['bots:read'], expiresAt: new Date(Date.now() - 60_000).toISOString() });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/api-keys`)
+        .send({ name: 'Expired', scopes: ['bots:read'], expiresAt: new Date(Date.now() - 60_000).toISOString() });
       expectValidation(response, [{ field: 'expiresAt', message: 'must be in the future' }]);
     });
 
     it('rejects an expiry that is not an ISO 8601 date-time', async () => {
       for (const expiresAt of ['next week', '2099-13-40T00:00:00Z', '01/02/2099', 4102444800000, '']) {
-        const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Bad expiry', scopes: ['bots:read'], expiresAt });
+        const response = await t
+          .admin()
+          .post(`/admin/v1/tenants/${main.id}/api-keys`)
+          .send({ name: 'Bad expiry', scopes: ['bots:read'], expiresAt });
         expectValidation(response, [{ field: 'expiresAt', message: 'must be an ISO 8601 date-time with a time zone' }]);
       }
     });
 
     it('rejects an impossible calendar date (2099-02-30) as expiresAt', async () => {
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Feb 30', scopes: ['bots:read'], expiresAt: '2099-02-30T00:00:00Z' });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/api-keys`)
+        .send({ name: 'Feb 30', scopes: ['bots:read'], expiresAt: '2099-02-30T00:00:00Z' });
       expectValidation(response, [{ field: 'expiresAt', message: 'must be an ISO 8601 date-time with a time zone' }]);
     });
 
     it('rejects a missing name, an unknown type and unknown fields', async () => {
-      expectValidation(await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ scopes: ['bots:read'] }), [{ field: 'name', message: 'must be a string' }]);
+      expectValidation(
+        await t
+          .admin()
+          .post(`/admin/v1/tenants/${main.id}/api-keys`)
+          .send({ scopes: ['bots:read'] }),
+        [{ field: 'name', message: 'must be a string' }],
+      );
       expectValidation(await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'x', scopes: [], type: 'restricted' }), [
         { field: 'type', message: 'must be secret or public' },
       ]);
@@ -315,15 +388,32 @@ describe('Admin API (/admin/v1)', () => {
 
     it('answers 403 PLAN_UPGRADE_REQUIRED for a tenant on Free, and creates nothing', async () => {
       const created = await t.admin().post('/admin/v1/tenants').send({ name: 'Free Co', slug: newSlug(), plan: 'free' }).expect(201);
-      const response = await t.admin().post(`/admin/v1/tenants/${created.body.tenant.id}/api-keys`).send({ name: 'Nope', scopes: ['bots:read'] });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${created.body.tenant.id}/api-keys`)
+        .send({ name: 'Nope', scopes: ['bots:read'] });
       expectError(response, 403, 'PLAN_UPGRADE_REQUIRED');
       const list = await t.admin().get(`/admin/v1/tenants/${created.body.tenant.id}/api-keys`).expect(200);
       expect(list.body).toEqual({ apiKeys: [] });
     });
 
     it('answers 404 for an unknown and a malformed tenant id', async () => {
-      expectError(await t.admin().post(`/admin/v1/tenants/${MISSING_UUID}/api-keys`).send({ name: 'x', scopes: ['bots:read'] }), 404, 'NOT_FOUND');
-      expectError(await t.admin().post('/admin/v1/tenants/nope/api-keys').send({ name: 'x', scopes: ['bots:read'] }), 404, 'NOT_FOUND');
+      expectError(
+        await t
+          .admin()
+          .post(`/admin/v1/tenants/${MISSING_UUID}/api-keys`)
+          .send({ name: 'x', scopes: ['bots:read'] }),
+        404,
+        'NOT_FOUND',
+      );
+      expectError(
+        await t
+          .admin()
+          .post('/admin/v1/tenants/nope/api-keys')
+          .send({ name: 'x', scopes: ['bots:read'] }),
+        404,
+        'NOT_FOUND',
+      );
     });
   });
 
@@ -334,7 +424,11 @@ describe('Admin API (/admin/v1)', () => {
 
     beforeAll(async () => {
       tenant = await createTenant(t, { plan: 'pro', scopes: ['bots:read'] });
-      const a = await t.admin().post(`/admin/v1/tenants/${tenant.id}/api-keys`).send({ name: 'Key A', scopes: ['leads:read'], expiresAt: '2099-06-01T00:00:00.000Z' }).expect(201);
+      const a = await t
+        .admin()
+        .post(`/admin/v1/tenants/${tenant.id}/api-keys`)
+        .send({ name: 'Key A', scopes: ['leads:read'], expiresAt: '2099-06-01T00:00:00.000Z' })
+        .expect(201);
       const b = await t.admin().post(`/admin/v1/tenants/${tenant.id}/api-keys`).send({ name: 'Key B', scopes: [], type: 'public' }).expect(201);
       keyA = { id: a.body.apiKey.id, key: a.body.key };
       keyB = { id: b.body.apiKey.id, key: b.body.key };
@@ -345,9 +439,39 @@ describe('Admin API (/admin/v1)', () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         apiKeys: [
-          { id: tenant.keyId, name: 'test key', type: 'secret', scopes: ['bots:read'], prefix: 'svc_sk_', last4: tenant.key.slice(-4), expiresAt: null, lastUsedAt: null, createdAt: expect.stringMatching(ISO) },
-          { id: keyA.id, name: 'Key A', type: 'secret', scopes: ['leads:read'], prefix: 'svc_sk_', last4: keyA.key.slice(-4), expiresAt: '2099-06-01T00:00:00.000Z', lastUsedAt: null, createdAt: expect.stringMatching(ISO) },
-          { id: keyB.id, name: 'Key B', type: 'public', scopes: [], prefix: 'svc_pk_', last4: keyB.key.slice(-4), expiresAt: null, lastUsedAt: null, createdAt: expect.stringMatching(ISO) },
+          {
+            id: tenant.keyId,
+            name: 'test key',
+            type: 'secret',
+            scopes: ['bots:read'],
+            prefix: 'svc_sk_',
+            last4: tenant.key.slice(-4),
+            expiresAt: null,
+            lastUsedAt: null,
+            createdAt: expect.stringMatching(ISO),
+          },
+          {
+            id: keyA.id,
+            name: 'Key A',
+            type: 'secret',
+            scopes: ['leads:read'],
+            prefix: 'svc_sk_',
+            last4: keyA.key.slice(-4),
+            expiresAt: '2099-06-01T00:00:00.000Z',
+            lastUsedAt: null,
+            createdAt: expect.stringMatching(ISO),
+          },
+          {
+            id: keyB.id,
+            name: 'Key B',
+            type: 'public',
+            scopes: [],
+            prefix: 'svc_pk_',
+            last4: keyB.key.slice(-4),
+            expiresAt: null,
+            lastUsedAt: null,
+            createdAt: expect.stringMatching(ISO),
+          },
         ],
       });
       for (const key of [tenant.key, keyA.key, keyB.key]) {
@@ -366,11 +490,18 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it('sets lastUsedAt once the key has been used', async () => {
-      const fresh = await t.admin().post(`/admin/v1/tenants/${tenant.id}/api-keys`).send({ name: 'Used key', scopes: ['bots:read'] }).expect(201);
+      const fresh = await t
+        .admin()
+        .post(`/admin/v1/tenants/${tenant.id}/api-keys`)
+        .send({ name: 'Used key', scopes: ['bots:read'] })
+        .expect(201);
       const before = Date.now();
       await t.http().get('/api/v1/verify').set('X-API-Key', fresh.body.key).expect(200);
       const listed = await eventually(
-        async () => (await t.admin().get(`/admin/v1/tenants/${tenant.id}/api-keys`).expect(200)).body.apiKeys.find((key: { id: string }) => key.id === fresh.body.apiKey.id),
+        async () =>
+          (await t.admin().get(`/admin/v1/tenants/${tenant.id}/api-keys`).expect(200)).body.apiKeys.find(
+            (key: { id: string }) => key.id === fresh.body.apiKey.id,
+          ),
         (key: { lastUsedAt: string | null }) => key.lastUsedAt !== null,
       );
       expect(listed.lastUsedAt).toMatch(ISO);
@@ -379,7 +510,11 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it('no longer lists a deleted key', async () => {
-      const doomed = await t.admin().post(`/admin/v1/tenants/${tenant.id}/api-keys`).send({ name: 'Doomed', scopes: ['bots:read'] }).expect(201);
+      const doomed = await t
+        .admin()
+        .post(`/admin/v1/tenants/${tenant.id}/api-keys`)
+        .send({ name: 'Doomed', scopes: ['bots:read'] })
+        .expect(201);
       await t.admin().delete(`/admin/v1/tenants/${tenant.id}/api-keys/${doomed.body.apiKey.id}`).expect(204);
       const response = await t.admin().get(`/admin/v1/tenants/${tenant.id}/api-keys`).expect(200);
       expect(response.body.apiKeys.map((key: { id: string }) => key.id)).not.toContain(doomed.body.apiKey.id);
@@ -478,12 +613,18 @@ describe('Admin API (/admin/v1)', () => {
       ['name', 'n'.repeat(101), 'must be 1 to 100 characters'],
       ['isActive', 'yes', 'must be true or false'],
     ])('rejects %s = %j with 400', async (field, value, message) => {
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/bots`).send({ name: 'Valid name', [field]: value });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/bots`)
+        .send({ name: 'Valid name', [field]: value });
       expectValidation(response, [{ field, message }]);
     });
 
     it('accepts a name of exactly 100 characters', async () => {
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/bots`).send({ name: 'n'.repeat(100) });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/bots`)
+        .send({ name: 'n'.repeat(100) });
       expect(response.status).toBe(201);
       expect(response.body.bot.name).toBe('n'.repeat(100));
     });
@@ -499,7 +640,11 @@ describe('Admin API (/admin/v1)', () => {
       const created = await t.admin().post('/admin/v1/tenants').send({ name: 'Pro limits', slug: newSlug(), plan: 'pro' }).expect(201);
       const tenantId = created.body.tenant.id;
       for (let n = 1; n <= 5; n++) {
-        await t.admin().post(`/admin/v1/tenants/${tenantId}/bots`).send({ name: `Bot ${n}` }).expect(201);
+        await t
+          .admin()
+          .post(`/admin/v1/tenants/${tenantId}/bots`)
+          .send({ name: `Bot ${n}` })
+          .expect(201);
       }
       expectError(await t.admin().post(`/admin/v1/tenants/${tenantId}/bots`).send({ name: 'Bot 6' }), 403, 'PLAN_LIMIT_REACHED');
       expect(await t.prisma.bot.count({ where: { tenantId } })).toBe(5);
@@ -513,7 +658,13 @@ describe('Admin API (/admin/v1)', () => {
         const created = await t.admin().post('/admin/v1/tenants').send({ name: 'Race', slug: newSlug(), plan: 'pro' }).expect(201);
         const tenantId = created.body.tenant.id;
         const statuses = await Promise.all(
-          Array.from({ length: 10 }, (_, n) => t.admin().post(`/admin/v1/tenants/${tenantId}/bots`).send({ name: `Bot ${n}` }).then((response) => response.status)),
+          Array.from({ length: 10 }, (_, n) =>
+            t
+              .admin()
+              .post(`/admin/v1/tenants/${tenantId}/bots`)
+              .send({ name: `Bot ${n}` })
+              .then((response) => response.status),
+          ),
         );
         expect(statuses.filter((status) => status === 201)).toHaveLength(5);
         expect(statuses.filter((status) => status === 403)).toHaveLength(5);
@@ -545,8 +696,17 @@ describe('Admin API (/admin/v1)', () => {
       expect(off.status).toBe(200);
       expect(off.body).toEqual({
         bot: {
-          id: botId, name: 'Toggle bot', isActive: false, avatarUrl: null, primaryColor: '#2563eb', language: 'en',
-          messageCount: 0, conversationCount: 0, knowledgeBaseSize: 0, createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO),
+          id: botId,
+          name: 'Toggle bot',
+          isActive: false,
+          avatarUrl: null,
+          primaryColor: '#2563eb',
+          language: 'en',
+          messageCount: 0,
+          conversationCount: 0,
+          knowledgeBaseSize: 0,
+          createdAt: expect.stringMatching(ISO),
+          updatedAt: expect.stringMatching(ISO),
         },
       });
       expect(await apiBot(main.key, botId)).toEqual(off.body.bot);
@@ -559,9 +719,19 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it('changes the settings and leaves the others as they were', async () => {
-      const response = await t.admin().patch(`/admin/v1/tenants/${main.id}/bots/${botId}`).send({ name: 'Renamed bot', primaryColor: '#000', language: 'fr', avatarUrl: 'https://img.example.org/bot.svg' });
+      const response = await t
+        .admin()
+        .patch(`/admin/v1/tenants/${main.id}/bots/${botId}`)
+        .send({ name: 'Renamed bot', primaryColor: '#000', language: 'fr', avatarUrl: 'https://img.example.org/bot.svg' });
       expect(response.status).toBe(200);
-      expect(response.body.bot).toMatchObject({ id: botId, name: 'Renamed bot', primaryColor: '#000', language: 'fr', avatarUrl: 'https://img.example.org/bot.svg', isActive: true });
+      expect(response.body.bot).toMatchObject({
+        id: botId,
+        name: 'Renamed bot',
+        primaryColor: '#000',
+        language: 'fr',
+        avatarUrl: 'https://img.example.org/bot.svg',
+        isActive: true,
+      });
       expect(Date.parse(response.body.bot.updatedAt)).toBeGreaterThanOrEqual(Date.parse(response.body.bot.createdAt));
 
       const cleared = await t.admin().patch(`/admin/v1/tenants/${main.id}/bots/${botId}`).send({ avatarUrl: null }).expect(200);
@@ -571,10 +741,18 @@ describe('Admin API (/admin/v1)', () => {
 
     it('rejects invalid settings with 400 and changes nothing', async () => {
       const before = await apiBot(main.key, botId);
-      expectValidation(await t.admin().patch(`/admin/v1/tenants/${main.id}/bots/${botId}`).send({ isActive: 'false' }), [{ field: 'isActive', message: 'must be true or false' }]);
-      expectValidation(await t.admin().patch(`/admin/v1/tenants/${main.id}/bots/${botId}`).send({ primaryColor: 'red' }), [{ field: 'primaryColor', message: 'must be a hex colour such as #2563eb' }]);
-      expectValidation(await t.admin().patch(`/admin/v1/tenants/${main.id}/bots/${botId}`).send({ name: '' }), [{ field: 'name', message: 'must be 1 to 100 characters' }]);
-      expectValidation(await t.admin().patch(`/admin/v1/tenants/${main.id}/bots/${botId}`).send({ conversationCount: 3 }), [{ field: 'conversationCount', message: 'is not an allowed field' }]);
+      expectValidation(await t.admin().patch(`/admin/v1/tenants/${main.id}/bots/${botId}`).send({ isActive: 'false' }), [
+        { field: 'isActive', message: 'must be true or false' },
+      ]);
+      expectValidation(await t.admin().patch(`/admin/v1/tenants/${main.id}/bots/${botId}`).send({ primaryColor: 'red' }), [
+        { field: 'primaryColor', message: 'must be a hex colour such as #2563eb' },
+      ]);
+      expectValidation(await t.admin().patch(`/admin/v1/tenants/${main.id}/bots/${botId}`).send({ name: '' }), [
+        { field: 'name', message: 'must be 1 to 100 characters' },
+      ]);
+      expectValidation(await t.admin().patch(`/admin/v1/tenants/${main.id}/bots/${botId}`).send({ conversationCount: 3 }), [
+        { field: 'conversationCount', message: 'is not an allowed field' },
+      ]);
       expect(await apiBot(main.key, botId)).toEqual(before);
     });
 
@@ -598,10 +776,20 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it("creates a document (201) and grows the bot's knowledgeBaseSize", async () => {
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/bots/${botId}/documents`).send({ title: '  Refund policy ', content: 'Refunds within 30 days.' });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/bots/${botId}/documents`)
+        .send({ title: '  Refund policy ', content: 'Refunds within 30 days.' });
       expect(response.status).toBe(201);
       expect(response.body).toEqual({
-        document: { id: expect.stringMatching(UUID), title: 'Refund policy', characters: 23, content: 'Refunds within 30 days.', createdAt: expect.stringMatching(ISO), updatedAt: response.body.document.createdAt },
+        document: {
+          id: expect.stringMatching(UUID),
+          title: 'Refund policy',
+          characters: 23,
+          content: 'Refunds within 30 days.',
+          createdAt: expect.stringMatching(ISO),
+          updatedAt: response.body.document.createdAt,
+        },
       });
       expect((await apiBot(main.key, botId)).knowledgeBaseSize).toBe(1);
 
@@ -631,7 +819,11 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it('accepts a title of exactly 200 characters', async () => {
-      await t.admin().post(`/admin/v1/tenants/${main.id}/bots/${botId}/documents`).send({ title: 't'.repeat(200), content: 'text' }).expect(201);
+      await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/bots/${botId}/documents`)
+        .send({ title: 't'.repeat(200), content: 'text' })
+        .expect(201);
     });
 
     it("answers 404 for an unknown bot, a malformed bot id and another tenant's bot", async () => {
@@ -653,21 +845,29 @@ describe('Admin API (/admin/v1)', () => {
       const bot = await apiBot(main.key, botId);
       const conversations = await t.http().get(`/api/v1/conversations?botId=${botId}`).set('X-API-Key', main.key).expect(200);
       const leads = await t.http().get(`/api/v1/leads?botId=${botId}`).set('X-API-Key', main.key).expect(200);
-      return { conversationCount: Number(bot.conversationCount), messageCount: Number(bot.messageCount), conversations: conversations.body.pagination.total, leads: leads.body.pagination.total };
+      return {
+        conversationCount: Number(bot.conversationCount),
+        messageCount: Number(bot.messageCount),
+        conversations: conversations.body.pagination.total,
+        leads: leads.body.pagination.total,
+      };
     };
 
     it('records a conversation with its messages (201) and counts them on the bot', async () => {
       const before = await counts();
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`).send({
-        visitorId: 'visitor-42',
-        createdAt: '2026-03-01T10:00:00.000Z',
-        status: 'ended',
-        messages: [
-          { role: 'user', content: 'Hello', createdAt: '2026-03-01T10:00:01.000Z' },
-          { role: 'assistant', content: 'Hi there', createdAt: '2026-03-01T10:00:02.000Z' },
-          { role: 'agent', content: 'A human here', createdAt: '2026-03-01T10:05:00.000Z' },
-        ],
-      });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`)
+        .send({
+          visitorId: 'visitor-42',
+          createdAt: '2026-03-01T10:00:00.000Z',
+          status: 'ended',
+          messages: [
+            { role: 'user', content: 'Hello', createdAt: '2026-03-01T10:00:01.000Z' },
+            { role: 'assistant', content: 'Hi there', createdAt: '2026-03-01T10:00:02.000Z' },
+            { role: 'agent', content: 'A human here', createdAt: '2026-03-01T10:05:00.000Z' },
+          ],
+        });
       expect(response.status).toBe(201);
       expect(response.body).toEqual({
         conversation: {
@@ -702,30 +902,53 @@ describe('Admin API (/admin/v1)', () => {
       expect(fetched.body).toEqual(response.body);
 
       const after = await counts();
-      expect(after).toEqual({ ...before, conversationCount: before.conversationCount + 1, messageCount: before.messageCount + 3, conversations: before.conversations + 1 });
+      expect(after).toEqual({
+        ...before,
+        conversationCount: before.conversationCount + 1,
+        messageCount: before.messageCount + 3,
+        conversations: before.conversations + 1,
+      });
     });
 
     it('applies the defaults: status active, channel widget, no visitor, no end', async () => {
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`).send({ messages: [{ role: 'user', content: 'Hi' }] });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`)
+        .send({ messages: [{ role: 'user', content: 'Hi' }] });
       expect(response.status).toBe(201);
-      expect(response.body.conversation).toMatchObject({ botId, status: 'active', channel: 'widget', visitorId: null, leadId: null, messageCount: 1, endedAt: null });
+      expect(response.body.conversation).toMatchObject({
+        botId,
+        status: 'active',
+        channel: 'widget',
+        visitorId: null,
+        leadId: null,
+        messageCount: 1,
+        endedAt: null,
+      });
       expect(response.body.conversation.lastMessageAt).toMatch(ISO);
     });
 
     it('stores a lead given with the conversation, with source widget and this conversationId', async () => {
       const email = `visitor-${randomUUID().slice(0, 8)}@example.com`;
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`).send({
-        messages: [
-          { role: 'user', content: 'I want a quote' },
-          { role: 'assistant', content: 'Sure, your e-mail?' },
-        ],
-        lead: { name: ' Jane Visitor ', email, phone: '+1 555 0100', company: 'Visitor GmbH', message: 'Quote please' },
-      });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`)
+        .send({
+          messages: [
+            { role: 'user', content: 'I want a quote' },
+            { role: 'assistant', content: 'Sure, your e-mail?' },
+          ],
+          lead: { name: ' Jane Visitor ', email, phone: '+1 555 0100', company: 'Visitor GmbH', message: 'Quote please' },
+        });
       expect(response.status).toBe(201);
       const conversation = response.body.conversation;
       expect(conversation.leadId).toMatch(UUID);
 
-      const leads = await t.http().get(`/api/v1/leads?search=${encodeURIComponent(email)}`).set('X-API-Key', main.key).expect(200);
+      const leads = await t
+        .http()
+        .get(`/api/v1/leads?search=${encodeURIComponent(email)}`)
+        .set('X-API-Key', main.key)
+        .expect(200);
       expect(leads.body.leads).toEqual([
         {
           id: conversation.leadId,
@@ -744,20 +967,59 @@ describe('Admin API (/admin/v1)', () => {
         },
       ]);
       const stranger = await createTenant(t, { plan: 'pro' });
-      const strangerLeads = await t.http().get(`/api/v1/leads?search=${encodeURIComponent(email)}`).set('X-API-Key', stranger.key).expect(200);
+      const strangerLeads = await t
+        .http()
+        .get(`/api/v1/leads?search=${encodeURIComponent(email)}`)
+        .set('X-API-Key', stranger.key)
+        .expect(200);
       expect(strangerLeads.body.leads).toEqual([]);
     });
 
     it.each([
       ['an invalid message role', { messages: [{ role: 'system', content: 'x' }] }, 'messages[0].role', 'must be one of user, assistant, agent'],
-      ['an empty message content', { messages: [{ role: 'user', content: 'ok' }, { role: 'assistant', content: '' }] }, 'messages[1].content', 'must not be empty'],
-      ['an invalid message createdAt', { messages: [{ role: 'user', content: 'x', createdAt: 'yesterday' }] }, 'messages[0].createdAt', 'must be an ISO 8601 date-time with a time zone'],
-      ['an invalid conversation createdAt', { createdAt: 'last tuesday', messages: [{ role: 'user', content: 'x' }] }, 'createdAt', 'must be an ISO 8601 date-time with a time zone'],
-      ['a conversation createdAt with month 13', { createdAt: '2026-13-01T10:00:00Z', messages: [{ role: 'user', content: 'x' }] }, 'createdAt', 'must be an ISO 8601 date-time with a time zone'],
-      ['a date-time without a time zone', { createdAt: '2026-02-01T10:00:00', messages: [{ role: 'user', content: 'x' }] }, 'createdAt', 'must be an ISO 8601 date-time with a time zone'],
+      [
+        'an empty message content',
+        {
+          messages: [
+            { role: 'user', content: 'ok' },
+            { role: 'assistant', content: '' },
+          ],
+        },
+        'messages[1].content',
+        'must not be empty',
+      ],
+      [
+        'an invalid message createdAt',
+        { messages: [{ role: 'user', content: 'x', createdAt: 'yesterday' }] },
+        'messages[0].createdAt',
+        'must be an ISO 8601 date-time with a time zone',
+      ],
+      [
+        'an invalid conversation createdAt',
+        { createdAt: 'last tuesday', messages: [{ role: 'user', content: 'x' }] },
+        'createdAt',
+        'must be an ISO 8601 date-time with a time zone',
+      ],
+      [
+        'a conversation createdAt with month 13',
+        { createdAt: '2026-13-01T10:00:00Z', messages: [{ role: 'user', content: 'x' }] },
+        'createdAt',
+        'must be an ISO 8601 date-time with a time zone',
+      ],
+      [
+        'a date-time without a time zone',
+        { createdAt: '2026-02-01T10:00:00', messages: [{ role: 'user', content: 'x' }] },
+        'createdAt',
+        'must be an ISO 8601 date-time with a time zone',
+      ],
       ['an invalid status', { status: 'open', messages: [] }, 'status', 'must be one of active, ended, handed_off'],
       ['an invalid channel', { channel: 'email', messages: [] }, 'channel', 'must be one of widget, api'],
-      ['a lead with an invalid e-mail', { messages: [{ role: 'user', content: 'x' }], lead: { name: 'Jane', email: 'not-an-email' } }, 'lead.email', 'must be a valid e-mail address'],
+      [
+        'a lead with an invalid e-mail',
+        { messages: [{ role: 'user', content: 'x' }], lead: { name: 'Jane', email: 'not-an-email' } },
+        'lead.email',
+        'must be a valid e-mail address',
+      ],
       ['an unknown field in a message', { messages: [{ role: 'user', content: 'x', sentiment: 'happy' }] }, 'messages[0].sentiment', 'is not an allowed field'],
     ])('rejects %s with 400 and stores nothing', async (_, body, field, message) => {
       const before = await counts();
@@ -767,7 +1029,10 @@ describe('Admin API (/admin/v1)', () => {
     });
 
     it('rejects a message content that is not a string with 400 naming the broken rule', async () => {
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`).send({ messages: [{ role: 'user', content: 7 }] });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`)
+        .send({ messages: [{ role: 'user', content: 7 }] });
       expectValidation(response, [{ field: 'messages[0].content', message: 'must be a string' }]);
     });
 
@@ -778,17 +1043,29 @@ describe('Admin API (/admin/v1)', () => {
 
     it('rejects a content that is not a string and messages that are not an array with 400, storing nothing', async () => {
       const before = await counts();
-      for (const [body, field] of [[{ messages: [{ role: 'user', content: 7 }] }, 'messages[0].content'], [{ messages: 'hello' }, 'messages']] as const) {
+      for (const [body, field] of [
+        [{ messages: [{ role: 'user', content: 7 }] }, 'messages[0].content'],
+        [{ messages: 'hello' }, 'messages'],
+      ] as const) {
         const response = await t.admin().post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`).send(body);
         expect(response.status).toBe(400);
-        expect(response.body.error).toEqual({ code: 'VALIDATION_ERROR', message: expect.any(String), status: 400, requestId: expect.any(String), details: [{ field, message: expect.any(String) }] });
+        expect(response.body.error).toEqual({
+          code: 'VALIDATION_ERROR',
+          message: expect.any(String),
+          status: 400,
+          requestId: expect.any(String),
+          details: [{ field, message: expect.any(String) }],
+        });
       }
       expect(await counts()).toEqual(before);
     });
 
     it('rejects an impossible calendar date (2026-02-30) as createdAt with 400 and stores nothing', async () => {
       const before = await counts();
-      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`).send({ createdAt: '2026-02-30T10:00:00Z', messages: [{ role: 'user', content: 'x' }] });
+      const response = await t
+        .admin()
+        .post(`/admin/v1/tenants/${main.id}/bots/${botId}/conversations`)
+        .send({ createdAt: '2026-02-30T10:00:00Z', messages: [{ role: 'user', content: 'x' }] });
       expectValidation(response, [{ field: 'createdAt', message: 'must be an ISO 8601 date-time with a time zone' }]);
       expect(await counts()).toEqual(before);
     });
@@ -817,7 +1094,11 @@ describe('Admin API (/admin/v1)', () => {
     beforeAll(async () => {
       const created = await t.admin().post('/admin/v1/tenants').send({ name: 'Audited', slug: newSlug(), plan: 'pro' }).expect(201);
       tenantId = created.body.tenant.id;
-      const keyResponse = await t.admin().post(`/admin/v1/tenants/${tenantId}/api-keys`).send({ name: 'Audited key', scopes: ['bots:read'] }).expect(201);
+      const keyResponse = await t
+        .admin()
+        .post(`/admin/v1/tenants/${tenantId}/api-keys`)
+        .send({ name: 'Audited key', scopes: ['bots:read'] })
+        .expect(201);
       keyId = keyResponse.body.apiKey.id;
       key = keyResponse.body.key;
       await t.admin().patch(`/admin/v1/tenants/${tenantId}`).send({ plan: 'business' }).expect(200);
@@ -831,7 +1112,15 @@ describe('Admin API (/admin/v1)', () => {
       const response = await t.admin().get(`/admin/v1/tenants/${tenantId}/audit-log`);
       expect(response.status).toBe(200);
       const event = (action: string, targetType: string, targetId: string, data: unknown) => ({
-        id: expect.stringMatching(UUID), actor: 'admin-api', requestId: expect.any(String), ip: expect.any(String), action, targetType, targetId, data, createdAt: expect.stringMatching(ISO),
+        id: expect.stringMatching(UUID),
+        actor: 'admin-api',
+        requestId: expect.any(String),
+        ip: expect.any(String),
+        action,
+        targetType,
+        targetId,
+        data,
+        createdAt: expect.stringMatching(ISO),
       });
       expect(response.body).toEqual({
         events: [
@@ -852,7 +1141,12 @@ describe('Admin API (/admin/v1)', () => {
 
     it('records the id of the request that made each change', async () => {
       const requestId = `audit-${Date.now()}`;
-      await t.admin().patch(`/admin/v1/tenants/${other.id}`).set('X-Request-Id', requestId).send({ name: `Renamed ${requestId}` }).expect(200);
+      await t
+        .admin()
+        .patch(`/admin/v1/tenants/${other.id}`)
+        .set('X-Request-Id', requestId)
+        .send({ name: `Renamed ${requestId}` })
+        .expect(200);
       const [latest] = (await t.admin().get(`/admin/v1/tenants/${other.id}/audit-log?limit=1`).expect(200)).body.events;
       expect(latest).toMatchObject({ actor: 'admin-api', requestId, action: 'tenant.renamed', targetType: 'tenant', targetId: other.id });
     });
@@ -883,10 +1177,13 @@ describe('Admin API (/admin/v1)', () => {
       expectValidation(response, [{ field, message }]);
     });
 
-    it.each(['limit=abc', 'limit=1.5', 'limit=-1', 'limit=', 'offset=-1', 'offset=x', 'offset=1e3'])('rejects ?%s with 400 and a detail on that parameter', async (query) => {
-      const response = await t.admin().get(`/admin/v1/tenants/${tenantId}/audit-log?${query}`);
-      expectValidation(response, [{ field: query.split('=')[0], message: expect.any(String) }]);
-    });
+    it.each(['limit=abc', 'limit=1.5', 'limit=-1', 'limit=', 'offset=-1', 'offset=x', 'offset=1e3'])(
+      'rejects ?%s with 400 and a detail on that parameter',
+      async (query) => {
+        const response = await t.admin().get(`/admin/v1/tenants/${tenantId}/audit-log?${query}`);
+        expectValidation(response, [{ field: query.split('=')[0], message: expect.any(String) }]);
+      },
+    );
 
     it.each([
       ['limit=abc', 'limit', /^must be an integer$/],

@@ -41,26 +41,51 @@ describe('Analytics', () => {
 
   const get = (key: string, path: 'overview' | 'timeseries', query: Query = {}) => {
     const search = new URLSearchParams(query).toString();
-    return t.http().get(`/api/v1/analytics/${path}${search ? `?${search}` : ''}`).set('X-API-Key', key);
+    return t
+      .http()
+      .get(`/api/v1/analytics/${path}${search ? `?${search}` : ''}`)
+      .set('X-API-Key', key);
   };
   const setTimeZone = (tenantId: string, timezone: string) => t.prisma.tenant.update({ where: { id: tenantId }, data: { timezone }, select: { id: true } });
 
-  async function conversation(tenantId: string, botId: string, createdAt: string, visitorId: string | null, messages: [Role, string, boolean?][] = []): Promise<string> {
+  async function conversation(
+    tenantId: string,
+    botId: string,
+    createdAt: string,
+    visitorId: string | null,
+    messages: [Role, string, boolean?][] = [],
+  ): Promise<string> {
     const { id } = await t.prisma.conversation.create({ data: { tenantId, botId, createdAt: new Date(createdAt), visitorId }, select: { id: true } });
     if (messages.length) {
       await t.prisma.message.createMany({
-        data: messages.map(([role, at, unanswered]) => ({ tenantId, conversationId: id, role, content: `${role} message`, createdAt: new Date(at), unanswered: unanswered ?? false })),
+        data: messages.map(([role, at, unanswered]) => ({
+          tenantId,
+          conversationId: id,
+          role,
+          content: `${role} message`,
+          createdAt: new Date(at),
+          unanswered: unanswered ?? false,
+        })),
       });
     }
     return id;
   }
 
   async function lead(tenantId: string, botId: string | null, conversationId: string | null, createdAt: string): Promise<string> {
-    const data = { tenantId, botId, conversationId, name: 'Lead', email: `lead-${randomUUID().slice(0, 8)}@example.com`, source: conversationId ? 'widget' : 'api', createdAt: new Date(createdAt) } as const;
+    const data = {
+      tenantId,
+      botId,
+      conversationId,
+      name: 'Lead',
+      email: `lead-${randomUUID().slice(0, 8)}@example.com`,
+      source: conversationId ? 'widget' : 'api',
+      createdAt: new Date(createdAt),
+    } as const;
     return (await t.prisma.lead.create({ data, select: { id: true } })).id;
   }
 
-  const linkLead = (conversationId: string, leadId: string) => t.prisma.conversation.update({ where: { id: conversationId }, data: { leadId }, select: { id: true } });
+  const linkLead = (conversationId: string, leadId: string) =>
+    t.prisma.conversation.update({ where: { id: conversationId }, data: { leadId }, select: { id: true } });
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -106,7 +131,10 @@ describe('Analytics', () => {
     await lead(tenant.id, null, null, '2026-02-01T04:59:59.999Z');
     await linkLead(c7, await lead(tenant.id, bot2, c7, '2025-12-10T12:03:00Z'));
 
-    await conversation(other.id, otherBot, '2026-01-10T10:00:00Z', 'o1', [['user', '2026-01-10T10:00:01Z'], ['assistant', '2026-01-10T10:00:02Z', true]]);
+    await conversation(other.id, otherBot, '2026-01-10T10:00:00Z', 'o1', [
+      ['user', '2026-01-10T10:00:01Z'],
+      ['assistant', '2026-01-10T10:00:02Z', true],
+    ]);
     await lead(other.id, otherBot, null, '2026-01-10T11:00:00Z');
   });
   afterAll(() => t.close());
@@ -151,10 +179,27 @@ describe('Analytics', () => {
         leadConversionRate: 1 / 3,
         unansweredRate: 0.25,
         avgMessagesPerConversation: 8 / 3,
-        previous: { range: DECEMBER_RANGE, conversations: 1, messages: { user: 1, assistant: 0, agent: 0 }, leads: 0, uniqueVisitors: 1, leadConversionRate: 0, unansweredRate: 0, avgMessagesPerConversation: 1 },
+        previous: {
+          range: DECEMBER_RANGE,
+          conversations: 1,
+          messages: { user: 1, assistant: 0, agent: 0 },
+          leads: 0,
+          uniqueVisitors: 1,
+          leadConversionRate: 0,
+          unansweredRate: 0,
+          avgMessagesPerConversation: 1,
+        },
       });
       const bot2Figures = (await get(tenant.key, 'overview', { ...JANUARY, botId: bot2 }).expect(200)).body;
-      expect(bot2Figures).toMatchObject({ conversations: 2, messages: { user: 1, assistant: 1, agent: 0 }, leads: 1, uniqueVisitors: 1, leadConversionRate: 0.5, unansweredRate: 1, avgMessagesPerConversation: 1 });
+      expect(bot2Figures).toMatchObject({
+        conversations: 2,
+        messages: { user: 1, assistant: 1, agent: 0 },
+        leads: 1,
+        uniqueVisitors: 1,
+        leadConversionRate: 0.5,
+        unansweredRate: 1,
+        avgMessagesPerConversation: 1,
+      });
     });
 
     it('takes date-times as instants, and the previous range has the same length', async () => {
@@ -196,7 +241,10 @@ describe('Analytics', () => {
       expect(Date.parse(to)).toBeGreaterThanOrEqual(before);
       expect(Date.parse(to)).toBeLessThanOrEqual(Date.now());
       expect(Date.parse(to) - Date.parse(from)).toBe(30 * DAY - 1);
-      expect(response.body.previous.range).toEqual({ from: new Date(Date.parse(from) - 30 * DAY).toISOString(), to: new Date(Date.parse(from) - 1).toISOString() });
+      expect(response.body.previous.range).toEqual({
+        from: new Date(Date.parse(from) - 30 * DAY).toISOString(),
+        to: new Date(Date.parse(from) - 1).toISOString(),
+      });
     });
   });
 
@@ -215,7 +263,10 @@ describe('Analytics', () => {
       const old = await createTenant(t, { plan: 'pro' });
       await setTimeZone(old.id, 'US/Pacific-New');
       await get(old.key, 'overview', JANUARY).expect(200);
-      expect((await get(old.key, 'timeseries', { metric: 'conversations', ...JANUARY }).expect(200)).body).toMatchObject({ timezone: 'UTC', points: days('2026-01-01', '2026-01-31', {}) });
+      expect((await get(old.key, 'timeseries', { metric: 'conversations', ...JANUARY }).expect(200)).body).toMatchObject({
+        timezone: 'UTC',
+        points: days('2026-01-01', '2026-01-31', {}),
+      });
     });
 
     it('reads the time zone on every request: a change shows at once', async () => {
@@ -287,7 +338,11 @@ describe('Analytics', () => {
 
   describe('the figures equal what the list endpoints count', () => {
     const total = async (path: string, query: Query) => {
-      const response = await t.http().get(`${path}?${new URLSearchParams({ limit: '100', ...query })}`).set('X-API-Key', tenant.key).expect(200);
+      const response = await t
+        .http()
+        .get(`${path}?${new URLSearchParams({ limit: '100', ...query })}`)
+        .set('X-API-Key', tenant.key)
+        .expect(200);
       return response.body.pagination.total as number;
     };
 
@@ -302,7 +357,12 @@ describe('Analytics', () => {
         expect(overview.conversations).toBe(await total('/api/v1/conversations', query));
         expect(overview.leads).toBe(await total('/api/v1/leads', query));
         const series = await Promise.all(
-          (['conversations', 'leads'] as const).map(async (metric) => (await get(tenant.key, 'timeseries', { metric, ...query }).expect(200)).body.points.reduce((sum: number, point: { count: number }) => sum + point.count, 0)),
+          (['conversations', 'leads'] as const).map(async (metric) =>
+            (await get(tenant.key, 'timeseries', { metric, ...query }).expect(200)).body.points.reduce(
+              (sum: number, point: { count: number }) => sum + point.count,
+              0,
+            ),
+          ),
         );
         expect(series).toEqual([overview.conversations, overview.leads]);
       }
@@ -310,8 +370,13 @@ describe('Analytics', () => {
 
     it('messages: a range holding all of them counts what the conversations’ message lists hold', async () => {
       const range = { from: '2025-06-01', to: '2026-05-31' };
-      const conversations = (await t.http().get('/api/v1/conversations?limit=100').set('X-API-Key', tenant.key).expect(200)).body.conversations as { id: string; botId: string }[];
-      const perConversation = await Promise.all(conversations.map(async (c) => ({ botId: c.botId, count: await total(`/api/v1/conversations/${c.id}/messages`, {}) })));
+      const conversations = (await t.http().get('/api/v1/conversations?limit=100').set('X-API-Key', tenant.key).expect(200)).body.conversations as {
+        id: string;
+        botId: string;
+      }[];
+      const perConversation = await Promise.all(
+        conversations.map(async (c) => ({ botId: c.botId, count: await total(`/api/v1/conversations/${c.id}/messages`, {}) })),
+      );
       for (const botId of [undefined, bot1, bot2]) {
         const overview = (await get(tenant.key, 'overview', { ...range, ...(botId ? { botId } : {}) }).expect(200)).body;
         const listed = perConversation.filter((c) => !botId || c.botId === botId).reduce((sum, c) => sum + c.count, 0);
@@ -334,9 +399,17 @@ describe('Analytics', () => {
       ['timeseries', { metric: 'leads', to: '0000-01-01' }, [{ field: 'to', message: MUST_BE_DATE }]],
       ['overview', { botId: 'bot-1' }, [{ field: 'botId', message: 'must be a UUID' }]],
       ['overview', { from: '2025-01-01', to: '2026-01-02' }, [{ field: 'from', message: 'must be at most 366 days before to' }]],
-      ['timeseries', { metric: 'messages', from: '2025-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }, [{ field: 'from', message: 'must be at most 366 days before to' }]],
+      [
+        'timeseries',
+        { metric: 'messages', from: '2025-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' },
+        [{ field: 'from', message: 'must be at most 366 days before to' }],
+      ],
       ['overview', { from: '2026-02-01', to: '2026-01-31' }, [{ field: 'from', message: 'must not be later than to' }]],
-      ['timeseries', { metric: 'leads', from: '2026-01-31T12:00:00Z', to: '2026-01-31T11:59:59.999Z' }, [{ field: 'from', message: 'must not be later than to' }]],
+      [
+        'timeseries',
+        { metric: 'leads', from: '2026-01-31T12:00:00Z', to: '2026-01-31T11:59:59.999Z' },
+        [{ field: 'from', message: 'must not be later than to' }],
+      ],
       ['overview', { from: '2999-01-01' }, [{ field: 'from', message: 'must not be later than to' }]],
       ['overview', { metric: 'leads' }, [{ field: 'metric', message: 'is not an allowed field' }]],
       ['timeseries', { metric: 'leads', limit: '10' }, [{ field: 'limit', message: 'is not an allowed field' }]],

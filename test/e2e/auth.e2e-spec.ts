@@ -35,53 +35,334 @@ interface Endpoint {
 const pagination = expect.objectContaining({ total: expect.any(Number), limit: expect.any(Number), offset: 0, hasMore: expect.any(Boolean) });
 
 const ENDPOINTS: Endpoint[] = [
-  { name: 'GET /api/v1/bots', method: 'get', path: () => '/api/v1/bots', scope: 'bots:read', success: 200, expected: (f) => ({ bots: [expect.objectContaining({ id: f.botId })] }) },
-  { name: 'GET /api/v1/bots/:id', method: 'get', path: (f) => `/api/v1/bots/${f.botId}`, scope: 'bots:read', success: 200, expected: (f) => ({ bot: expect.objectContaining({ id: f.botId }) }) },
-  { name: 'GET /api/v1/conversations', method: 'get', path: () => '/api/v1/conversations', scope: 'conversations:read', success: 200, expected: (f) => ({ conversations: [expect.objectContaining({ id: f.conversationId })], pagination }) },
-  { name: 'GET /api/v1/conversations/:id', method: 'get', path: (f) => `/api/v1/conversations/${f.conversationId}`, scope: 'conversations:read', success: 200, expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId }) }) },
-  { name: 'GET /api/v1/conversations/:id/messages', method: 'get', path: (f) => `/api/v1/conversations/${f.conversationId}/messages`, scope: 'conversations:read', success: 200, expected: (f) => ({ messages: [expect.objectContaining({ conversationId: f.conversationId }), expect.objectContaining({ conversationId: f.conversationId })], pagination }) },
-  { name: 'GET /api/v1/leads', method: 'get', path: () => '/api/v1/leads', scope: 'leads:read', success: 200, expected: (f) => ({ leads: [expect.objectContaining({ id: f.leadId })], pagination }) },
-  { name: 'GET /api/v1/leads/:id', method: 'get', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:read', success: 200, expected: (f) => ({ lead: expect.objectContaining({ id: f.leadId }) }) },
-  { name: 'POST /api/v1/leads', method: 'post', path: () => '/api/v1/leads', scope: 'leads:write', body: { name: 'Scoped Lead', email: 'scoped@example.com' }, success: 201, expected: () => ({ lead: expect.objectContaining({ name: 'Scoped Lead', source: 'api', status: 'new' }) }) },
+  {
+    name: 'GET /api/v1/bots',
+    method: 'get',
+    path: () => '/api/v1/bots',
+    scope: 'bots:read',
+    success: 200,
+    expected: (f) => ({ bots: [expect.objectContaining({ id: f.botId })] }),
+  },
+  {
+    name: 'GET /api/v1/bots/:id',
+    method: 'get',
+    path: (f) => `/api/v1/bots/${f.botId}`,
+    scope: 'bots:read',
+    success: 200,
+    expected: (f) => ({ bot: expect.objectContaining({ id: f.botId }) }),
+  },
+  {
+    name: 'GET /api/v1/conversations',
+    method: 'get',
+    path: () => '/api/v1/conversations',
+    scope: 'conversations:read',
+    success: 200,
+    expected: (f) => ({ conversations: [expect.objectContaining({ id: f.conversationId })], pagination }),
+  },
+  {
+    name: 'GET /api/v1/conversations/:id',
+    method: 'get',
+    path: (f) => `/api/v1/conversations/${f.conversationId}`,
+    scope: 'conversations:read',
+    success: 200,
+    expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId }) }),
+  },
+  {
+    name: 'GET /api/v1/conversations/:id/messages',
+    method: 'get',
+    path: (f) => `/api/v1/conversations/${f.conversationId}/messages`,
+    scope: 'conversations:read',
+    success: 200,
+    expected: (f) => ({
+      messages: [expect.objectContaining({ conversationId: f.conversationId }), expect.objectContaining({ conversationId: f.conversationId })],
+      pagination,
+    }),
+  },
+  {
+    name: 'GET /api/v1/leads',
+    method: 'get',
+    path: () => '/api/v1/leads',
+    scope: 'leads:read',
+    success: 200,
+    expected: (f) => ({ leads: [expect.objectContaining({ id: f.leadId })], pagination }),
+  },
+  {
+    name: 'GET /api/v1/leads/:id',
+    method: 'get',
+    path: (f) => `/api/v1/leads/${f.leadId}`,
+    scope: 'leads:read',
+    success: 200,
+    expected: (f) => ({ lead: expect.objectContaining({ id: f.leadId }) }),
+  },
+  {
+    name: 'POST /api/v1/leads',
+    method: 'post',
+    path: () => '/api/v1/leads',
+    scope: 'leads:write',
+    body: { name: 'Scoped Lead', email: 'scoped@example.com' },
+    success: 201,
+    expected: () => ({ lead: expect.objectContaining({ name: 'Scoped Lead', source: 'api', status: 'new' }) }),
+  },
   // A key with leads:write alone gets no lead data back: 204 (API_DECISIONS, Lead updates).
-  { name: 'PATCH /api/v1/leads/:id', method: 'patch', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:write', body: { status: 'contacted' }, success: 204, expected: () => ({}) },
-  { name: 'POST /api/v1/leads/import', method: 'post', path: () => '/api/v1/leads/import', scope: 'leads:write', body: { leads: [{ name: 'Imported', email: 'imported@example.com' }] }, success: 201, expected: () => ({ imported: 1 }) },
+  {
+    name: 'PATCH /api/v1/leads/:id',
+    method: 'patch',
+    path: (f) => `/api/v1/leads/${f.leadId}`,
+    scope: 'leads:write',
+    body: { status: 'contacted' },
+    success: 204,
+    expected: () => ({}),
+  },
+  {
+    name: 'POST /api/v1/leads/import',
+    method: 'post',
+    path: () => '/api/v1/leads/import',
+    scope: 'leads:write',
+    body: { leads: [{ name: 'Imported', email: 'imported@example.com' }] },
+    success: 201,
+    expected: () => ({ imported: 1 }),
+  },
   // A CSV body: supertest leaves `body` empty for text/csv.
   { name: 'GET /api/v1/leads/export', method: 'get', path: () => '/api/v1/leads/export', scope: 'leads:read', success: 200, expected: () => ({}) },
-  { name: 'GET /api/v1/analytics/overview', method: 'get', path: () => '/api/v1/analytics/overview', scope: 'analytics:read', success: 200, expected: () => ({ conversations: 1, messages: { user: 1, assistant: 1, agent: 0 }, previous: expect.objectContaining({ conversations: 0 }) }) },
-  { name: 'GET /api/v1/analytics/timeseries', method: 'get', path: () => '/api/v1/analytics/timeseries?metric=conversations', scope: 'analytics:read', success: 200, expected: () => ({ metric: 'conversations', interval: 'day', points: expect.arrayContaining([expect.objectContaining({ count: 1 })]) }) },
-  { name: 'GET /api/v1/settings', method: 'get', path: () => '/api/v1/settings', scope: 'settings:read', success: 200, expected: () => ({ settings: expect.objectContaining({ timezone: expect.any(String) }) }) },
-  { name: 'PATCH /api/v1/settings', method: 'patch', path: () => '/api/v1/settings', scope: 'settings:write', body: { timezone: 'Europe/Berlin' }, success: 200, expected: () => ({ settings: expect.objectContaining({ timezone: 'Europe/Berlin' }) }) },
-  { name: 'GET /api/v1/bots/:id/settings', method: 'get', path: (f) => `/api/v1/bots/${f.botId}/settings`, scope: 'settings:read', success: 200, expected: () => ({ settings: expect.objectContaining({ showSources: expect.any(Boolean) }) }) },
-  { name: 'PATCH /api/v1/bots/:id/settings', method: 'patch', path: (f) => `/api/v1/bots/${f.botId}/settings`, scope: 'settings:write', body: { showSources: false }, success: 200, expected: () => ({ settings: expect.objectContaining({ showSources: false }) }) },
-  { name: 'POST /api/v1/webhooks', method: 'post', path: () => '/api/v1/webhooks', scope: 'webhooks:manage', body: { url: 'https://hooks.example.com/in', events: ['*'] }, success: 201, expected: () => ({ webhook: expect.objectContaining({ url: 'https://hooks.example.com/in' }), secret: expect.any(String) }) },
-  { name: 'GET /api/v1/webhooks', method: 'get', path: () => '/api/v1/webhooks', scope: 'webhooks:manage', success: 200, expected: (f) => ({ webhooks: expect.arrayContaining([expect.objectContaining({ id: f.webhookId })]) }) },
-  { name: 'GET /api/v1/webhooks/:id', method: 'get', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', success: 200, expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId }) }) },
-  { name: 'PATCH /api/v1/webhooks/:id', method: 'patch', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', body: { description: 'CRM' }, success: 200, expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId, description: 'CRM' }) }) },
-  { name: 'POST /api/v1/webhooks/:id/rotate-secret', method: 'post', path: (f) => `/api/v1/webhooks/${f.webhookId}/rotate-secret`, scope: 'webhooks:manage', success: 200, expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId }), secret: expect.any(String) }) },
-  { name: 'POST /api/v1/webhooks/:id/test', method: 'post', path: (f) => `/api/v1/webhooks/${f.webhookId}/test`, scope: 'webhooks:manage', success: 202, expected: () => ({ delivery: expect.objectContaining({ eventType: 'webhook.test', status: 'pending' }) }) },
-  { name: 'GET /api/v1/webhooks/:id/deliveries', method: 'get', path: (f) => `/api/v1/webhooks/${f.webhookId}/deliveries`, scope: 'webhooks:manage', success: 200, expected: (f) => ({ deliveries: expect.arrayContaining([expect.objectContaining({ id: f.deliveryId })]), pagination }) },
-  { name: 'POST /api/v1/webhooks/:id/deliveries/:deliveryId/retry', method: 'post', path: (f) => `/api/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/retry`, scope: 'webhooks:manage', success: 202, expected: (f) => ({ delivery: expect.objectContaining({ id: f.deliveryId, status: 'pending' }) }) },
-  { name: 'GET /api/v1/bots/:id/documents', method: 'get', path: (f) => `/api/v1/bots/${f.botId}/documents`, scope: 'bots:read', success: 200, expected: (f) => ({ documents: [expect.objectContaining({ id: f.documentId })], pagination }) },
-  { name: 'GET /api/v1/bots/:id/documents/:docId', method: 'get', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'bots:read', success: 200, expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, content: 'Fixture text.' }) }) },
-  { name: 'POST /api/v1/bots/:id/documents', method: 'post', path: (f) => `/api/v1/bots/${f.botId}/documents`, scope: 'knowledge:write', body: { title: 'Scoped', content: 'Scoped text.' }, success: 201, expected: () => ({ document: expect.objectContaining({ title: 'Scoped', characters: 12 }) }) },
-  { name: 'PATCH /api/v1/bots/:id/documents/:docId', method: 'patch', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'knowledge:write', body: { title: 'Renamed' }, success: 200, expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, title: 'Renamed' }) }) },
+  {
+    name: 'GET /api/v1/analytics/overview',
+    method: 'get',
+    path: () => '/api/v1/analytics/overview',
+    scope: 'analytics:read',
+    success: 200,
+    expected: () => ({ conversations: 1, messages: { user: 1, assistant: 1, agent: 0 }, previous: expect.objectContaining({ conversations: 0 }) }),
+  },
+  {
+    name: 'GET /api/v1/analytics/timeseries',
+    method: 'get',
+    path: () => '/api/v1/analytics/timeseries?metric=conversations',
+    scope: 'analytics:read',
+    success: 200,
+    expected: () => ({ metric: 'conversations', interval: 'day', points: expect.arrayContaining([expect.objectContaining({ count: 1 })]) }),
+  },
+  {
+    name: 'GET /api/v1/settings',
+    method: 'get',
+    path: () => '/api/v1/settings',
+    scope: 'settings:read',
+    success: 200,
+    expected: () => ({ settings: expect.objectContaining({ timezone: expect.any(String) }) }),
+  },
+  {
+    name: 'PATCH /api/v1/settings',
+    method: 'patch',
+    path: () => '/api/v1/settings',
+    scope: 'settings:write',
+    body: { timezone: 'Europe/Berlin' },
+    success: 200,
+    expected: () => ({ settings: expect.objectContaining({ timezone: 'Europe/Berlin' }) }),
+  },
+  {
+    name: 'GET /api/v1/bots/:id/settings',
+    method: 'get',
+    path: (f) => `/api/v1/bots/${f.botId}/settings`,
+    scope: 'settings:read',
+    success: 200,
+    expected: () => ({ settings: expect.objectContaining({ showSources: expect.any(Boolean) }) }),
+  },
+  {
+    name: 'PATCH /api/v1/bots/:id/settings',
+    method: 'patch',
+    path: (f) => `/api/v1/bots/${f.botId}/settings`,
+    scope: 'settings:write',
+    body: { showSources: false },
+    success: 200,
+    expected: () => ({ settings: expect.objectContaining({ showSources: false }) }),
+  },
+  {
+    name: 'POST /api/v1/webhooks',
+    method: 'post',
+    path: () => '/api/v1/webhooks',
+    scope: 'webhooks:manage',
+    body: { url: 'https://hooks.example.com/in', events: ['*'] },
+    success: 201,
+    expected: () => ({ webhook: expect.objectContaining({ url: 'https://hooks.example.com/in' }), secret: expect.any(String) }),
+  },
+  {
+    name: 'GET /api/v1/webhooks',
+    method: 'get',
+    path: () => '/api/v1/webhooks',
+    scope: 'webhooks:manage',
+    success: 200,
+    expected: (f) => ({ webhooks: expect.arrayContaining([expect.objectContaining({ id: f.webhookId })]) }),
+  },
+  {
+    name: 'GET /api/v1/webhooks/:id',
+    method: 'get',
+    path: (f) => `/api/v1/webhooks/${f.webhookId}`,
+    scope: 'webhooks:manage',
+    success: 200,
+    expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId }) }),
+  },
+  {
+    name: 'PATCH /api/v1/webhooks/:id',
+    method: 'patch',
+    path: (f) => `/api/v1/webhooks/${f.webhookId}`,
+    scope: 'webhooks:manage',
+    body: { description: 'CRM' },
+    success: 200,
+    expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId, description: 'CRM' }) }),
+  },
+  {
+    name: 'POST /api/v1/webhooks/:id/rotate-secret',
+    method: 'post',
+    path: (f) => `/api/v1/webhooks/${f.webhookId}/rotate-secret`,
+    scope: 'webhooks:manage',
+    success: 200,
+    expected: (f) => ({ webhook: expect.objectContaining({ id: f.webhookId }), secret: expect.any(String) }),
+  },
+  {
+    name: 'POST /api/v1/webhooks/:id/test',
+    method: 'post',
+    path: (f) => `/api/v1/webhooks/${f.webhookId}/test`,
+    scope: 'webhooks:manage',
+    success: 202,
+    expected: () => ({ delivery: expect.objectContaining({ eventType: 'webhook.test', status: 'pending' }) }),
+  },
+  {
+    name: 'GET /api/v1/webhooks/:id/deliveries',
+    method: 'get',
+    path: (f) => `/api/v1/webhooks/${f.webhookId}/deliveries`,
+    scope: 'webhooks:manage',
+    success: 200,
+    expected: (f) => ({ deliveries: expect.arrayContaining([expect.objectContaining({ id: f.deliveryId })]), pagination }),
+  },
+  {
+    name: 'POST /api/v1/webhooks/:id/deliveries/:deliveryId/retry',
+    method: 'post',
+    path: (f) => `/api/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/retry`,
+    scope: 'webhooks:manage',
+    success: 202,
+    expected: (f) => ({ delivery: expect.objectContaining({ id: f.deliveryId, status: 'pending' }) }),
+  },
+  {
+    name: 'GET /api/v1/bots/:id/documents',
+    method: 'get',
+    path: (f) => `/api/v1/bots/${f.botId}/documents`,
+    scope: 'bots:read',
+    success: 200,
+    expected: (f) => ({ documents: [expect.objectContaining({ id: f.documentId })], pagination }),
+  },
+  {
+    name: 'GET /api/v1/bots/:id/documents/:docId',
+    method: 'get',
+    path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`,
+    scope: 'bots:read',
+    success: 200,
+    expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, content: 'Fixture text.' }) }),
+  },
+  {
+    name: 'POST /api/v1/bots/:id/documents',
+    method: 'post',
+    path: (f) => `/api/v1/bots/${f.botId}/documents`,
+    scope: 'knowledge:write',
+    body: { title: 'Scoped', content: 'Scoped text.' },
+    success: 201,
+    expected: () => ({ document: expect.objectContaining({ title: 'Scoped', characters: 12 }) }),
+  },
+  {
+    name: 'PATCH /api/v1/bots/:id/documents/:docId',
+    method: 'patch',
+    path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`,
+    scope: 'knowledge:write',
+    body: { title: 'Renamed' },
+    success: 200,
+    expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, title: 'Renamed' }) }),
+  },
   // Human handoff, in its order: the conversation ends up ended.
-  { name: 'POST /api/v1/conversations/:id/handoff', method: 'post', path: (f) => `/api/v1/conversations/${f.conversationId}/handoff`, scope: 'conversations:write', success: 200, expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId, status: 'handed_off' }) }) },
-  { name: 'POST /api/v1/conversations/:id/messages', method: 'post', path: (f) => `/api/v1/conversations/${f.conversationId}/messages`, scope: 'conversations:write', body: { content: 'A person here.' }, success: 201, expected: (f) => ({ message: expect.objectContaining({ conversationId: f.conversationId, role: 'agent' }) }) },
-  { name: 'POST /api/v1/conversations/:id/release', method: 'post', path: (f) => `/api/v1/conversations/${f.conversationId}/release`, scope: 'conversations:write', success: 200, expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId, status: 'active' }) }) },
-  { name: 'POST /api/v1/conversations/:id/end', method: 'post', path: (f) => `/api/v1/conversations/${f.conversationId}/end`, scope: 'conversations:write', success: 200, expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId, status: 'ended' }) }) },
+  {
+    name: 'POST /api/v1/conversations/:id/handoff',
+    method: 'post',
+    path: (f) => `/api/v1/conversations/${f.conversationId}/handoff`,
+    scope: 'conversations:write',
+    success: 200,
+    expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId, status: 'handed_off' }) }),
+  },
+  {
+    name: 'POST /api/v1/conversations/:id/messages',
+    method: 'post',
+    path: (f) => `/api/v1/conversations/${f.conversationId}/messages`,
+    scope: 'conversations:write',
+    body: { content: 'A person here.' },
+    success: 201,
+    expected: (f) => ({ message: expect.objectContaining({ conversationId: f.conversationId, role: 'agent' }) }),
+  },
+  {
+    name: 'POST /api/v1/conversations/:id/release',
+    method: 'post',
+    path: (f) => `/api/v1/conversations/${f.conversationId}/release`,
+    scope: 'conversations:write',
+    success: 200,
+    expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId, status: 'active' }) }),
+  },
+  {
+    name: 'POST /api/v1/conversations/:id/end',
+    method: 'post',
+    path: (f) => `/api/v1/conversations/${f.conversationId}/end`,
+    scope: 'conversations:write',
+    success: 200,
+    expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId, status: 'ended' }) }),
+  },
   // Removes the fixture's document.
-  { name: 'DELETE /api/v1/bots/:id/documents/:docId', method: 'delete', path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`, scope: 'knowledge:write', success: 204, expected: () => ({}) },
-  { name: 'POST /api/v1/privacy/exports', method: 'post', path: () => '/api/v1/privacy/exports', scope: 'privacy:manage', body: { email: 'chat@example.com' }, success: 200, expected: (f) => ({ leads: [expect.objectContaining({ id: f.leadId })], conversations: [expect.objectContaining({ id: f.conversationId })] }) },
-  { name: 'GET /api/v1/privacy/erasures/:id', method: 'get', path: (f) => `/api/v1/privacy/erasures/${f.erasureId}`, scope: 'privacy:manage', success: 200, expected: (f) => ({ erasure: expect.objectContaining({ id: f.erasureId, status: 'completed' }) }) },
+  {
+    name: 'DELETE /api/v1/bots/:id/documents/:docId',
+    method: 'delete',
+    path: (f) => `/api/v1/bots/${f.botId}/documents/${f.documentId}`,
+    scope: 'knowledge:write',
+    success: 204,
+    expected: () => ({}),
+  },
+  {
+    name: 'POST /api/v1/privacy/exports',
+    method: 'post',
+    path: () => '/api/v1/privacy/exports',
+    scope: 'privacy:manage',
+    body: { email: 'chat@example.com' },
+    success: 200,
+    expected: (f) => ({ leads: [expect.objectContaining({ id: f.leadId })], conversations: [expect.objectContaining({ id: f.conversationId })] }),
+  },
+  {
+    name: 'GET /api/v1/privacy/erasures/:id',
+    method: 'get',
+    path: (f) => `/api/v1/privacy/erasures/${f.erasureId}`,
+    scope: 'privacy:manage',
+    success: 200,
+    expected: (f) => ({ erasure: expect.objectContaining({ id: f.erasureId, status: 'completed' }) }),
+  },
   // These remove the fixture's conversation (its lead stays), then its lead.
-  { name: 'DELETE /api/v1/conversations/:id', method: 'delete', path: (f) => `/api/v1/conversations/${f.conversationId}`, scope: 'conversations:write', success: 204, expected: () => ({}) },
+  {
+    name: 'DELETE /api/v1/conversations/:id',
+    method: 'delete',
+    path: (f) => `/api/v1/conversations/${f.conversationId}`,
+    scope: 'conversations:write',
+    success: 204,
+    expected: () => ({}),
+  },
   { name: 'DELETE /api/v1/leads/:id', method: 'delete', path: (f) => `/api/v1/leads/${f.leadId}`, scope: 'leads:write', success: 204, expected: () => ({}) },
   // Queues an erasure of nobody the fixture holds.
-  { name: 'POST /api/v1/privacy/erasures', method: 'post', path: () => '/api/v1/privacy/erasures', scope: 'privacy:manage', body: { email: 'nobody@example.com' }, success: 202, expected: () => ({ erasure: expect.objectContaining({ status: 'pending', counts: { leads: 0, conversations: 0, messages: 0 } }) }) },
+  {
+    name: 'POST /api/v1/privacy/erasures',
+    method: 'post',
+    path: () => '/api/v1/privacy/erasures',
+    scope: 'privacy:manage',
+    body: { email: 'nobody@example.com' },
+    success: 202,
+    expected: () => ({ erasure: expect.objectContaining({ status: 'pending', counts: { leads: 0, conversations: 0, messages: 0 } }) }),
+  },
   // Last: it removes the fixture's endpoint.
-  { name: 'DELETE /api/v1/webhooks/:id', method: 'delete', path: (f) => `/api/v1/webhooks/${f.webhookId}`, scope: 'webhooks:manage', success: 204, expected: () => ({}) },
+  {
+    name: 'DELETE /api/v1/webhooks/:id',
+    method: 'delete',
+    path: (f) => `/api/v1/webhooks/${f.webhookId}`,
+    scope: 'webhooks:manage',
+    success: 204,
+    expected: () => ({}),
+  },
 ];
 
 const API_ROUTE_SCOPES: [string, Scope[]][] = [
@@ -178,16 +459,22 @@ const AUTH_ROUTES: [string, 'session' | 'signIn'][] = [
   ['DELETE /auth/v1/sessions/:id', 'session'],
 ];
 
-
 /** Open to anyone: the health probes and the API description. */
-const PUBLIC_ROUTES = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/:file', 'GET /widget.js', 'GET /widget/demo', 'GET /dashboard', 'GET /dashboard/*path'];
+const PUBLIC_ROUTES = [
+  'GET /health/live',
+  'GET /health/ready',
+  'GET /api/v1/openapi.json',
+  'GET /docs',
+  'GET /docs/assets/:file',
+  'GET /widget.js',
+  'GET /widget/demo',
+  'GET /dashboard',
+  'GET /dashboard/*path',
+];
 
 /** Every route the app serves; a new endpoint fails the walk below until it is added here with its rule. */
 /** The widget's routes: public keys only, a visitor's token on all but the first two (test/e2e/widget.e2e-spec.ts tests them). */
-const WIDGET_ROUTES = [
-  'GET /api/v1/widget/bots/:botId',
-  'POST /api/v1/widget/sessions',
-];
+const WIDGET_ROUTES = ['GET /api/v1/widget/bots/:botId', 'POST /api/v1/widget/sessions'];
 const VISITOR_ROUTES = [
   'POST /api/v1/widget/conversations',
   'GET /api/v1/widget/conversations/:id/messages',
@@ -197,7 +484,15 @@ const VISITOR_ROUTES = [
   'POST /api/v1/widget/conversations/:id/handoff',
   'GET /api/v1/widget/conversations/:id/events',
 ];
-const ALL_ROUTES = [...API_ROUTE_SCOPES.map(([route]) => route), ...ADMIN_ROUTES, ...PUBLIC_ROUTES, ...WIDGET_ROUTES, ...VISITOR_ROUTES, ...USER_ROUTES.map(([route]) => route), ...AUTH_ROUTES.map(([route]) => route)];
+const ALL_ROUTES = [
+  ...API_ROUTE_SCOPES.map(([route]) => route),
+  ...ADMIN_ROUTES,
+  ...PUBLIC_ROUTES,
+  ...WIDGET_ROUTES,
+  ...VISITOR_ROUTES,
+  ...USER_ROUTES.map(([route]) => route),
+  ...AUTH_ROUTES.map(([route]) => route),
+];
 
 const NON_VERIFY = ENDPOINTS.map((endpoint) => [endpoint.name, endpoint] as const);
 
@@ -211,12 +506,30 @@ async function tenantWithData(t: TestApp): Promise<TestTenant & Fixture> {
   const tenant = await createTenant(t, { plan: 'pro' });
   const bot = await createBot(t, tenant.id);
   const conversation = await recordConversation(t, tenant.id, bot.id, { lead: { name: 'Chat Lead', email: 'chat@example.com' } });
-  const webhook = await t.prisma.webhookEndpoint.create({ data: { tenantId: tenant.id, url: 'https://hooks.example.com/fixture', events: ['*'], secret: 'whsec_Zml4dHVyZQ==' }, select: { id: true } });
+  const webhook = await t.prisma.webhookEndpoint.create({
+    data: { tenantId: tenant.id, url: 'https://hooks.example.com/fixture', events: ['*'], secret: 'whsec_Zml4dHVyZQ==' },
+    select: { id: true },
+  });
   const event = await t.prisma.webhookEvent.create({ data: { tenantId: tenant.id, type: 'webhook.test', data: { object: {} } }, select: { id: true } });
-  const delivery = await t.prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: webhook.id, eventId: event.id, eventType: 'webhook.test', status: 'failed' }, select: { id: true } });
+  const delivery = await t.prisma.webhookDelivery.create({
+    data: { tenantId: tenant.id, endpointId: webhook.id, eventId: event.id, eventType: 'webhook.test', status: 'failed' },
+    select: { id: true },
+  });
   const document = await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${bot.id}/documents`).send({ title: 'Fixture', content: 'Fixture text.' });
-  const erasure = await t.prisma.privacyErasure.create({ data: { tenantId: tenant.id, status: 'completed', leadCount: 0, conversationCount: 0, messageCount: 0, completedAt: new Date() }, select: { id: true } });
-  return { ...tenant, botId: bot.id, conversationId: conversation.id, leadId: conversation.leadId!, webhookId: webhook.id, deliveryId: delivery.id, documentId: document.body.document.id, erasureId: erasure.id };
+  const erasure = await t.prisma.privacyErasure.create({
+    data: { tenantId: tenant.id, status: 'completed', leadCount: 0, conversationCount: 0, messageCount: 0, completedAt: new Date() },
+    select: { id: true },
+  });
+  return {
+    ...tenant,
+    botId: bot.id,
+    conversationId: conversation.id,
+    leadId: conversation.leadId!,
+    webhookId: webhook.id,
+    deliveryId: delivery.id,
+    documentId: document.body.document.id,
+    erasureId: erasure.id,
+  };
 }
 
 function changeLastCharacter(key: string): string {
@@ -253,7 +566,12 @@ describe('Authentication, plans and scopes', () => {
       const response = await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
-        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: plan, botsLimit, messagesLimit }, usage: { messagesThisMonth: 0 } },
+        body: {
+          valid: true,
+          tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug },
+          plan: { name: plan, botsLimit, messagesLimit },
+          usage: { messagesThisMonth: 0 },
+        },
       });
     });
 
@@ -413,7 +731,11 @@ describe('Authentication, plans and scopes', () => {
 
     it('checks the plan before the scope', async () => {
       expectError(await t.http().get('/api/v1/bots').set('X-API-Key', narrowKey), 403, 'PLAN_UPGRADE_REQUIRED');
-      expectError(await t.http().post('/api/v1/leads').set('X-API-Key', narrowKey).send({ name: 'Ann', email: 'ann@example.com' }), 403, 'PLAN_UPGRADE_REQUIRED');
+      expectError(
+        await t.http().post('/api/v1/leads').set('X-API-Key', narrowKey).send({ name: 'Ann', email: 'ann@example.com' }),
+        403,
+        'PLAN_UPGRADE_REQUIRED',
+      );
     });
 
     it('changed nothing through the refused writes', async () => {
@@ -479,7 +801,13 @@ describe('Authentication, plans and scopes', () => {
       ['malformed JSON', 400, 'VALIDATION_ERROR', 'application/json', '{"name": "Ann", "email": '],
       ['a text/plain body', 415, 'UNSUPPORTED_MEDIA_TYPE', 'text/plain', 'name=Ann&email=ann@example.com'],
       ['a form body', 415, 'UNSUPPORTED_MEDIA_TYPE', 'application/x-www-form-urlencoded', 'name=Ann&email=ann@example.com'],
-      ['a 70 KiB body', 413, 'PAYLOAD_TOO_LARGE', 'application/json', JSON.stringify({ name: 'Ann', email: 'ann@example.com', message: 'x'.repeat(70 * 1024) })],
+      [
+        'a 70 KiB body',
+        413,
+        'PAYLOAD_TOO_LARGE',
+        'application/json',
+        JSON.stringify({ name: 'Ann', email: 'ann@example.com', message: 'x'.repeat(70 * 1024) }),
+      ],
     ] as const;
 
     let tenant: TestTenant;
@@ -550,17 +878,30 @@ describe('Authentication, plans and scopes', () => {
       const admin = [...rules].filter(([route]) => route.includes(' /admin/'));
       expect(admin.map(([route]) => route).sort()).toEqual([...ADMIN_ROUTES].sort());
       expect(admin.filter(([, rule]) => rule?.kind !== 'admin')).toEqual([]);
-      expect(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, { kind: 'public' }])));
-      expect(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, { kind: 'widget' }])));
-      expect(Object.fromEntries(VISITOR_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(Object.fromEntries(VISITOR_ROUTES.map((route) => [route, { kind: 'visitor' }])));
-      expect(Object.fromEntries(USER_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(Object.fromEntries(USER_ROUTES.map(([route, role, scopes]) => [route, { kind: 'tenantUser', role, ...(scopes ? { scopes } : {}) }])));
-      expect(Object.fromEntries(AUTH_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(Object.fromEntries(AUTH_ROUTES.map(([route, kind]) => [route, { kind }])));
+      expect(Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(
+        Object.fromEntries(PUBLIC_ROUTES.map((route) => [route, { kind: 'public' }])),
+      );
+      expect(Object.fromEntries(WIDGET_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(
+        Object.fromEntries(WIDGET_ROUTES.map((route) => [route, { kind: 'widget' }])),
+      );
+      expect(Object.fromEntries(VISITOR_ROUTES.map((route) => [route, rules.get(route)]))).toEqual(
+        Object.fromEntries(VISITOR_ROUTES.map((route) => [route, { kind: 'visitor' }])),
+      );
+      expect(Object.fromEntries(USER_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(
+        Object.fromEntries(USER_ROUTES.map(([route, role, scopes]) => [route, { kind: 'tenantUser', role, ...(scopes ? { scopes } : {}) }])),
+      );
+      expect(Object.fromEntries(AUTH_ROUTES.map(([route]) => [route, rules.get(route)]))).toEqual(
+        Object.fromEntries(AUTH_ROUTES.map(([route, kind]) => [route, { kind }])),
+      );
     });
 
     it.each(USER_ROUTES.map(([route]) => route))('%s: a valid key with every scope gets 403 INSUFFICIENT_SCOPE (users only)', async (route) => {
       const tenant = await createTenant(t, { plan: 'enterprise' });
       const [method, path] = route.split(' ');
-      const request = t.http()[method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](path.replace(/:\w+/g, randomUUID())).set('X-API-Key', tenant.key);
+      const request = t
+        .http()
+        [method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](path.replace(/:\w+/g, randomUUID()))
+        .set('X-API-Key', tenant.key);
       expectError(await (method === 'GET' || method === 'DELETE' ? request : request.send({})), 403, 'INSUFFICIENT_SCOPE');
     });
 
@@ -579,8 +920,12 @@ describe('Authentication, plans and scopes', () => {
     it('reports a route without a rule (the walk itself can fail)', async () => {
       @Controller('probe')
       class ProbeController {
-        @Get('open') @Public() open() { return 'open'; }
-        @Get('forgotten') forgotten() { return 'forgotten'; }
+        @Get('open') @Public() open() {
+          return 'open';
+        }
+        @Get('forgotten') forgotten() {
+          return 'forgotten';
+        }
       }
       await withProbeApp(ProbeController, (probe) => {
         const routes = controllerRoutes(probe);
@@ -596,10 +941,18 @@ describe('Authentication, plans and scopes', () => {
       const Custom = createParamDecorator(() => 'custom');
       @Controller('probe')
       class ProbeController {
-        @Post('body') @Public() body(@Body() _body: unknown) { return 'body'; }
-        @Get('query/:id') @Public() query(@Param('id') _id: string, @Query() _query: unknown) { return 'query'; }
-        @Put('both') @Public() both(@Query('a') _a: string, @Body('b') _b: unknown) { return 'both'; }
-        @Post('neither/:id') @Public() neither(@Param('id') _id: string, @Custom() _custom: string) { return 'neither'; }
+        @Post('body') @Public() body(@Body() _body: unknown) {
+          return 'body';
+        }
+        @Get('query/:id') @Public() query(@Param('id') _id: string, @Query() _query: unknown) {
+          return 'query';
+        }
+        @Put('both') @Public() both(@Query('a') _a: string, @Body('b') _b: unknown) {
+          return 'both';
+        }
+        @Post('neither/:id') @Public() neither(@Param('id') _id: string, @Custom() _custom: string) {
+          return 'neither';
+        }
       }
       await withProbeApp(ProbeController, (probe) => {
         expect(controllerRoutes(probe).map(({ route, body, query }) => ({ route, body, query }))).toEqual([

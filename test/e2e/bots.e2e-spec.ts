@@ -3,7 +3,19 @@ import { expectError, ISO_MS, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createTenant, recordConversation, TestTenant } from '../support/factories';
 
-const BOT_FIELDS = ['avatarUrl', 'conversationCount', 'createdAt', 'id', 'isActive', 'knowledgeBaseSize', 'language', 'messageCount', 'name', 'primaryColor', 'updatedAt'];
+const BOT_FIELDS = [
+  'avatarUrl',
+  'conversationCount',
+  'createdAt',
+  'id',
+  'isActive',
+  'knowledgeBaseSize',
+  'language',
+  'messageCount',
+  'name',
+  'primaryColor',
+  'updatedAt',
+];
 
 type BotBody = Record<string, unknown> & { id: string };
 
@@ -201,7 +213,9 @@ describe('Bots API', () => {
 
     async function counters(botId: string): Promise<{ messageCount: number; conversationCount: number; knowledgeBaseSize: number }> {
       const single = (await t.http().get(`/api/v1/bots/${botId}`).set('X-API-Key', counted.key).expect(200)).body.bot;
-      const listed = ((await t.http().get('/api/v1/bots').set('X-API-Key', counted.key).expect(200)).body.bots as BotBody[]).find((entry) => entry.id === botId);
+      const listed = ((await t.http().get('/api/v1/bots').set('X-API-Key', counted.key).expect(200)).body.bots as BotBody[]).find(
+        (entry) => entry.id === botId,
+      );
       expect(listed).toStrictEqual(single);
       return { messageCount: single.messageCount, conversationCount: single.conversationCount, knowledgeBaseSize: single.knowledgeBaseSize };
     }
@@ -221,7 +235,11 @@ describe('Bots API', () => {
       });
       await recordConversation(t, counted.id, quiet.id, { messages: messages(4) });
       for (const title of ['Pricing', 'Opening hours']) {
-        await t.admin().post(`/admin/v1/tenants/${counted.id}/bots/${busy.id}/documents`).send({ title, content: `All about ${title}.` }).expect(201);
+        await t
+          .admin()
+          .post(`/admin/v1/tenants/${counted.id}/bots/${busy.id}/documents`)
+          .send({ title, content: `All about ${title}.` })
+          .expect(201);
       }
     });
 

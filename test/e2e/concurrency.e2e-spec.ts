@@ -13,7 +13,6 @@ import { sleep } from '../support/child-server';
 
 type Lead = { id: string; name: string; email: string; status: string; tags: string[]; createdAt: string; updatedAt: string } & Record<string, unknown>;
 
-
 /** Runs `count` tasks with at most `concurrency` in flight; results in task order. */
 async function inPool<T>(count: number, concurrency: number, task: (index: number) => Promise<T>): Promise<T[]> {
   const results = new Array<T>(count);
@@ -34,7 +33,6 @@ function newerFirst(a: Lead, b: Lead): number {
   if (a.createdAt !== b.createdAt) return a.createdAt > b.createdAt ? -1 : 1;
   return a.id === b.id ? 0 : a.id > b.id ? -1 : 1;
 }
-
 
 /** PGlite runs one transaction at a time, so races between transactions exist on PostgreSQL only. */
 
@@ -59,7 +57,8 @@ describe('Concurrency on two instances sharing one database', () => {
 
   const createLead = (app: TestApp, key: string, body: Record<string, unknown>) => app.http().post('/api/v1/leads').set('X-API-Key', key).send(body);
   const getLead = (app: TestApp, key: string, id: string) => app.http().get(`/api/v1/leads/${id}`).set('X-API-Key', key);
-  const listLeads = (app: TestApp, key: string, limit: number, offset: number) => app.http().get(`/api/v1/leads?limit=${limit}&offset=${offset}`).set('X-API-Key', key);
+  const listLeads = (app: TestApp, key: string, limit: number, offset: number) =>
+    app.http().get(`/api/v1/leads?limit=${limit}&offset=${offset}`).set('X-API-Key', key);
   const patchLead = (app: TestApp, key: string, id: string, status: string) => app.http().patch(`/api/v1/leads/${id}`).set('X-API-Key', key).send({ status });
   const summary = (response: Response) => `${response.status} ${response.text.slice(0, 300)}`;
 
@@ -73,7 +72,11 @@ describe('Concurrency on two instances sharing one database', () => {
     beforeAll(async () => {
       tenant = await createTenant(first, { plan: 'enterprise' });
       created = await inPool(COUNT, IN_FLIGHT, async (index) => {
-        const response = await createLead(index % 2 ? second : first, tenant.key, { name: `Concurrent ${index}`, email: `concurrent-${index}@example.com`, tags: [`n${index}`] });
+        const response = await createLead(index % 2 ? second : first, tenant.key, {
+          name: `Concurrent ${index}`,
+          email: `concurrent-${index}@example.com`,
+          tags: [`n${index}`],
+        });
         return { index, status: response.status, lead: response.body.lead as Lead, location: response.headers.location, text: response.text };
       });
       ids = created.map(({ lead }) => lead?.id);
@@ -83,7 +86,15 @@ describe('Concurrency on two instances sharing one database', () => {
       expect(created.filter(({ status }) => status !== 201).map(({ index, status, text }) => `#${index}: ${status} ${text.slice(0, 200)}`)).toEqual([]);
       for (const { index, lead, location } of created) {
         expect(lead).toEqual(
-          expect.objectContaining({ name: `Concurrent ${index}`, email: `concurrent-${index}@example.com`, tags: [`n${index}`], status: 'new', source: 'api', conversationId: null, botId: null }),
+          expect.objectContaining({
+            name: `Concurrent ${index}`,
+            email: `concurrent-${index}@example.com`,
+            tags: [`n${index}`],
+            status: 'new',
+            source: 'api',
+            conversationId: null,
+            botId: null,
+          }),
         );
         expect(location).toBe(`/api/v1/leads/${lead.id}`);
       }
@@ -112,7 +123,10 @@ describe('Concurrency on two instances sharing one database', () => {
         const seen: Lead[] = [];
         for (let offset = 0, hasMore = true; hasMore; offset += 100) {
           const response = await listLeads(app, tenant.key, 100, offset);
-          expect({ status: response.status, pagination: response.body.pagination }).toEqual({ status: 200, pagination: { total: COUNT, limit: 100, offset, hasMore: offset + 100 < COUNT } });
+          expect({ status: response.status, pagination: response.body.pagination }).toEqual({
+            status: 200,
+            pagination: { total: COUNT, limit: 100, offset, hasMore: offset + 100 < COUNT },
+          });
           seen.push(...(response.body.leads as Lead[]));
           hasMore = response.body.pagination.hasMore;
         }
@@ -161,7 +175,10 @@ describe('Concurrency on two instances sharing one database', () => {
           while (walking && inserts.length < MAX_INSERTS) {
             const insert: Insert = { startedAt: performance.now() };
             inserts.push(insert);
-            const response = await createLead(second, tenant.key, { name: `During ${writer}-${inserts.length}`, email: `during-${writer}-${inserts.length}@example.com` });
+            const response = await createLead(second, tenant.key, {
+              name: `During ${writer}-${inserts.length}`,
+              email: `during-${writer}-${inserts.length}@example.com`,
+            });
             expect(response.status).toBe(201);
             insert.id = response.body.lead.id;
             insert.answeredAt = performance.now();
@@ -227,13 +244,21 @@ describe('Concurrency on two instances sharing one database', () => {
       const response = await createLead(first, tenant.key, { name: 'Status Race', email: 'race@example.com' });
       expect(response.status).toBe(201);
       const id: string = response.body.lead.id;
-      const path: Record<Status, Status[]> = { new: [], contacted: ['contacted'], qualified: ['qualified'], unqualified: ['unqualified'], converted: ['qualified', 'converted'] };
+      const path: Record<Status, Status[]> = {
+        new: [],
+        contacted: ['contacted'],
+        qualified: ['qualified'],
+        unqualified: ['unqualified'],
+        converted: ['qualified', 'converted'],
+      };
       for (const step of path[status]) expect((await patchLead(first, tenant.key, id, step)).status).toBe(200);
       return id;
     }
 
     async function race(id: string, targets: Status[]): Promise<{ target: Status; response: Response }[]> {
-      const order = targets.map((target, index) => ({ target, index })).sort((a, b) => ((a.index * 7919) % targets.length) - ((b.index * 7919) % targets.length));
+      const order = targets
+        .map((target, index) => ({ target, index }))
+        .sort((a, b) => ((a.index * 7919) % targets.length) - ((b.index * 7919) % targets.length));
       const answers = await inPool(order.length, order.length, async (slot) => {
         const { target } = order[slot];
         return { target, response: await patchLead(slot % 2 ? second : first, tenant.key, id, target) };
@@ -242,7 +267,10 @@ describe('Concurrency on two instances sharing one database', () => {
       expect(unexpected.map(({ target, response }) => `-> ${target}: ${summary(response)}`)).toEqual([]);
       for (const { target, response } of answers) {
         if (response.status === 200) expect(response.body.lead.status).toBe(target);
-        else expect(response.body).toEqual({ error: { code: 'INVALID_STATUS_TRANSITION', message: expect.any(String), status: 409, requestId: response.headers['x-request-id'] } });
+        else
+          expect(response.body).toEqual({
+            error: { code: 'INVALID_STATUS_TRANSITION', message: expect.any(String), status: 409, requestId: response.headers['x-request-id'] },
+          });
       }
       return answers;
     }
@@ -279,7 +307,10 @@ describe('Concurrency on two instances sharing one database', () => {
       const chain: Status[] = ['contacted', 'qualified', 'converted'];
       for (let round = 0; round < 3; round++) {
         const id = await leadIn('new');
-        const answers = await race(id, chain.flatMap((status) => Array<Status>(12).fill(status)));
+        const answers = await race(
+          id,
+          chain.flatMap((status) => Array<Status>(12).fill(status)),
+        );
         const final = await finalStatus(id);
         const reached = chain.filter((status) => answers.some(({ target, response }) => target === status && response.status === 200));
         // The final status is the furthest one reached; converted needs a lead that was qualified.
@@ -293,7 +324,10 @@ describe('Concurrency on two instances sharing one database', () => {
       let current: Status = 'new';
       let replayed = 0;
       for (let round = 0; round < 4; round++) {
-        const answers = await race(id, STATUSES.flatMap((status) => Array<Status>(8).fill(status)));
+        const answers = await race(
+          id,
+          STATUSES.flatMap((status) => Array<Status>(8).fill(status)),
+        );
         const final = await finalStatus(id);
         const succeeded = answers.filter(({ response }) => response.status === 200).map(({ response }) => response.body.lead as Lead);
         expect([current, ...succeeded.map(({ status }) => status)]).toContain(final);

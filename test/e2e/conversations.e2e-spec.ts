@@ -4,7 +4,22 @@ import { expectError, ISO_MS, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createTenant, recordConversation, TestTenant } from '../support/factories';
 
-const CONVERSATION_FIELDS = ['assigneeId', 'botId', 'channel', 'createdAt', 'endedAt', 'handedOffAt', 'id', 'lastMessageAt', 'leadId', 'messageCount', 'status', 'updatedAt', 'visitorId', 'waitingSince'];
+const CONVERSATION_FIELDS = [
+  'assigneeId',
+  'botId',
+  'channel',
+  'createdAt',
+  'endedAt',
+  'handedOffAt',
+  'id',
+  'lastMessageAt',
+  'leadId',
+  'messageCount',
+  'status',
+  'updatedAt',
+  'visitorId',
+  'waitingSince',
+];
 const MESSAGE_FIELDS = ['content', 'conversationId', 'createdAt', 'id', 'role'];
 const TIE_TIME = '2026-01-25T06:00:00.000Z';
 
@@ -64,7 +79,11 @@ describe('Conversations API', () => {
   let cB2: Fixture;
 
   const get = (url: string, key = tenant.key) => t.http().get(url).set('X-API-Key', key);
-  const expected = (filter: (conversation: Fixture) => boolean = () => true) => all.filter(filter).sort(newestFirst).map((conversation) => conversation.id);
+  const expected = (filter: (conversation: Fixture) => boolean = () => true) =>
+    all
+      .filter(filter)
+      .sort(newestFirst)
+      .map((conversation) => conversation.id);
 
   async function record(botId: string, body: Body): Promise<Fixture> {
     const conversation = await recordConversation(t, tenant.id, botId, body);
@@ -111,7 +130,11 @@ describe('Conversations API', () => {
       ],
     });
     cA3 = await record(botA, { status: 'active', createdAt: '2026-01-31T23:59:59.999Z', messages: [] });
-    cB2 = await record(botB, { status: 'ended', createdAt: '2026-02-01T00:00:00.000Z', messages: [{ role: 'user', content: 'Bye', createdAt: '2026-02-01T00:00:10.000Z' }] });
+    cB2 = await record(botB, {
+      status: 'ended',
+      createdAt: '2026-02-01T00:00:00.000Z',
+      messages: [{ role: 'user', content: 'Bye', createdAt: '2026-02-01T00:00:10.000Z' }],
+    });
     const ties = [
       await record(botA, { status: 'active', createdAt: '2026-01-05T00:00:00.000Z', messages: [] }),
       await record(botB, { status: 'ended', createdAt: '2026-01-06T00:00:00.000Z', messages: [] }),
@@ -192,7 +215,12 @@ describe('Conversations API', () => {
         createdAt: '2026-01-31T23:59:59.999Z',
         updatedAt: expect.stringMatching(ISO_MS),
       });
-      expect(entry(cB2.id)).toMatchObject({ status: 'ended', messageCount: 1, lastMessageAt: '2026-02-01T00:00:10.000Z', endedAt: expect.stringMatching(ISO_MS) });
+      expect(entry(cB2.id)).toMatchObject({
+        status: 'ended',
+        messageCount: 1,
+        lastMessageAt: '2026-02-01T00:00:10.000Z',
+        endedAt: expect.stringMatching(ISO_MS),
+      });
     });
 
     it('links a conversation recorded with a lead to that widget lead; ended sets endedAt', async () => {
@@ -295,8 +323,16 @@ describe('Conversations API', () => {
         ['a date-only to covering its whole day', 'to=2026-01-31', (c) => c.id !== cB2.id],
         ['a date-only from', 'from=2026-02-01', (c) => c.id === cB2.id],
         ['botId and status', 'botId=BOT_A&status=active', (c) => c.botId === botA && c.status === 'active'],
-        ['botId, from and to', 'botId=BOT_B&from=2026-01-20&to=2026-01-31', (c) => c.botId === botB && c.createdAt >= '2026-01-20' && c.createdAt < '2026-02-01'],
-        ['status, from and to', 'status=ended&from=2026-01-15T12:00:00.000Z&to=2026-01-25T06:00:00.000Z', (c) => c.status === 'ended' && c.createdAt <= TIE_TIME],
+        [
+          'botId, from and to',
+          'botId=BOT_B&from=2026-01-20&to=2026-01-31',
+          (c) => c.botId === botB && c.createdAt >= '2026-01-20' && c.createdAt < '2026-02-01',
+        ],
+        [
+          'status, from and to',
+          'status=ended&from=2026-01-15T12:00:00.000Z&to=2026-01-25T06:00:00.000Z',
+          (c) => c.status === 'ended' && c.createdAt <= TIE_TIME,
+        ],
         ['a range with no conversation', 'from=2026-03-01&to=2026-03-31', () => false],
       ];
 
@@ -463,7 +499,13 @@ describe('Conversations API', () => {
     it('orders messages with equal createdAt by id', async () => {
       const response = await get(messagesUrl(tieConversation), chat.key).expect(200);
       const messages = response.body.messages as Body[];
-      expect(messages.map((message) => message.content)).toEqual(['early', expect.stringMatching(/^tie /), expect.stringMatching(/^tie /), expect.stringMatching(/^tie /), 'late']);
+      expect(messages.map((message) => message.content)).toEqual([
+        'early',
+        expect.stringMatching(/^tie /),
+        expect.stringMatching(/^tie /),
+        expect.stringMatching(/^tie /),
+        'late',
+      ]);
       const ties = messages.slice(1, 4);
       expect(new Set(ties.map((message) => message.content))).toEqual(new Set(['tie 1', 'tie 2', 'tie 3']));
       expect(ties.map((message) => message.id)).toEqual(ties.map((message) => message.id).sort());

@@ -102,8 +102,7 @@ if (!RUN) {
     await pg?.destroy();
   });
 
-  const api = (path: string, body?: unknown, timeoutMs = 30_000) =>
-    request({ port, path, body, headers: { 'X-API-Key': tenant.key }, timeoutMs });
+  const api = (path: string, body?: unknown, timeoutMs = 30_000) => request({ port, path, body, headers: { 'X-API-Key': tenant.key }, timeoutMs });
 
   /**
    * Four clients (two reading, two creating leads) and a readiness probe, all through the outage:
@@ -176,12 +175,19 @@ if (!RUN) {
 
     beforeAll(async () => {
       run = await outageUnderLoad(fault, downMs);
-      const answered = (list: Sample[]) => list.filter((s) => s.kind !== 'ready').reduce<Record<string, number>>((counts, s) => {
-        const key = s.error ? 'no answer' : String(s.answer!.status);
-        counts[key] = (counts[key] ?? 0) + 1;
-        return counts;
-      }, {});
-      const firstOk = (kind: Sample['kind'], status: number) => run.samples.filter((s) => s.kind === kind && s.startedAt >= run.upAt && s.answer?.status === status).map((s) => s.endedAt).sort((a, b) => a - b)[0];
+      const answered = (list: Sample[]) =>
+        list
+          .filter((s) => s.kind !== 'ready')
+          .reduce<Record<string, number>>((counts, s) => {
+            const key = s.error ? 'no answer' : String(s.answer!.status);
+            counts[key] = (counts[key] ?? 0) + 1;
+            return counts;
+          }, {});
+      const firstOk = (kind: Sample['kind'], status: number) =>
+        run.samples
+          .filter((s) => s.kind === kind && s.startedAt >= run.upAt && s.answer?.status === status)
+          .map((s) => s.endedAt)
+          .sort((a, b) => a - b)[0];
       const writes = run.samples.filter((s) => s.kind === 'write' && s.answer?.status === 201);
       const outageSamples = during().filter((s) => s.kind !== 'ready');
       // The figures the report asks for, printed once per fault.
@@ -245,7 +251,8 @@ if (!RUN) {
     });
 
     it('serves reads and writes again from the same app instance within 10 s of the database being back', async () => {
-      const recovered = (kind: Sample['kind'], status: number) => run.samples.find((s) => s.kind === kind && s.startedAt >= run.upAt && s.answer?.status === status);
+      const recovered = (kind: Sample['kind'], status: number) =>
+        run.samples.find((s) => s.kind === kind && s.startedAt >= run.upAt && s.answer?.status === status);
       expect(recovered('read', 200)).toBeDefined();
       expect(recovered('write', 201)).toBeDefined();
       expect(recovered('read', 200)!.endedAt - run.upAt).toBeLessThan(10_000);
@@ -287,7 +294,8 @@ if (!RUN) {
           return { kind, startedAt, endedAt: Date.now(), error: String(error) };
         }
       };
-      const lead = () => send('write', '/api/v1/leads', { name: `Locked ${randomUUID().slice(0, 8)}`, email: `locked-${randomUUID().slice(0, 8)}@example.com` });
+      const lead = () =>
+        send('write', '/api/v1/leads', { name: `Locked ${randomUUID().slice(0, 8)}`, email: `locked-${randomUUID().slice(0, 8)}@example.com` });
       const leads = () => send('read', '/api/v1/leads?limit=5');
 
       await pg.withClient(pg.database, async (holder) => {
@@ -360,7 +368,12 @@ async function unrefTimers<T>(work: () => Promise<T>): Promise<T> {
 
 const limits = (requestsPerHour: number, burstPerSecond: number) => ({ requestsPerHour, burstPerSecond });
 /** Limits the load never reaches, so every answer shows which limiter counted it (the share or the whole). */
-const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(100_000, 10_000), business: limits(100_000, 10_000), enterprise: limits(100_000, 10_000) };
+const WIDE_PLANS: RateLimitPlans = {
+  free: limits(100_000, 10_000),
+  pro: limits(100_000, 10_000),
+  business: limits(100_000, 10_000),
+  enterprise: limits(100_000, 10_000),
+};
 
 /**
  * API_DECISIONS: Redis unreachable -> rate limiting fails open to an in-process limiter (each of
@@ -383,7 +396,10 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
     // Two replicas share the quota: while Redis is away this instance enforces half of each limit.
     // AUTH_FAILURE_LIMIT 6 (3 per instance while Redis is away); TRUST_PROXY so the failed-auth
     // check can come from another client address (X-Forwarded-For) than the steady load.
-    t = await createTestApp({ REDIS_URL: redis.url, RATE_LIMIT_REPLICAS: '2', AUTH_FAILURE_LIMIT: '6', TRUST_PROXY: 'loopback' }, { rateLimitPlans: WIDE_PLANS });
+    t = await createTestApp(
+      { REDIS_URL: redis.url, RATE_LIMIT_REPLICAS: '2', AUTH_FAILURE_LIMIT: '6', TRUST_PROXY: 'loopback' },
+      { rateLimitPlans: WIDE_PLANS },
+    );
     port = await listen(t);
     tenant = await createTenant(t, { plan: 'pro' });
 
@@ -422,7 +438,9 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
     await redis.start();
     upAt = Date.now();
 
-    const back = () => samples.some((s) => s.startedAt > upAt && s.answer?.headers['x-ratelimit-limit'] === '100000') && samples.some((s) => s.kind === 'ready' && s.startedAt > upAt && s.answer?.status === 200);
+    const back = () =>
+      samples.some((s) => s.startedAt > upAt && s.answer?.headers['x-ratelimit-limit'] === '100000') &&
+      samples.some((s) => s.kind === 'ready' && s.startedAt > upAt && s.answer?.status === 200);
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline && !back()) await sleep(50);
     await sleep(500);
@@ -430,8 +448,14 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
     await Promise.all(clients);
 
     const during = samples.filter((s) => s.kind === 'read' && s.startedAt >= stoppedAt && s.startedAt < restartAt);
-    const firstBack = samples.filter((s) => s.startedAt > upAt && s.answer?.headers['x-ratelimit-limit'] === '100000').map((s) => s.endedAt).sort((a, b) => a - b)[0];
-    const readyBack = samples.filter((s) => s.kind === 'ready' && s.startedAt > upAt && s.answer?.status === 200).map((s) => s.endedAt).sort((a, b) => a - b)[0];
+    const firstBack = samples
+      .filter((s) => s.startedAt > upAt && s.answer?.headers['x-ratelimit-limit'] === '100000')
+      .map((s) => s.endedAt)
+      .sort((a, b) => a - b)[0];
+    const readyBack = samples
+      .filter((s) => s.kind === 'ready' && s.startedAt > upAt && s.answer?.status === 200)
+      .map((s) => s.endedAt)
+      .sort((a, b) => a - b)[0];
     process.stdout.write(
       `\n[faults] Redis kill: down ${restartAt - stoppedAt} ms; requests during it: ${during.length}, statuses ${JSON.stringify(countBy(during))}, slowest ${Math.max(0, ...during.map(tookMs))} ms; ` +
         `all: ${samples.filter((s) => s.kind === 'read').length}, slowest ${Math.max(0, ...samples.map(tookMs))} ms; back to shared counting +${(firstBack ?? NaN) - upAt} ms, ready +${(readyBack ?? NaN) - upAt} ms after Redis was up\n`,
@@ -452,7 +476,12 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
   it('keeps limiting in-process at half of each limit while Redis is away, and counts in Redis again once it is back', () => {
     const reads = samples.filter((s) => s.kind === 'read');
     const limitOf = (s: Sample) => s.answer!.headers['x-ratelimit-limit'];
-    expect(reads.filter((s) => s.endedAt < stoppedAt).map(limitOf).every((limit) => limit === '100000')).toBe(true);
+    expect(
+      reads
+        .filter((s) => s.endedAt < stoppedAt)
+        .map(limitOf)
+        .every((limit) => limit === '100000'),
+    ).toBe(true);
 
     // The first request after the kill may still have reached Redis; after that, all count in-process.
     const during = reads.filter((s) => s.startedAt >= stoppedAt + 100 && s.endedAt < restartAt);
@@ -472,7 +501,12 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
     expect(failedAuth.map((answer) => answer.status)).toEqual([401, 401, 401, 429]);
     expect(failedAuth[0].json.error.code).toBe('INVALID_API_KEY');
     expect(failedAuth[3].json).toEqual({
-      error: { code: 'RATE_LIMIT_EXCEEDED', message: expect.stringMatching(/missing or invalid API key/), status: 429, requestId: failedAuth[3].headers['x-request-id'] },
+      error: {
+        code: 'RATE_LIMIT_EXCEEDED',
+        message: expect.stringMatching(/missing or invalid API key/),
+        status: 429,
+        requestId: failedAuth[3].headers['x-request-id'],
+      },
     });
     expect(Number(failedAuth[3].headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
@@ -546,7 +580,9 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
         headers.write(`GET /api/v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\n`);
         timers.push(setInterval(() => headers.write(`X-Slow-${i}: ${'a'.repeat(10)}\r\n`), 500));
         const body = await RawConnection.open(server.port);
-        body.write(`POST /api/v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n{"name":"`);
+        body.write(
+          `POST /api/v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n{"name":"`,
+        );
         timers.push(setInterval(() => body.write('aaaaaaaaaa'), 500));
         slow.push(headers, body);
       }
@@ -557,7 +593,11 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
       const failures: string[] = [];
       const until = Date.now() + 5_000;
       while (Date.now() < until) {
-        for (const [pathname, body] of [['/api/v1/leads?limit=1', undefined], ['/api/v1/leads', { name: 'Prompt', email: 'prompt@example.com' }], ['/health/ready', undefined]] as const) {
+        for (const [pathname, body] of [
+          ['/api/v1/leads?limit=1', undefined],
+          ['/api/v1/leads', { name: 'Prompt', email: 'prompt@example.com' }],
+          ['/health/ready', undefined],
+        ] as const) {
           const startedAt = Date.now();
           const answer = await request({ port: server.port, path: pathname, body, headers: { 'X-API-Key': key }, timeoutMs: 10_000 });
           timings.push(Date.now() - startedAt);
@@ -602,7 +642,9 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
     const connection = await RawConnection.open(server.port);
     try {
       const startedAt = Date.now();
-      connection.write(`POST /api/v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n`);
+      connection.write(
+        `POST /api/v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n`,
+      );
       connection.write('{"name":"' + 'a'.repeat(256 * 1024));
       // The rest of the 10 MB is never sent: the answer must not wait for it.
       const answer = parseRaw(await connection.waitFor(/\r\n\r\n\{.*\}\}$/s, 3_000));
@@ -624,13 +666,20 @@ const WIDE_PLANS: RateLimitPlans = { free: limits(100_000, 10_000), pro: limits(
     const connection = await RawConnection.open(server.port);
     try {
       const startedAt = Date.now();
-      connection.write(`POST /api/v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      connection.write(
+        `POST /api/v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
       const sent = await connection.sendChunkedUntilAnswered(10 * 1024 * 1024);
       const answer = parseRaw(await connection.waitFor(/\r\n\r\n\{.*\}\}$/s, 5_000));
       const took = Date.now() - startedAt;
       process.stdout.write(`\n[faults] chunked body: 413 after ${took} ms and ${sent} bytes sent\n`);
       expect(answer.status).toBe(413);
-      expect(answer.json.error).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 64 KiB.', status: 413, requestId: answer.headers['x-request-id'] });
+      expect(answer.json.error).toEqual({
+        code: 'PAYLOAD_TOO_LARGE',
+        message: 'The request body is larger than 64 KiB.',
+        status: 413,
+        requestId: answer.headers['x-request-id'],
+      });
       expect(sent).toBeLessThan(1024 * 1024);
       await connection.waitForClose(2_000);
     } finally {

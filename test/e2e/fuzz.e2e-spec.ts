@@ -72,9 +72,31 @@ const ALLOWED_STATUSES = new Set([200, 201, 202, 204, 400, 401, 403, 404, 409, 4
 const CODES_BY_STATUS: Record<number, string[]> = {
   400: ['VALIDATION_ERROR', 'TENANT_REQUIRED'],
   401: ['INVALID_API_KEY', 'UNAUTHORIZED', 'INVALID_VISITOR_TOKEN', 'INVALID_SESSION', 'INVALID_CREDENTIALS'],
-  403: ['HTTPS_REQUIRED', 'PLAN_UPGRADE_REQUIRED', 'INSUFFICIENT_SCOPE', 'PLAN_LIMIT_REACHED', 'ORIGIN_NOT_ALLOWED', 'CSRF_REJECTED', 'NOT_A_MEMBER', 'INSUFFICIENT_ROLE', 'SIGNUP_CLOSED'],
+  403: [
+    'HTTPS_REQUIRED',
+    'PLAN_UPGRADE_REQUIRED',
+    'INSUFFICIENT_SCOPE',
+    'PLAN_LIMIT_REACHED',
+    'ORIGIN_NOT_ALLOWED',
+    'CSRF_REJECTED',
+    'NOT_A_MEMBER',
+    'INSUFFICIENT_ROLE',
+    'SIGNUP_CLOSED',
+  ],
   404: ['NOT_FOUND'],
-  409: ['INVALID_STATUS_TRANSITION', 'CONFLICT', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE', 'BOT_INACTIVE', 'CONVERSATION_ENDED', 'LEAD_CAPTURE_DISABLED', 'LEAD_ALREADY_CAPTURED', 'DELIVERY_IN_FLIGHT', 'EMAIL_TAKEN', 'LAST_OWNER'],
+  409: [
+    'INVALID_STATUS_TRANSITION',
+    'CONFLICT',
+    'IDEMPOTENCY_KEY_REUSED',
+    'IDEMPOTENCY_KEY_IN_USE',
+    'BOT_INACTIVE',
+    'CONVERSATION_ENDED',
+    'LEAD_CAPTURE_DISABLED',
+    'LEAD_ALREADY_CAPTURED',
+    'DELIVERY_IN_FLIGHT',
+    'EMAIL_TAKEN',
+    'LAST_OWNER',
+  ],
   410: ['INVITATION_EXPIRED'],
   413: ['PAYLOAD_TOO_LARGE'],
   415: ['UNSUPPORTED_MEDIA_TYPE'],
@@ -83,11 +105,52 @@ const CODES_BY_STATUS: Record<number, string[]> = {
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const SCOPES = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write', 'knowledge:write'];
+const SCOPES = [
+  'bots:read',
+  'conversations:read',
+  'leads:read',
+  'leads:write',
+  'webhooks:manage',
+  'analytics:read',
+  'settings:read',
+  'settings:write',
+  'knowledge:write',
+];
 const PLANS = ['free', 'pro', 'business', 'enterprise'];
 const ROLES = ['owner', 'admin', 'agent', 'viewer'] as const;
 type Role = (typeof ROLES)[number];
-const VOCABULARY = new Set<string>([...SCOPES, ...PLANS, ...ROLES, 'new', 'contacted', 'qualified', 'unqualified', 'converted', 'active', 'ended', 'handed_off', 'widget', 'api', 'import', 'user', 'assistant', 'agent', 'secret', 'public', 'lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', 'pending', 'succeeded', 'failed', 'conversations']);
+const VOCABULARY = new Set<string>([
+  ...SCOPES,
+  ...PLANS,
+  ...ROLES,
+  'new',
+  'contacted',
+  'qualified',
+  'unqualified',
+  'converted',
+  'active',
+  'ended',
+  'handed_off',
+  'widget',
+  'api',
+  'import',
+  'user',
+  'assistant',
+  'agent',
+  'secret',
+  'public',
+  'lead.created',
+  'lead.updated',
+  'conversation.started',
+  'conversation.ended',
+  'message.created',
+  'bot.updated',
+  'webhook.test',
+  'pending',
+  'succeeded',
+  'failed',
+  'conversations',
+]);
 
 interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -137,15 +200,55 @@ function enc(text: string): string {
 }
 
 const SPECIAL_TEXT = [
-  '\u0000', 'a\u0000b', '\u202Eevil\u202C', '\u200B', '\u200F', '\u061C', 'שלום', 'مرحبا', '\uFEFF', '😀', '👩‍👩‍👧', 'e\u0301', 'İ', 'ß', 'ﬃ',
-  '\uFFFF', '\u0085', '\u2028', '%', '_', '\\', "'", '"', '--', "' OR 1=1 --", '\r\n', '\t', ' ', '  padded  ', 'null', 'undefined', '<script>',
-  '${x}', '{{x}}', '../..', '%00', '%zz',
+  '\u0000',
+  'a\u0000b',
+  '\u202Eevil\u202C',
+  '\u200B',
+  '\u200F',
+  '\u061C',
+  'שלום',
+  'مرحبا',
+  '\uFEFF',
+  '😀',
+  '👩‍👩‍👧',
+  'e\u0301',
+  'İ',
+  'ß',
+  'ﬃ',
+  '\uFFFF',
+  '\u0085',
+  '\u2028',
+  '%',
+  '_',
+  '\\',
+  "'",
+  '"',
+  '--',
+  "' OR 1=1 --",
+  '\r\n',
+  '\t',
+  ' ',
+  '  padded  ',
+  'null',
+  'undefined',
+  '<script>',
+  '${x}',
+  '{{x}}',
+  '../..',
+  '%00',
+  '%zz',
 ];
 const weirdText = fc.oneof(
   { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 16 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 10 }) },
   { weight: 3, arbitrary: fc.constantFrom(...SPECIAL_TEXT) },
-  { weight: 2, arbitrary: fc.string({ unit: fc.constantFrom('\u0000', '\u202E', '\u200B', '\u200F', '\uFEFF', '😀', 'a', 'İ', '%', '_', '\\', '"', ' ', '\n', '\u0301'), maxLength: 8 }) },
+  {
+    weight: 2,
+    arbitrary: fc.string({
+      unit: fc.constantFrom('\u0000', '\u202E', '\u200B', '\u200F', '\uFEFF', '😀', 'a', 'İ', '%', '_', '\\', '"', ' ', '\n', '\u0301'),
+      maxLength: 8,
+    }),
+  },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 24 }) },
 );
 /** Texts that a UTF-8 encoder cannot produce: lone surrogates (JSON escapes them). */
@@ -153,11 +256,102 @@ const loneSurrogates = fc.constantFrom('\uD800', 'a\uDFFFb', '\uDBFF', '\uDC00x'
 const longText = fc.tuple(fc.constantFrom('a', 'é', '😀', ' ', '\u0000'), fc.integer({ min: 150, max: 6_000 })).map(([char, count]) => char.repeat(count));
 
 // Query strings: raw, already encoded.
-const QUERY_NUMBERS = ['0', '-0', '1', '-1', '1.5', '20', '100', '101', '2147483647', '2147483648', '-2147483648', '99999999999999999999', '1e400', '-1e400', '1e-400', '1e2', 'NaN', 'Infinity', '-Infinity', '0x10', '0b1', '1_000', '%201', '1%20', '%2B1', '00001', '', '%00', '1%00', '%D9%A3'];
-const QUERY_DATES = ['2026-01-01', '2026-02-30', '2026-13-01', '0000-01-01', '9999-12-31', '%2B275760-09-13', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00.123456789Z', '2026-01-01T24:00:00Z', '2026-01-01T00:00:00%2B99:99', '2026-01-01T00:00:00-23:59', '2026-01-01T00:00', '20260101', '2026-W01-1', '1e400', 'yesterday', '2026-01-01T00:00:00%2B01:00'];
-const QUERY_RAW = ['%ED%A0%80', '%ED%B0%80', '%F0%9F', '%C0%AF', '%zz', '%', '%%', '%E2%80%AE', '%E2%80%8B', '%EF%BB%BF', '%F0%9F%92%A9', '+', '%2B', '%25', '%5C', '_', '%22', '%27', '%00', '%0A', '%FF'];
+const QUERY_NUMBERS = [
+  '0',
+  '-0',
+  '1',
+  '-1',
+  '1.5',
+  '20',
+  '100',
+  '101',
+  '2147483647',
+  '2147483648',
+  '-2147483648',
+  '99999999999999999999',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '1e2',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '0x10',
+  '0b1',
+  '1_000',
+  '%201',
+  '1%20',
+  '%2B1',
+  '00001',
+  '',
+  '%00',
+  '1%00',
+  '%D9%A3',
+];
+const QUERY_DATES = [
+  '2026-01-01',
+  '2026-02-30',
+  '2026-13-01',
+  '0000-01-01',
+  '9999-12-31',
+  '%2B275760-09-13',
+  '2026-01-01T00:00:00Z',
+  '2026-01-01T00:00:00.123456789Z',
+  '2026-01-01T24:00:00Z',
+  '2026-01-01T00:00:00%2B99:99',
+  '2026-01-01T00:00:00-23:59',
+  '2026-01-01T00:00',
+  '20260101',
+  '2026-W01-1',
+  '1e400',
+  'yesterday',
+  '2026-01-01T00:00:00%2B01:00',
+];
+const QUERY_RAW = [
+  '%ED%A0%80',
+  '%ED%B0%80',
+  '%F0%9F',
+  '%C0%AF',
+  '%zz',
+  '%',
+  '%%',
+  '%E2%80%AE',
+  '%E2%80%8B',
+  '%EF%BB%BF',
+  '%F0%9F%92%A9',
+  '+',
+  '%2B',
+  '%25',
+  '%5C',
+  '_',
+  '%22',
+  '%27',
+  '%00',
+  '%0A',
+  '%FF',
+];
 const QUERY_KNOWN = ['limit', 'offset', 'botId', 'status', 'from', 'to', 'search'];
-const QUERY_EXOTIC = ['a[]', 'a[b]', 'limit[]', 'offset[0]', 'search[a]', 'botId[]', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'x-api-key', 'X-API-Key', 'apiKey', 'api_key', '', 'limit%20', 'LIMIT', '%6Cimit', 'limit%00'];
+const QUERY_EXOTIC = [
+  'a[]',
+  'a[b]',
+  'limit[]',
+  'offset[0]',
+  'search[a]',
+  'botId[]',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'x-api-key',
+  'X-API-Key',
+  'apiKey',
+  'api_key',
+  '',
+  'limit%20',
+  'LIMIT',
+  '%6Cimit',
+  'limit%00',
+];
 const queryValue = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...QUERY_NUMBERS) },
   { weight: 2, arbitrary: fc.constantFrom(...QUERY_DATES) },
@@ -188,13 +382,29 @@ const queryString = (known: string[]) =>
           fc.constantFrom('&', '&', '&', ';', '&&'),
           fc.boolean(),
         )
-        .map(([pairs, separator, trailing]) => `?${pairs.map(([key, value]) => (value === undefined ? key : `${key}=${value}`)).join(separator)}${trailing ? '&' : ''}`),
+        .map(
+          ([pairs, separator, trailing]) =>
+            `?${pairs.map(([key, value]) => (value === undefined ? key : `${key}=${value}`)).join(separator)}${trailing ? '&' : ''}`,
+        ),
     },
   );
 
 // JSON bodies as text, so that duplicate keys, huge numbers and lone surrogates survive.
 const jsonNumber = fc.oneof(
-  fc.constantFrom('0', '-0', '1e400', '-1e400', '99999999999999999999', '1.5', '-1', '1E2', '1e-400', '0.0000001', '123456789012345678901234567890', '2147483648'),
+  fc.constantFrom(
+    '0',
+    '-0',
+    '1e400',
+    '-1e400',
+    '99999999999999999999',
+    '1.5',
+    '-1',
+    '1E2',
+    '1e-400',
+    '0.0000001',
+    '123456789012345678901234567890',
+    '2147483648',
+  ),
   fc.integer().map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => JSON.stringify(value)),
 );
@@ -203,13 +413,22 @@ const jsonString = fc.oneof(
   { weight: 1, arbitrary: loneSurrogates },
   { weight: 1, arbitrary: longText },
   { weight: 1, arbitrary: fc.emailAddress() },
-  { weight: 1, arbitrary: fc.constantFrom('{{own.bot}}', '{{foreign.bot}}', '{{own.lead}}', '{{sandbox.bot}}', ...STATUSES, ...PLANS, ...SCOPES, '2026-01-01T00:00:00Z') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('{{own.bot}}', '{{foreign.bot}}', '{{own.lead}}', '{{sandbox.bot}}', ...STATUSES, ...PLANS, ...SCOPES, '2026-01-01T00:00:00Z'),
+  },
 );
 const { jsonValue } = fc.letrec<{ jsonValue: string; leaf: string; array: string; object: string }>((tie) => ({
   jsonValue: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('leaf'), tie('array'), tie('object')),
-  leaf: fc.oneof(jsonString.map((text) => JSON.stringify(text)), jsonNumber, fc.constantFrom('true', 'false', 'null')),
+  leaf: fc.oneof(
+    jsonString.map((text) => JSON.stringify(text)),
+    jsonNumber,
+    fc.constantFrom('true', 'false', 'null'),
+  ),
   array: fc.array(tie('jsonValue'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
-  object: fc.array(fc.tuple(jsonString, tie('jsonValue')), { maxLength: 4 }).map((entries) => `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`),
+  object: fc
+    .array(fc.tuple(jsonString, tie('jsonValue')), { maxLength: 4 })
+    .map((entries) => `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`),
 }));
 /** `undefined` most of the time, `arbitrary` in `percent` per cent of the draws. */
 function sometimes<T>(arbitrary: fc.Arbitrary<T>, percent: number): fc.Arbitrary<T | undefined> {
@@ -225,16 +444,31 @@ function objectBody(shape: BodyShape): fc.Arbitrary<string> {
   const optional = Object.entries(shape.optional);
   return fc
     .tuple(
-      fc.tuple(...required.map(([name, arbitrary]) => fc.option(field(arbitrary).map((value) => [name, value] as const), { nil: undefined, freq: 12 }))),
+      fc.tuple(
+        ...required.map(([name, arbitrary]) =>
+          fc.option(
+            field(arbitrary).map((value) => [name, value] as const),
+            { nil: undefined, freq: 12 },
+          ),
+        ),
+      ),
       fc.subarray(optional).chain((chosen) => fc.tuple(...chosen.map(([name, arbitrary]) => field(arbitrary).map((value) => [name, value] as const)))),
       sometimes(fc.array(fc.tuple(fc.oneof(fc.constantFrom(...EXOTIC_FIELDS), weirdText), jsonValue), { minLength: 1, maxLength: 2 }), 12),
       // A repeated field (none to repeat in an empty body).
       required.length + optional.length
-        ? sometimes(fc.constantFrom(...required, ...optional).chain(([name, arbitrary]) => field(arbitrary).map((value) => [name, value] as const)), 8)
+        ? sometimes(
+            fc.constantFrom(...required, ...optional).chain(([name, arbitrary]) => field(arbitrary).map((value) => [name, value] as const)),
+            8,
+          )
         : fc.constant(undefined),
     )
     .map(([req, opt, extra, duplicate]) => {
-      const entries: (readonly [string, string])[] = [...req.filter((entry) => entry !== undefined), ...opt, ...(extra ?? []), ...(duplicate ? [duplicate] : [])];
+      const entries: (readonly [string, string])[] = [
+        ...req.filter((entry) => entry !== undefined),
+        ...opt,
+        ...(extra ?? []),
+        ...(duplicate ? [duplicate] : []),
+      ];
       return `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`;
     });
 }
@@ -254,19 +488,44 @@ function bodySpec(shape: BodyShape | undefined, sizedField: string): fc.Arbitrar
     { weight: 2, arbitrary: jsonValue.map((text) => ({ kind: 'json' as const, text })) },
     {
       weight: 2,
-      arbitrary: fc.oneof(
-        fc.tuple(object, fc.nat()).map(([text, cut]) => text.slice(0, cut % Math.max(1, text.length))),
-        fc.constantFrom('', ' ', 'null', 'true', '0', '"x"', '[]', '[{}]', '{}', '{"a":1}{"b":2}', '{"a":1,}', "{'a':1}", '\uFEFF{}', '{"a":NaN}', '{"a":undefined}', '{"a":0x10}', '{"a":1e400}', '{"a":"\\ud800"}', '{"a":"\\u0000"}'),
-        fc.string({ unit: 'binary', maxLength: 64 }),
-        object.map((text) => `${text}trailing`),
-      ).map((text) => ({ kind: 'json' as const, text })),
+      arbitrary: fc
+        .oneof(
+          fc.tuple(object, fc.nat()).map(([text, cut]) => text.slice(0, cut % Math.max(1, text.length))),
+          fc.constantFrom(
+            '',
+            ' ',
+            'null',
+            'true',
+            '0',
+            '"x"',
+            '[]',
+            '[{}]',
+            '{}',
+            '{"a":1}{"b":2}',
+            '{"a":1,}',
+            "{'a':1}",
+            '\uFEFF{}',
+            '{"a":NaN}',
+            '{"a":undefined}',
+            '{"a":0x10}',
+            '{"a":1e400}',
+            '{"a":"\\ud800"}',
+            '{"a":"\\u0000"}',
+          ),
+          fc.string({ unit: 'binary', maxLength: 64 }),
+          object.map((text) => `${text}trailing`),
+        )
+        .map((text) => ({ kind: 'json' as const, text })),
     },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 128 }).map((bytes) => ({ kind: 'bytes' as const, hex: Buffer.from(bytes).toString('hex') })) },
     {
       weight: 2,
       arbitrary: fc.record({
         kind: fc.constant('sized' as const),
-        target: fc.oneof(fc.integer({ min: BODY_LIMIT - 12, max: BODY_LIMIT + 12 }), fc.constantFrom(BODY_LIMIT - 1, BODY_LIMIT, BODY_LIMIT + 1, 200_000, 1_048_576)),
+        target: fc.oneof(
+          fc.integer({ min: BODY_LIMIT - 12, max: BODY_LIMIT + 12 }),
+          fc.constantFrom(BODY_LIMIT - 1, BODY_LIMIT, BODY_LIMIT + 1, 200_000, 1_048_576),
+        ),
         field: fc.constant(sizedField),
         char: fc.constantFrom('a', 'é', '€', '😀'),
       }),
@@ -284,13 +543,38 @@ function bodySpec(shape: BodyShape | undefined, sizedField: string): fc.Arbitrar
 }
 
 const CONTENT_TYPES = [
-  'application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json;charset="utf-8"', 'APPLICATION/JSON', 'application/json; charset=latin1',
-  'application/json; charset=utf-16le', 'application/json; charset=ascii', 'application/json; charset=bogus', 'application/json; foo=bar', 'application/json;;',
-  'application/vnd.api+json', 'application/problem+json', 'application/json-patch+json', 'text/json', 'text/plain', 'application/x-www-form-urlencoded',
-  'multipart/form-data; boundary=x', '*/*', 'application/*', '', 'json', ';;', 'application/json, text/plain', 'application/jsonx', ' application/json ',
+  'application/json; charset=utf-8',
+  'application/json; charset=UTF-8',
+  'application/json;charset="utf-8"',
+  'APPLICATION/JSON',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16le',
+  'application/json; charset=ascii',
+  'application/json; charset=bogus',
+  'application/json; foo=bar',
+  'application/json;;',
+  'application/vnd.api+json',
+  'application/problem+json',
+  'application/json-patch+json',
+  'text/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  '*/*',
+  'application/*',
+  '',
+  'json',
+  ';;',
+  'application/json, text/plain',
+  'application/jsonx',
+  ' application/json ',
 ];
 const contentType = fc.option(
-  fc.oneof({ weight: 16, arbitrary: fc.constant('application/json') }, { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 30 }) }),
+  fc.oneof(
+    { weight: 16, arbitrary: fc.constant('application/json') },
+    { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 30 }) },
+  ),
   { nil: undefined, freq: 12 },
 );
 const contentEncoding = sometimes(
@@ -324,10 +608,29 @@ const keySpec: fc.Arbitrary<KeySpec> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('prefix' as const), length: fc.nat({ max: 39 }) }) },
   // Junk of spaces and tabs only would be trimmed off by HTTP (optional whitespace): not junk.
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('suffix' as const), junk: fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 8 }).filter((junk) => /[^\t ]/.test(junk)) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('suffix' as const),
+      junk: fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 8 }).filter((junk) => /[^\t ]/.test(junk)),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('flip' as const), at: fc.nat({ max: 39 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('wellFormed' as const), random: fc.stringMatching(/^[0-9A-Za-z]{27}$/), type: fc.constantFrom('sk' as const, 'pk' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('raw' as const), value: fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 60 }), fc.constantFrom('svc_sk_', 'svc_pk_', 'x'.repeat(5_000), 'Bearer x', 'null')) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('wellFormed' as const),
+      random: fc.stringMatching(/^[0-9A-Za-z]{27}$/),
+      type: fc.constantFrom('sk' as const, 'pk' as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('raw' as const),
+      value: fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 60 }), fc.constantFrom('svc_sk_', 'svc_pk_', 'x'.repeat(5_000), 'Bearer x', 'null')),
+    }),
+  },
 );
 
 type TokenSpec = { kind: 'valid' } | { kind: 'none' } | { kind: 'wrong'; value: string } | { kind: 'ambiguous'; value: string };
@@ -339,7 +642,18 @@ const tokenSpec: fc.Arbitrary<TokenSpec> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('wrong' as const),
       value: fc.oneof(
-        fc.constantFrom(`Bearer ${ADMIN_TOKEN.slice(0, -1)}`, `Bearer ${ADMIN_TOKEN}x`, `Bearer  ${ADMIN_TOKEN}`, `Basic ${ADMIN_TOKEN}`, ADMIN_TOKEN, 'Bearer', 'Bearer ', `Token ${ADMIN_TOKEN}`, '{{key.own}}', 'Bearer {{key.own}}'),
+        fc.constantFrom(
+          `Bearer ${ADMIN_TOKEN.slice(0, -1)}`,
+          `Bearer ${ADMIN_TOKEN}x`,
+          `Bearer  ${ADMIN_TOKEN}`,
+          `Basic ${ADMIN_TOKEN}`,
+          ADMIN_TOKEN,
+          'Bearer',
+          'Bearer ',
+          `Token ${ADMIN_TOKEN}`,
+          '{{key.own}}',
+          'Bearer {{key.own}}',
+        ),
         fc.string({ unit: 'binary-ascii', maxLength: 40 }).map((junk) => `Bearer ${junk}`),
       ),
     }),
@@ -361,7 +675,15 @@ interface UserSpec {
   key?: KeySpec;
 }
 const userSpec: fc.Arbitrary<UserSpec> = fc.oneof(
-  { weight: 12, arbitrary: fc.record({ role: fc.constantFrom<Role>('owner', 'owner', 'admin'), cookie: fc.constant('valid' as const), origin: fc.constant('own' as const), tenant: fc.constant('team' as const) }) },
+  {
+    weight: 12,
+    arbitrary: fc.record({
+      role: fc.constantFrom<Role>('owner', 'owner', 'admin'),
+      cookie: fc.constant('valid' as const),
+      origin: fc.constant('own' as const),
+      tenant: fc.constant('team' as const),
+    }),
+  },
   {
     weight: 6,
     arbitrary: fc.record(
@@ -377,9 +699,34 @@ const userSpec: fc.Arbitrary<UserSpec> = fc.oneof(
   },
 );
 
-const EXTRA_HEADER_NAMES = ['Accept', 'Accept-Charset', 'Accept-Encoding', 'Accept-Language', 'X-Forwarded-For', 'X-Forwarded-Proto', 'X-Forwarded-Host', 'Forwarded', 'Origin', 'Referer', 'User-Agent', 'Cookie', 'If-None-Match', 'Range', 'X-HTTP-Method-Override', 'X-Real-IP', 'X-Tenant-Id', 'Authorization'];
+const EXTRA_HEADER_NAMES = [
+  'Accept',
+  'Accept-Charset',
+  'Accept-Encoding',
+  'Accept-Language',
+  'X-Forwarded-For',
+  'X-Forwarded-Proto',
+  'X-Forwarded-Host',
+  'Forwarded',
+  'Origin',
+  'Referer',
+  'User-Agent',
+  'Cookie',
+  'If-None-Match',
+  'Range',
+  'X-HTTP-Method-Override',
+  'X-Real-IP',
+  'X-Tenant-Id',
+  'Authorization',
+];
 const extraHeaders = fc.array(
-  fc.tuple(fc.constantFrom(...EXTRA_HEADER_NAMES), fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 40 }), fc.constantFrom('https', 'http', '127.0.0.1', 'text/html', 'application/xml', 'gzip, br', 'bytes=0-1', 'DELETE', '{{own.lead}}', '*'))),
+  fc.tuple(
+    fc.constantFrom(...EXTRA_HEADER_NAMES),
+    fc.oneof(
+      fc.string({ unit: 'binary-ascii', maxLength: 40 }),
+      fc.constantFrom('https', 'http', '127.0.0.1', 'text/html', 'application/xml', 'gzip, br', 'bytes=0-1', 'DELETE', '{{own.lead}}', '*'),
+    ),
+  ),
   { maxLength: 3 },
 );
 /** Idempotency-Key (README): 1 to 255 printable ASCII characters, sent once; POST /api/v1/leads only. */
@@ -406,7 +753,10 @@ const requestId = sometimes(
 
 // No quoted local part ("a b"@example.com): class-validator accepts it, as RFC 5321 does, but
 // ajv-formats' `email` format (the contract check) does not, which is the checker's limit.
-const email = fc.oneof(fc.emailAddress(), fc.constantFrom('a@b.co', 'ada@example.com', 'A@B.CO', 'x@y', 'not-an-email', 'a@[127.0.0.1]', 'a\uD800@example.com', '\uDC00'));
+const email = fc.oneof(
+  fc.emailAddress(),
+  fc.constantFrom('a@b.co', 'ada@example.com', 'A@B.CO', 'x@y', 'not-an-email', 'a@[127.0.0.1]', 'a\uD800@example.com', '\uDC00'),
+);
 const leadFields: BodyShape = {
   required: { name: str(fc.oneof(weirdText, fc.constantFrom('Ada Lovelace', ' Jane ', '😀'.repeat(200), 'a'.repeat(201)))), email: str(email) },
   optional: {
@@ -417,7 +767,9 @@ const leadFields: BodyShape = {
     tags: fc.array(str(fc.oneof(weirdText, fc.constantFrom('webinar', 'a'.repeat(51), ' '))), { maxLength: 22 }).map((tags) => `[${tags.join(',')}]`),
   },
 };
-const statusField = str(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...STATUSES) }, { weight: 1, arbitrary: fc.constantFrom('NEW', 'won', 'toString', ' new', '') }));
+const statusField = str(
+  fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...STATUSES) }, { weight: 1, arbitrary: fc.constantFrom('NEW', 'won', 'toString', ' new', '') }),
+);
 const { botId: _botId, ...leadOwnFields } = leadFields.optional;
 /** PATCH /api/v1/leads/:id: every field optional; the status more often than the rest. */
 const leadPatchFields: BodyShape = {
@@ -425,21 +777,41 @@ const leadPatchFields: BodyShape = {
   optional: { status: statusField, ...leadFields.required, ...leadOwnFields, phone: fc.oneof(leadFields.optional.phone, fc.constant('null')) },
 };
 const leadEntry = objectBody(leadFields);
-const importFields: BodyShape = { required: { leads: fc.array(fc.oneof({ weight: 5, arbitrary: leadEntry }, { weight: 1, arbitrary: fc.constantFrom('1', 'null', '[]', '"lead"') }), { maxLength: 4 }).map((items) => `[${items.join(',')}]`) }, optional: {} };
+const importFields: BodyShape = {
+  required: {
+    leads: fc
+      .array(fc.oneof({ weight: 5, arbitrary: leadEntry }, { weight: 1, arbitrary: fc.constantFrom('1', 'null', '[]', '"lead"') }), { maxLength: 4 })
+      .map((items) => `[${items.join(',')}]`),
+  },
+  optional: {},
+};
 const tenantFields: BodyShape = {
-  required: { name: str(weirdText), slug: str(fc.oneof(fc.stringMatching(/^[a-z0-9]{1,10}(-[a-z0-9]{1,6}){0,2}$/), fc.constantFrom('{{sandbox.slug}}', 'UPPER', 'a--b', '-a', 'a'.repeat(64)))), plan: str(fc.oneof(fc.constantFrom(...PLANS), weirdText)) },
+  required: {
+    name: str(weirdText),
+    slug: str(fc.oneof(fc.stringMatching(/^[a-z0-9]{1,10}(-[a-z0-9]{1,6}){0,2}$/), fc.constantFrom('{{sandbox.slug}}', 'UPPER', 'a--b', '-a', 'a'.repeat(64)))),
+    plan: str(fc.oneof(fc.constantFrom(...PLANS), weirdText)),
+  },
   optional: {},
 };
 const tenantPatchFields: BodyShape = { required: {}, optional: { name: str(weirdText), plan: str(fc.oneof(fc.constantFrom(...PLANS), weirdText)) } };
 const keyFields: BodyShape = {
-  required: { name: str(weirdText), scopes: fc.array(str(fc.oneof(fc.constantFrom(...SCOPES), weirdText)), { maxLength: 10 }).map((items) => `[${items.join(',')}]`) },
-  optional: { type: str(fc.constantFrom('secret', 'public', 'SECRET', '')), expiresAt: str(fc.constantFrom('2099-01-01T00:00:00Z', '2020-01-01T00:00:00Z', '2099-01-01', '2099-02-30T00:00:00Z', 'never')) },
+  required: {
+    name: str(weirdText),
+    scopes: fc.array(str(fc.oneof(fc.constantFrom(...SCOPES), weirdText)), { maxLength: 10 }).map((items) => `[${items.join(',')}]`),
+  },
+  optional: {
+    type: str(fc.constantFrom('secret', 'public', 'SECRET', '')),
+    expiresAt: str(fc.constantFrom('2099-01-01T00:00:00Z', '2020-01-01T00:00:00Z', '2099-01-01', '2099-02-30T00:00:00Z', 'never')),
+  },
 };
 const botOptional = {
   name: str(fc.oneof(weirdText, fc.constant('b'.repeat(101)))),
   primaryColor: str(fc.constantFrom('#2563eb', '#fff', 'red', '#12345g', '')),
   language: str(fc.constantFrom('en', 'de', 'EN', 'eng', '')),
-  avatarUrl: fc.oneof(str(fc.constantFrom('https://example.com/a.png', 'http://example.com/a.png', 'javascript:alert(1)', `https://example.com/${'a'.repeat(2_100)}`)), fc.constant('null')),
+  avatarUrl: fc.oneof(
+    str(fc.constantFrom('https://example.com/a.png', 'http://example.com/a.png', 'javascript:alert(1)', `https://example.com/${'a'.repeat(2_100)}`)),
+    fc.constant('null'),
+  ),
   isActive: fc.constantFrom('true', 'false', '"true"', '0'),
 };
 const { name: botName, ...botSettings } = botOptional;
@@ -465,9 +837,29 @@ const tenantSettingsFields: BodyShape = {
   required: {},
   optional: {
     timezone: str(fc.oneof(fc.constantFrom('UTC', 'Europe/Berlin', 'europe/berlin', 'Asia/Kolkata', '+02:00', 'Mars/Base', ''), weirdText)),
-    allowedOrigins: fc.array(str(fc.oneof(fc.constantFrom('https://www.example.com', 'http://localhost:3000', 'http://example.com', 'https://*.example.com', 'https://example.com/path'), weirdText)), { maxLength: 52 }).map((items) => `[${items.join(',')}]`),
-    visitorMessageLimit: objectBody({ required: {}, optional: { messages: fc.constantFrom('1', '20', '1000', '1001', '0', '1.5', '"20"'), windowSeconds: fc.constantFrom('1', '60', '86400', '86401', '-1') } }),
-    leadCapture: objectBody({ required: {}, optional: { enabled: fc.constantFrom('true', 'false', '"true"'), requirePhone: fc.constantFrom('true', 'false', '1'), requireCompany: fc.constantFrom('true', 'false', 'null') } }),
+    allowedOrigins: fc
+      .array(
+        str(
+          fc.oneof(
+            fc.constantFrom('https://www.example.com', 'http://localhost:3000', 'http://example.com', 'https://*.example.com', 'https://example.com/path'),
+            weirdText,
+          ),
+        ),
+        { maxLength: 52 },
+      )
+      .map((items) => `[${items.join(',')}]`),
+    visitorMessageLimit: objectBody({
+      required: {},
+      optional: { messages: fc.constantFrom('1', '20', '1000', '1001', '0', '1.5', '"20"'), windowSeconds: fc.constantFrom('1', '60', '86400', '86401', '-1') },
+    }),
+    leadCapture: objectBody({
+      required: {},
+      optional: {
+        enabled: fc.constantFrom('true', 'false', '"true"'),
+        requirePhone: fc.constantFrom('true', 'false', '1'),
+        requireCompany: fc.constantFrom('true', 'false', 'null'),
+      },
+    }),
   },
 };
 const botSettingsFields: BodyShape = {
@@ -483,22 +875,47 @@ const botSettingsFields: BodyShape = {
 const WEBHOOK_EVENTS = ['lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', '*'];
 const webhookUrl = str(
   fc.constantFrom(
-    'https://hooks.example.com/in', 'http://hooks.example.com/in', 'https://127.0.0.1/in', 'https://10.0.0.1/in', 'https://169.254.169.254/x', 'https://[::1]/in',
-    'https://user:pw@hooks.example.com/in', 'https://localhost/in', '/relative', 'javascript:alert(1)', `https://example.com/${'a'.repeat(2_100)}`, '',
+    'https://hooks.example.com/in',
+    'http://hooks.example.com/in',
+    'https://127.0.0.1/in',
+    'https://10.0.0.1/in',
+    'https://169.254.169.254/x',
+    'https://[::1]/in',
+    'https://user:pw@hooks.example.com/in',
+    'https://localhost/in',
+    '/relative',
+    'javascript:alert(1)',
+    `https://example.com/${'a'.repeat(2_100)}`,
+    '',
   ),
 );
 const webhookEvents = fc.array(str(fc.oneof(fc.constantFrom(...WEBHOOK_EVENTS), weirdText)), { maxLength: 12 }).map((items) => `[${items.join(',')}]`);
-const webhookFields: BodyShape = { required: { url: webhookUrl, events: webhookEvents }, optional: { description: fc.oneof(str(weirdText), fc.constant('null')) } };
+const webhookFields: BodyShape = {
+  required: { url: webhookUrl, events: webhookEvents },
+  optional: { description: fc.oneof(str(weirdText), fc.constant('null')) },
+};
 const emptyBody: BodyShape = { required: {}, optional: {}, valid: fc.constantFrom('{}') };
-const webhookPatchFields: BodyShape = { required: {}, optional: { ...webhookFields.required, ...webhookFields.optional, enabled: fc.constantFrom('true', 'false', '"false"', 'null') } };
+const webhookPatchFields: BodyShape = {
+  required: {},
+  optional: { ...webhookFields.required, ...webhookFields.optional, enabled: fc.constantFrom('true', 'false', '"false"', 'null') },
+};
 
 const password = str(fc.oneof(weirdText, longText, fc.constantFrom('correct horse battery', 'short', 'p'.repeat(257))));
 const roleField = str(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ROLES) }, { weight: 1, arbitrary: fc.constantFrom('OWNER', 'root', '', 'member') }));
 const signUpFields: BodyShape = { required: { email: str(email), password, name: str(weirdText), tenantName: str(weirdText) }, optional: {} };
-const logInFields: BodyShape = { required: { email: str(fc.oneof(email, fc.constant('{{login.email}}'))), password: str(fc.oneof(weirdText, fc.constant('{{login.password}}'))) }, optional: {} };
-const updateMeFields: BodyShape = { required: { currentPassword: str(fc.oneof(weirdText, fc.constant('{{self.password}}'))) }, optional: { name: str(weirdText), password } };
+const logInFields: BodyShape = {
+  required: { email: str(fc.oneof(email, fc.constant('{{login.email}}'))), password: str(fc.oneof(weirdText, fc.constant('{{login.password}}'))) },
+  optional: {},
+};
+const updateMeFields: BodyShape = {
+  required: { currentPassword: str(fc.oneof(weirdText, fc.constant('{{self.password}}'))) },
+  optional: { name: str(weirdText), password },
+};
 const INVITATION_TOKENS = ['{{invitation.first}}', '{{invitation.second}}', '{{invitation.third}}', '{{invitation.withdrawn}}'];
-const acceptFields: BodyShape = { required: { token: str(fc.oneof(weirdText, fc.constantFrom(...INVITATION_TOKENS))) }, optional: { name: str(weirdText), password } };
+const acceptFields: BodyShape = {
+  required: { token: str(fc.oneof(weirdText, fc.constantFrom(...INVITATION_TOKENS))) },
+  optional: { name: str(weirdText), password },
+};
 const resetRequestFields: BodyShape = { required: { email: str(fc.oneof(email, fc.constant('{{reset.email}}'))) }, optional: {} };
 const RESET_TOKENS = ['{{reset.first}}', '{{reset.second}}', '{{reset.third}}'];
 const resetConfirmFields: BodyShape = { required: { token: str(fc.oneof(weirdText, fc.constantFrom(...RESET_TOKENS))), password }, optional: {} };
@@ -511,7 +928,7 @@ const goodName = fc.oneof(
   fc.constantFrom('Ada Lovelace', 'Jane Doe', 'Zoë Brontë', '李小龙', 'שלום עליכם', '😀 Smile', ' Padded Name ', 'a'),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((text) => text.trim().length > 0 && !text.includes('\u0000')),
 );
-const goodEmail = fc.constantFrom('ada@example.com', 'jane.doe+tag@example.co.uk', 'X@Y.IO', 'o\'brien@example.org', 'user_1@sub.example.com');
+const goodEmail = fc.constantFrom('ada@example.com', 'jane.doe+tag@example.co.uk', 'X@Y.IO', "o'brien@example.org", 'user_1@sub.example.com');
 const goodLead = fc
   .record(
     {
@@ -527,37 +944,96 @@ const goodLead = fc
   )
   .map((lead) => JSON.stringify(lead));
 const goodLeadPatch = fc
-  .record({ status: fc.constantFrom(...STATUSES), name: goodName, company: fc.oneof(goodName, fc.constant(null)), tags: fc.array(fc.constantFrom('vip', 'webinar'), { maxLength: 3 }) }, { requiredKeys: [] })
+  .record(
+    {
+      status: fc.constantFrom(...STATUSES),
+      name: goodName,
+      company: fc.oneof(goodName, fc.constant(null)),
+      tags: fc.array(fc.constantFrom('vip', 'webinar'), { maxLength: 3 }),
+    },
+    { requiredKeys: [] },
+  )
   .filter((patch) => Object.keys(patch).length > 0)
   .map((patch) => JSON.stringify(patch));
 const goodTenantSettings = fc
-  .record({ timezone: fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York'), allowedOrigins: fc.subarray(['https://www.example.com', 'https://shop.example.com:8443']), leadCapture: fc.record({ enabled: fc.boolean() }) }, { requiredKeys: [] })
+  .record(
+    {
+      timezone: fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York'),
+      allowedOrigins: fc.subarray(['https://www.example.com', 'https://shop.example.com:8443']),
+      leadCapture: fc.record({ enabled: fc.boolean() }),
+    },
+    { requiredKeys: [] },
+  )
   .filter((settings) => Object.keys(settings).length > 0)
   .map((settings) => JSON.stringify(settings));
 const goodBotSettings = fc
-  .record({ welcomeMessage: fc.oneof(goodName, fc.constant(null)), suggestedQuestions: fc.array(goodName, { maxLength: 5 }), fallbackMessage: goodName, showSources: fc.boolean() }, { requiredKeys: [] })
+  .record(
+    {
+      welcomeMessage: fc.oneof(goodName, fc.constant(null)),
+      suggestedQuestions: fc.array(goodName, { maxLength: 5 }),
+      fallbackMessage: goodName,
+      showSources: fc.boolean(),
+    },
+    { requiredKeys: [] },
+  )
   .filter((settings) => Object.keys(settings).length > 0 && [...(settings.fallbackMessage ?? 'x').trim()].length <= 500)
   .map((settings) => JSON.stringify(settings));
 const goodImport = fc.array(goodLead, { minLength: 1, maxLength: 3 }).map((leads) => `{"leads":[${leads.join(',')}]}`);
-const goodTenant = fc.record({ name: goodName, slug: fc.stringMatching(/^fz-[a-z0-9]{10}$/), plan: fc.constantFrom(...PLANS) }).map((tenant) => JSON.stringify(tenant));
-const goodTenantPatch = fc.record({ name: goodName, plan: fc.constantFrom('pro', 'business', 'enterprise', 'enterprise', 'free') }, { requiredKeys: [] }).map((patch) => JSON.stringify(patch));
+const goodTenant = fc
+  .record({ name: goodName, slug: fc.stringMatching(/^fz-[a-z0-9]{10}$/), plan: fc.constantFrom(...PLANS) })
+  .map((tenant) => JSON.stringify(tenant));
+const goodTenantPatch = fc
+  .record({ name: goodName, plan: fc.constantFrom('pro', 'business', 'enterprise', 'enterprise', 'free') }, { requiredKeys: [] })
+  .map((patch) => JSON.stringify(patch));
 const goodKey = fc
-  .record({ name: goodName, scopes: fc.subarray(SCOPES), type: fc.constantFrom('secret', 'public'), expiresAt: fc.constant('2099-01-01T00:00:00Z') }, { requiredKeys: ['name', 'scopes'] })
+  .record(
+    { name: goodName, scopes: fc.subarray(SCOPES), type: fc.constantFrom('secret', 'public'), expiresAt: fc.constant('2099-01-01T00:00:00Z') },
+    { requiredKeys: ['name', 'scopes'] },
+  )
   .map((key) => JSON.stringify(key));
 const goodBot = fc
-  .record({ name: goodName, primaryColor: fc.constantFrom('#2563eb', '#fff'), language: fc.constantFrom('en', 'de'), avatarUrl: fc.constantFrom('https://example.com/a.png', null), isActive: fc.boolean() }, { requiredKeys: ['name'] })
+  .record(
+    {
+      name: goodName,
+      primaryColor: fc.constantFrom('#2563eb', '#fff'),
+      language: fc.constantFrom('en', 'de'),
+      avatarUrl: fc.constantFrom('https://example.com/a.png', null),
+      isActive: fc.boolean(),
+    },
+    { requiredKeys: ['name'] },
+  )
   .filter((bot) => [...bot.name.trim()].length <= 100)
   .map((bot) => JSON.stringify(bot));
 const goodBotPatch = fc
-  .record({ name: goodName, primaryColor: fc.constantFrom('#2563eb', '#fff'), language: fc.constantFrom('en', 'de'), isActive: fc.boolean() }, { requiredKeys: [] })
+  .record(
+    { name: goodName, primaryColor: fc.constantFrom('#2563eb', '#fff'), language: fc.constantFrom('en', 'de'), isActive: fc.boolean() },
+    { requiredKeys: [] },
+  )
   .map((bot) => JSON.stringify(bot));
 const goodDocument = fc.record({ title: goodName, content: fc.oneof(goodName, fc.constant('Pricing: see the website.')) }).map((doc) => JSON.stringify(doc));
-const goodDocumentPatch = fc.record({ title: goodName, content: fc.oneof(goodName, fc.constant('Pricing: see the website.')) }, { requiredKeys: [] }).map((doc) => JSON.stringify(doc));
+const goodDocumentPatch = fc
+  .record({ title: goodName, content: fc.oneof(goodName, fc.constant('Pricing: see the website.')) }, { requiredKeys: [] })
+  .map((doc) => JSON.stringify(doc));
 const goodWebhook = fc
-  .record({ url: fc.constantFrom('https://hooks.example.com/in', 'https://crm.example.org/webhooks?x=1'), events: fc.oneof(fc.constant(['*']), fc.subarray(WEBHOOK_EVENTS.slice(0, -1), { minLength: 1 })), description: fc.oneof(goodName, fc.constant(null)) }, { requiredKeys: ['url', 'events'] })
+  .record(
+    {
+      url: fc.constantFrom('https://hooks.example.com/in', 'https://crm.example.org/webhooks?x=1'),
+      events: fc.oneof(fc.constant(['*']), fc.subarray(WEBHOOK_EVENTS.slice(0, -1), { minLength: 1 })),
+      description: fc.oneof(goodName, fc.constant(null)),
+    },
+    { requiredKeys: ['url', 'events'] },
+  )
   .map((webhook) => JSON.stringify(webhook));
 const goodWebhookPatch = fc
-  .record({ url: fc.constant('https://hooks.example.com/other'), events: fc.constant(['lead.created']), description: fc.oneof(goodName, fc.constant(null)), enabled: fc.boolean() }, { requiredKeys: [] })
+  .record(
+    {
+      url: fc.constant('https://hooks.example.com/other'),
+      events: fc.constant(['lead.created']),
+      description: fc.oneof(goodName, fc.constant(null)),
+      enabled: fc.boolean(),
+    },
+    { requiredKeys: [] },
+  )
   .map((patch) => JSON.stringify(patch));
 const goodConversation = fc
   .record(
@@ -586,13 +1062,28 @@ conversationFields.valid = goodConversation;
 webhookFields.valid = goodWebhook;
 webhookPatchFields.valid = goodWebhookPatch;
 const freshEmail = fc.uuid().map((id) => `fz-${id.slice(0, 13)}@example.com`);
-signUpFields.valid = fc.record({ email: freshEmail, password: fc.constant('correct horse battery'), name: goodName, tenantName: goodName }).map((body) => JSON.stringify(body));
-logInFields.valid = fc.constantFrom('{"email":"{{login.email}}","password":"{{login.password}}"}', '{"email":"{{login.email}}","password":"not the password"}', '{"email":"nobody@example.com","password":"correct horse battery"}');
+signUpFields.valid = fc
+  .record({ email: freshEmail, password: fc.constant('correct horse battery'), name: goodName, tenantName: goodName })
+  .map((body) => JSON.stringify(body));
+logInFields.valid = fc.constantFrom(
+  '{"email":"{{login.email}}","password":"{{login.password}}"}',
+  '{"email":"{{login.email}}","password":"not the password"}',
+  '{"email":"nobody@example.com","password":"correct horse battery"}',
+);
 // The password is set to itself, so the session's user can still log in with the one the suite knows.
-updateMeFields.valid = fc.record({ name: goodName, password: fc.constant('{{self.password}}'), currentPassword: fc.constant('{{self.password}}') }, { requiredKeys: ['currentPassword'] }).map((body) => JSON.stringify(body));
-acceptFields.valid = fc.record({ token: fc.constantFrom(...INVITATION_TOKENS), name: goodName, password: fc.constant('invited password 1') }).map((body) => JSON.stringify(body));
+updateMeFields.valid = fc
+  .record(
+    { name: goodName, password: fc.constant('{{self.password}}'), currentPassword: fc.constant('{{self.password}}') },
+    { requiredKeys: ['currentPassword'] },
+  )
+  .map((body) => JSON.stringify(body));
+acceptFields.valid = fc
+  .record({ token: fc.constantFrom(...INVITATION_TOKENS), name: goodName, password: fc.constant('invited password 1') })
+  .map((body) => JSON.stringify(body));
 resetRequestFields.valid = fc.record({ email: fc.oneof(goodEmail, fc.constant('{{reset.email}}')) }).map((body) => JSON.stringify(body));
-resetConfirmFields.valid = fc.record({ token: fc.constantFrom(...RESET_TOKENS), password: fc.constant('reset password 123') }).map((body) => JSON.stringify(body));
+resetConfirmFields.valid = fc
+  .record({ token: fc.constantFrom(...RESET_TOKENS), password: fc.constant('reset password 123') })
+  .map((body) => JSON.stringify(body));
 renameTenantFields.valid = fc.record({ name: goodName }).map((body) => JSON.stringify(body));
 memberFields.valid = fc.record({ role: fc.constantFrom(...ROLES) }).map((body) => JSON.stringify(body));
 invitationFields.valid = fc.record({ email: freshEmail, role: fc.constantFrom(...ROLES) }).map((body) => JSON.stringify(body));
@@ -603,17 +1094,49 @@ const API_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/bots', scope: 'bots:read', query: [] },
   { method: 'GET', template: '/api/v1/bots/{id}', scope: 'bots:read', query: [], ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
   { method: 'GET', template: '/api/v1/conversations', scope: 'conversations:read', query: ['limit', 'offset', 'botId', 'status', 'from', 'to'] },
-  { method: 'GET', template: '/api/v1/conversations/{id}', scope: 'conversations:read', query: [], ids: [['own.conversation', 'foreign.conversation', 'own.bot']] },
-  { method: 'GET', template: '/api/v1/conversations/{id}/messages', scope: 'conversations:read', query: ['limit', 'offset'], ids: [['own.conversation', 'foreign.conversation', 'own.lead']] },
+  {
+    method: 'GET',
+    template: '/api/v1/conversations/{id}',
+    scope: 'conversations:read',
+    query: [],
+    ids: [['own.conversation', 'foreign.conversation', 'own.bot']],
+  },
+  {
+    method: 'GET',
+    template: '/api/v1/conversations/{id}/messages',
+    scope: 'conversations:read',
+    query: ['limit', 'offset'],
+    ids: [['own.conversation', 'foreign.conversation', 'own.lead']],
+  },
   { method: 'GET', template: '/api/v1/leads', scope: 'leads:read', query: ['limit', 'offset', 'botId', 'from', 'to', 'search'] },
   { method: 'GET', template: '/api/v1/leads/{id}', scope: 'leads:read', query: [], ids: [['own.lead', 'own.widgetLead', 'foreign.lead', 'own.bot']] },
   { method: 'GET', template: '/api/v1/analytics/overview', scope: 'analytics:read', query: ['botId', 'from', 'to'] },
   { method: 'GET', template: '/api/v1/analytics/timeseries', scope: 'analytics:read', query: ['metric', 'interval', 'botId', 'from', 'to'] },
 ];
 const CREATE_LEAD: RouteDef = { method: 'POST', template: '/api/v1/leads', scope: 'leads:write', query: [], body: leadFields };
-const UPDATE_LEAD: RouteDef = { method: 'PATCH', template: '/api/v1/leads/{id}', scope: 'leads:write', query: [], ids: [['own.lead', 'own.lead2', 'own.lead3', 'own.widgetLead', 'foreign.lead']], body: leadPatchFields };
-const IMPORT_LEADS: RouteDef = { method: 'POST', template: '/api/v1/leads/import', scope: 'leads:write', query: [], body: importFields, bodyLimit: 4 * 1024 * 1024 };
-const EXPORT_LEADS: RouteDef = { method: 'GET', template: '/api/v1/leads/export', scope: 'leads:read', query: ['botId', 'from', 'to', 'search'], produces: 'text/csv' };
+const UPDATE_LEAD: RouteDef = {
+  method: 'PATCH',
+  template: '/api/v1/leads/{id}',
+  scope: 'leads:write',
+  query: [],
+  ids: [['own.lead', 'own.lead2', 'own.lead3', 'own.widgetLead', 'foreign.lead']],
+  body: leadPatchFields,
+};
+const IMPORT_LEADS: RouteDef = {
+  method: 'POST',
+  template: '/api/v1/leads/import',
+  scope: 'leads:write',
+  query: [],
+  body: importFields,
+  bodyLimit: 4 * 1024 * 1024,
+};
+const EXPORT_LEADS: RouteDef = {
+  method: 'GET',
+  template: '/api/v1/leads/export',
+  scope: 'leads:read',
+  query: ['botId', 'from', 'to', 'search'],
+  produces: 'text/csv',
+};
 const ADMIN_TENANTS = ['sandbox.tenant', 'sandbox.tenant', 'sandbox.tenant', 'sandboxFree.tenant'];
 const ADMIN_ROUTES: RouteDef[] = [
   { method: 'POST', template: '/admin/v1/tenants', admin: true, body: tenantFields },
@@ -623,22 +1146,69 @@ const ADMIN_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/admin/v1/tenants/{tenantId}/api-keys', admin: true, ids: [ADMIN_TENANTS] },
   { method: 'DELETE', template: '/admin/v1/tenants/{tenantId}/api-keys/{keyId}', admin: true, ids: [ADMIN_TENANTS, ['sandbox.key', 'sandbox.key2']] },
   { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots', admin: true, ids: [ADMIN_TENANTS], body: botFields },
-  { method: 'PATCH', template: '/admin/v1/tenants/{tenantId}/bots/{botId}', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: botPatchFields },
-  { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots/{botId}/documents', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: documentFields, bodyLimit: DOCUMENT_BODY_LIMIT },
-  { method: 'POST', template: '/admin/v1/tenants/{tenantId}/bots/{botId}/conversations', admin: true, ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']], body: conversationFields },
-  { method: 'GET', template: '/admin/v1/tenants/{tenantId}/audit-log', admin: true, ids: [ADMIN_TENANTS], query: ['limit', 'offset', 'from', 'to', 'actor', 'action'] },
+  {
+    method: 'PATCH',
+    template: '/admin/v1/tenants/{tenantId}/bots/{botId}',
+    admin: true,
+    ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']],
+    body: botPatchFields,
+  },
+  {
+    method: 'POST',
+    template: '/admin/v1/tenants/{tenantId}/bots/{botId}/documents',
+    admin: true,
+    ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']],
+    body: documentFields,
+    bodyLimit: DOCUMENT_BODY_LIMIT,
+  },
+  {
+    method: 'POST',
+    template: '/admin/v1/tenants/{tenantId}/bots/{botId}/conversations',
+    admin: true,
+    ids: [ADMIN_TENANTS, ['sandbox.bot', 'sandboxFree.bot']],
+    body: conversationFields,
+  },
+  {
+    method: 'GET',
+    template: '/admin/v1/tenants/{tenantId}/audit-log',
+    admin: true,
+    ids: [ADMIN_TENANTS],
+    query: ['limit', 'offset', 'from', 'to', 'actor', 'action'],
+  },
   { method: 'POST', template: '/admin/v1/users/{userId}/password-resets', admin: true, ids: [['reset.user', 'team.target', 'own.lead']], body: emptyBody },
 ];
 const SETTINGS_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/settings', scope: 'settings:read', query: [] },
   { method: 'PATCH', template: '/api/v1/settings', scope: 'settings:write', query: [], body: tenantSettingsFields },
-  { method: 'GET', template: '/api/v1/bots/{id}/settings', scope: 'settings:read', query: [], ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
-  { method: 'PATCH', template: '/api/v1/bots/{id}/settings', scope: 'settings:write', query: [], ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']], body: botSettingsFields },
+  {
+    method: 'GET',
+    template: '/api/v1/bots/{id}/settings',
+    scope: 'settings:read',
+    query: [],
+    ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']],
+  },
+  {
+    method: 'PATCH',
+    template: '/api/v1/bots/{id}/settings',
+    scope: 'settings:write',
+    query: [],
+    ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']],
+    body: botSettingsFields,
+  },
 ];
 const WIDGET_IDS = ['own.conversation', 'foreign.conversation', 'own.lead'];
-const widgetSessionFields: BodyShape = { required: { botId: str(fc.constantFrom('{{own.bot}}', '{{own.inactiveBot}}', '{{foreign.bot}}', 'bot')) }, optional: { visitorToken: str(fc.oneof(weirdText, fc.constantFrom('v1.e30.x', 'short'))), visitorId: str(fc.oneof(weirdText, fc.constantFrom('visitor-0001', 'short'))) } };
+const widgetSessionFields: BodyShape = {
+  required: { botId: str(fc.constantFrom('{{own.bot}}', '{{own.inactiveBot}}', '{{foreign.bot}}', 'bot')) },
+  optional: {
+    visitorToken: str(fc.oneof(weirdText, fc.constantFrom('v1.e30.x', 'short'))),
+    visitorId: str(fc.oneof(weirdText, fc.constantFrom('visitor-0001', 'short'))),
+  },
+};
 const widgetMessageFields: BodyShape = { required: { content: str(fc.oneof(weirdText, longText)) }, optional: {} };
-const widgetLeadFields: BodyShape = { required: leadFields.required, optional: { phone: leadFields.optional.phone, company: leadFields.optional.company, message: leadFields.optional.message } };
+const widgetLeadFields: BodyShape = {
+  required: leadFields.required,
+  optional: { phone: leadFields.optional.phone, company: leadFields.optional.company, message: leadFields.optional.message },
+};
 const WIDGET_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/widget/bots/{botId}', widget: true, query: [], ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
   { method: 'POST', template: '/api/v1/widget/sessions', widget: true, query: [], body: widgetSessionFields },
@@ -658,16 +1228,45 @@ const WEBHOOK_ROUTES: RouteDef[] = [
   { method: 'POST', template: '/api/v1/webhooks/{id}/rotate-secret', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS], body: emptyBody },
   { method: 'POST', template: '/api/v1/webhooks/{id}/test', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS], body: emptyBody },
   { method: 'GET', template: '/api/v1/webhooks/{id}/deliveries', scope: 'webhooks:manage', query: ['limit', 'offset', 'status'], ids: [WEBHOOK_IDS] },
-  { method: 'POST', template: '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS, ['own.delivery', 'foreign.delivery', 'own.lead']], body: emptyBody },
+  {
+    method: 'POST',
+    template: '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry',
+    scope: 'webhooks:manage',
+    query: [],
+    ids: [WEBHOOK_IDS, ['own.delivery', 'foreign.delivery', 'own.lead']],
+    body: emptyBody,
+  },
 ];
 const DOCUMENT_BOTS = ['own.bot', 'foreign.bot', 'own.lead'];
 const DOCUMENT_IDS = ['own.document', 'foreign.document', 'own.lead'];
 const KNOWLEDGE_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/bots/{id}/documents', scope: 'bots:read', query: ['limit', 'offset'], ids: [DOCUMENT_BOTS] },
-  { method: 'POST', template: '/api/v1/bots/{id}/documents', scope: 'knowledge:write', query: [], ids: [DOCUMENT_BOTS], body: documentFields, bodyLimit: DOCUMENT_BODY_LIMIT },
+  {
+    method: 'POST',
+    template: '/api/v1/bots/{id}/documents',
+    scope: 'knowledge:write',
+    query: [],
+    ids: [DOCUMENT_BOTS],
+    body: documentFields,
+    bodyLimit: DOCUMENT_BODY_LIMIT,
+  },
   { method: 'GET', template: '/api/v1/bots/{id}/documents/{docId}', scope: 'bots:read', query: [], ids: [DOCUMENT_BOTS, DOCUMENT_IDS] },
-  { method: 'PATCH', template: '/api/v1/bots/{id}/documents/{docId}', scope: 'knowledge:write', query: [], ids: [DOCUMENT_BOTS, DOCUMENT_IDS], body: documentPatchFields, bodyLimit: DOCUMENT_BODY_LIMIT },
-  { method: 'DELETE', template: '/api/v1/bots/{id}/documents/{docId}', scope: 'knowledge:write', query: [], ids: [DOCUMENT_BOTS, ['own.document2', 'foreign.document', 'own.lead']] },
+  {
+    method: 'PATCH',
+    template: '/api/v1/bots/{id}/documents/{docId}',
+    scope: 'knowledge:write',
+    query: [],
+    ids: [DOCUMENT_BOTS, DOCUMENT_IDS],
+    body: documentPatchFields,
+    bodyLimit: DOCUMENT_BODY_LIMIT,
+  },
+  {
+    method: 'DELETE',
+    template: '/api/v1/bots/{id}/documents/{docId}',
+    scope: 'knowledge:write',
+    query: [],
+    ids: [DOCUMENT_BOTS, ['own.document2', 'foreign.document', 'own.lead']],
+  },
 ];
 const member = { kind: 'tenant', role: 'member' } as const;
 const manager = { kind: 'tenant', role: 'manager' } as const;
@@ -707,14 +1306,64 @@ const AUTH_ROUTES: RouteDef[] = [
   { method: 'POST', template: '/auth/v1/password-resets/confirm', user: signIn, body: resetConfirmFields },
 ];
 const USER_ROUTES = [...TENANT_USER_ROUTES, ...AUTH_ROUTES];
-const ALL_ROUTES = [...API_ROUTES, CREATE_LEAD, UPDATE_LEAD, IMPORT_LEADS, EXPORT_LEADS, ...SETTINGS_ROUTES, ...WIDGET_ROUTES, ...WEBHOOK_ROUTES, ...KNOWLEDGE_ROUTES, ...ADMIN_ROUTES, ...USER_ROUTES];
+const ALL_ROUTES = [
+  ...API_ROUTES,
+  CREATE_LEAD,
+  UPDATE_LEAD,
+  IMPORT_LEADS,
+  EXPORT_LEADS,
+  ...SETTINGS_ROUTES,
+  ...WIDGET_ROUTES,
+  ...WEBHOOK_ROUTES,
+  ...KNOWLEDGE_ROUTES,
+  ...ADMIN_ROUTES,
+  ...USER_ROUTES,
+];
 /** Served routes with no key, body or query to fuzz: the health probes and the API description (openapi.e2e-spec). */
-const NOT_FUZZED = ['GET /health/live', 'GET /health/ready', 'GET /api/v1/openapi.json', 'GET /docs', 'GET /docs/assets/{file}', 'GET /widget.js', 'GET /widget/demo'];
+const NOT_FUZZED = [
+  'GET /health/live',
+  'GET /health/ready',
+  'GET /api/v1/openapi.json',
+  'GET /docs',
+  'GET /docs/assets/{file}',
+  'GET /widget.js',
+  'GET /widget/demo',
+];
 const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
 const routeId = (route: RouteDef) => `${route.method} ${route.template}`;
 const ROUTES = new Map(ALL_ROUTES.map((route) => [routeId(route), route]));
 
-const PATH_SEGMENTS = ['%', '%zz', '%ED%A0%80', '%00', '..', '.', '%2F', '%2e%2e', 'null', 'undefined', '0', '-1', '1e400', '{{own.lead}}%00', '{{own.lead}}x', '%20', '%E2%80%AE', '~', "'", '*', '(', ')', '!', '$', ',', ';', '=', '@', ':'];
+const PATH_SEGMENTS = [
+  '%',
+  '%zz',
+  '%ED%A0%80',
+  '%00',
+  '..',
+  '.',
+  '%2F',
+  '%2e%2e',
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1e400',
+  '{{own.lead}}%00',
+  '{{own.lead}}x',
+  '%20',
+  '%E2%80%AE',
+  '~',
+  "'",
+  '*',
+  '(',
+  ')',
+  '!',
+  '$',
+  ',',
+  ';',
+  '=',
+  '@',
+  ':',
+];
 function pathSegment(names: string[]): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 10, arbitrary: fc.constantFrom(...names).map((name) => `{{${name}}}`) },
@@ -766,7 +1415,12 @@ function requestFor(route: RouteDef, overrides: { method?: fc.Arbitrary<string> 
     user: route.user ? userSpec : fc.constant(undefined),
     contentType: hasBody ? contentType : sometimes(contentType, 10),
     encoding: hasBody ? contentEncoding : fc.constant(undefined),
-    body: hasBody ? bodySpec(route.body, Object.keys(route.body?.optional ?? {}).includes('message') ? 'message' : route.template.endsWith('documents') ? 'content' : 'name') : sometimes(bodySpec(undefined, 'x'), 5),
+    body: hasBody
+      ? bodySpec(
+          route.body,
+          Object.keys(route.body?.optional ?? {}).includes('message') ? 'message' : route.template.endsWith('documents') ? 'content' : 'name',
+        )
+      : sometimes(bodySpec(undefined, 'x'), 5),
     requestId,
     idempotency: sometimes(idempotencySpec, route === CREATE_LEAD ? 35 : 3),
     retry: sometimes(fc.constantFrom('same' as const, 'reordered' as const), 40),
@@ -780,7 +1434,11 @@ const anyPathRequest: fc.Arbitrary<FuzzRequest> = fc.record({
   path: fc.oneof(
     fc.constantFrom(...ALL_ROUTES).chain(routePath),
     fc
-      .tuple(fc.constantFrom('', '/api', '/api/v1', '/api/v2', '/admin/v1', '/admin/v1/tenants', '/API/V1', '//api/v1', '/health', '/api/v1/leads/{{own.lead}}'), fc.array(pathSegment(OWN_IDS), { maxLength: 3 }), fc.boolean())
+      .tuple(
+        fc.constantFrom('', '/api', '/api/v1', '/api/v2', '/admin/v1', '/admin/v1/tenants', '/API/V1', '//api/v1', '/health', '/api/v1/leads/{{own.lead}}'),
+        fc.array(pathSegment(OWN_IDS), { maxLength: 3 }),
+        fc.boolean(),
+      )
       .map(([prefix, segments, slash]) => `${prefix}/${segments.join('/')}${slash ? '/' : ''}`),
   ),
   query: fc.oneof(fc.constant(''), queryString(QUERY_KNOWN)),
@@ -917,9 +1575,16 @@ describe('Fuzzing every endpoint over HTTP', () => {
       'sandboxFree.bot': (await createBot(t, sandboxFree.id)).id,
     });
     const webhookOf = async (tenantId: string) => {
-      const created = await t.http().post('/api/v1/webhooks').set('X-API-Key', tenantId === own.id ? own.key : foreign.key).send({ url: 'https://hooks.example.com/fixture', events: ['*'] });
+      const created = await t
+        .http()
+        .post('/api/v1/webhooks')
+        .set('X-API-Key', tenantId === own.id ? own.key : foreign.key)
+        .send({ url: 'https://hooks.example.com/fixture', events: ['*'] });
       expect(created.status).toBe(201);
-      const test = await t.http().post(`/api/v1/webhooks/${created.body.webhook.id}/test`).set('X-API-Key', tenantId === own.id ? own.key : foreign.key);
+      const test = await t
+        .http()
+        .post(`/api/v1/webhooks/${created.body.webhook.id}/test`)
+        .set('X-API-Key', tenantId === own.id ? own.key : foreign.key);
       expect(test.status).toBe(202);
       return { webhook: created.body.webhook.id as string, delivery: test.body.delivery.id as string };
     };
@@ -932,7 +1597,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
       'foreign.delivery': foreignWebhook.delivery,
     });
     const documentOf = async (key: string, botId: string) =>
-      (await t.http().post(`/api/v1/bots/${botId}/documents`).set('X-API-Key', key).send({ title: 'Fixture', content: 'Fixture text.' }).expect(201)).body.document.id as string;
+      (await t.http().post(`/api/v1/bots/${botId}/documents`).set('X-API-Key', key).send({ title: 'Fixture', content: 'Fixture text.' }).expect(201)).body
+        .document.id as string;
     Object.assign(fixtures, {
       'own.document': await documentOf(own.key, ownBot.id),
       'own.document2': await documentOf(own.key, ownBot.id),
@@ -946,9 +1612,16 @@ describe('Fuzzing every endpoint over HTTP', () => {
     expect((await t.admin().patch(`/admin/v1/tenants/${team}`).send({ plan: 'enterprise' })).status).toBe(200);
     trackedTenants.push(team);
     pools.owner = [teamOwner, await addMember(t, teamOwner, 'owner'), await addMember(t, teamOwner, 'owner')];
-    for (const role of ['admin', 'agent', 'viewer'] as const) pools[role] = [await addMember(t, teamOwner, role), await addMember(t, teamOwner, role), await addMember(t, teamOwner, role)];
+    for (const role of ['admin', 'agent', 'viewer'] as const)
+      pools[role] = [await addMember(t, teamOwner, role), await addMember(t, teamOwner, role), await addMember(t, teamOwner, role)];
     const asOwner = asUser(t, teamOwner.cookie, team);
-    const invite = async (as = asOwner) => (await as.post('/api/v1/invitations').send({ email: newEmail('fuzz-invited'), role: 'viewer' }).expect(201)).body as { invitation: { id: string }; acceptUrl: string };
+    const invite = async (as = asOwner) =>
+      (
+        await as
+          .post('/api/v1/invitations')
+          .send({ email: newEmail('fuzz-invited'), role: 'viewer' })
+          .expect(201)
+      ).body as { invitation: { id: string }; acceptUrl: string };
     const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
     const foreignUser = await signUp(t, { tenantName: 'Fuzz Foreign' });
     const [first, second, third, withdrawn] = [await invite(), await invite(), await invite(), await invite()];
@@ -958,7 +1631,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
     const loginUser = await signUp(t, { tenantName: 'Fuzz Login' });
     self = await signUp(t, { tenantName: 'Fuzz Self' });
     await logIn(t, self.email, self.password);
-    const sessionIds = async (user: TestUser) => ((await asUser(t, user.cookie, null).get('/auth/v1/sessions').expect(200)).body.sessions as { id: string; current: boolean }[]);
+    const sessionIds = async (user: TestUser) =>
+      (await asUser(t, user.cookie, null).get('/auth/v1/sessions').expect(200)).body.sessions as { id: string; current: boolean }[];
     Object.assign(fixtures, {
       'team.tenant': team,
       'team.target': (await addMember(t, teamOwner, 'viewer')).id,
@@ -991,10 +1665,18 @@ describe('Fuzzing every endpoint over HTTP', () => {
 
   afterAll(async () => {
     if (SUMMARY) {
-      const statuses = [...statusCounts.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}:${count}`).join(' ');
+      const statuses = [...statusCounts.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([status, count]) => `${status}:${count}`)
+        .join(' ');
       const known = [...toleratedCounts.entries()].map(([id, count]) => `${id}:${count}`).join(' ') || 'none';
-      const neverSucceeded = ALL_ROUTES.map(routeId).filter((route) => !succeeded.has(route)).join(', ') || 'none';
-      console.log(`fuzz: seed ${SEED}, ${RUNS} runs per property, ${requestsSent} requests in ${(fuzzMs / 1000).toFixed(1)} s (${t.connection.kind}); statuses ${statuses}; ${replays} idempotent replays; tolerated known bugs ${known}; routes without a success: ${neverSucceeded}`);
+      const neverSucceeded =
+        ALL_ROUTES.map(routeId)
+          .filter((route) => !succeeded.has(route))
+          .join(', ') || 'none';
+      console.log(
+        `fuzz: seed ${SEED}, ${RUNS} runs per property, ${requestsSent} requests in ${(fuzzMs / 1000).toFixed(1)} s (${t.connection.kind}); statuses ${statuses}; ${replays} idempotent replays; tolerated known bugs ${known}; routes without a success: ${neverSucceeded}`,
+      );
     }
     await t?.close();
   });
@@ -1056,7 +1738,14 @@ describe('Fuzzing every endpoint over HTTP', () => {
     return {
       Cookie: kind === 'signIn' || spec.cookie === 'none' ? undefined : spec.cookie === 'forged' ? `svc_session=${'f'.repeat(43)}` : cookie,
       Origin: spec.origin === 'own' ? ORIGIN : spec.origin === 'foreign' ? 'https://evil.example' : undefined,
-      'X-Tenant-Id': kind !== 'tenant' || spec.tenant === 'none' ? undefined : spec.tenant === 'team' ? fixtures['team.tenant'] : spec.tenant === 'foreign' ? fixtures['sandbox.tenant'] : 'not-a-tenant',
+      'X-Tenant-Id':
+        kind !== 'tenant' || spec.tenant === 'none'
+          ? undefined
+          : spec.tenant === 'team'
+            ? fixtures['team.tenant']
+            : spec.tenant === 'foreign'
+              ? fixtures['sandbox.tenant']
+              : 'not-a-tenant',
       'X-API-Key': key === undefined ? undefined : Array.isArray(key) ? key : key.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?'),
     };
   }
@@ -1116,7 +1805,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
       bytes = body.length;
       if (request.encoding) {
         headers['Content-Encoding'] = request.encoding.name;
-        if (request.encoding.valid) body = request.encoding.name === 'gzip' ? gzipSync(body) : request.encoding.name === 'deflate' ? deflateSync(body) : brotliCompressSync(body);
+        if (request.encoding.valid)
+          body = request.encoding.name === 'gzip' ? gzipSync(body) : request.encoding.name === 'deflate' ? deflateSync(body) : brotliCompressSync(body);
       }
       // Node's client frames a body with Content-Length by itself only for POST, PUT and PATCH.
       headers['Content-Length'] = String(body.length);
@@ -1143,7 +1833,11 @@ describe('Fuzzing every endpoint over HTTP', () => {
       request.on('response', (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => finish(() => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8'), ms: Date.now() - started })));
+        response.on('end', () =>
+          finish(() =>
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8'), ms: Date.now() - started }),
+          ),
+        );
         response.on('error', (error) => finish(() => reject(error)));
       });
       // The server may answer (413) before reading the whole body and close: a write error then
@@ -1219,7 +1913,12 @@ describe('Fuzzing every endpoint over HTTP', () => {
     if (key.kind !== 'fixture' || key.name === 'deleted' || key.variant === 'lower' || key.variant === 'twice') return { status: 401, code: 'INVALID_API_KEY' };
     if (route.widget) return key.name === 'ownPublic' ? null : { status: 403, code: 'INSUFFICIENT_SCOPE' };
     if (key.name === 'free') return { status: 403, code: 'PLAN_UPGRADE_REQUIRED' };
-    const scopes: Record<Exclude<KeyName, 'free' | 'deleted'>, string[] | 'all' | 'none'> = { own: 'all', foreign: 'all', ownRead: ['bots:read', 'leads:read'], ownPublic: 'none' };
+    const scopes: Record<Exclude<KeyName, 'free' | 'deleted'>, string[] | 'all' | 'none'> = {
+      own: 'all',
+      foreign: 'all',
+      ownRead: ['bots:read', 'leads:read'],
+      ownPublic: 'none',
+    };
     const granted = scopes[key.name];
     if (route.scope === null) return null;
     if (granted === 'all' || (Array.isArray(granted) && granted.includes(route.scope!))) return null;
@@ -1233,7 +1932,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
     // X-API-Key makes it a key's request, which a users-only route refuses after checking the key.
     if (rule.kind === 'tenant' && spec.key && spec.key.kind !== 'none') {
       const key = spec.key;
-      if (key.kind !== 'fixture' || key.name === 'deleted' || key.variant === 'lower' || key.variant === 'twice') return { status: 401, code: 'INVALID_API_KEY' };
+      if (key.kind !== 'fixture' || key.name === 'deleted' || key.variant === 'lower' || key.variant === 'twice')
+        return { status: 401, code: 'INVALID_API_KEY' };
       return { status: 403, code: 'INSUFFICIENT_SCOPE' };
     }
     if (spec.cookie !== 'valid') return { status: 401, code: 'INVALID_SESSION' };
@@ -1297,8 +1997,10 @@ describe('Fuzzing every endpoint over HTTP', () => {
 
     // Status. `If-None-Match: *` on a GET of an existing resource is answered 304 without a body,
     // as RFC 9110 (13.1.2) says; the contract is silent on conditional requests.
-    const notModified = answer.status === 304 && (wire.method === 'GET' || wire.method === 'HEAD') && String(wire.headers['If-None-Match'] ?? '').trim() === '*';
-    if (!ALLOWED_STATUSES.has(answer.status) && !notModified && !(answer.status === 500 && tolerated('500', request, wire))) fail(`status ${answer.status} is not allowed`);
+    const notModified =
+      answer.status === 304 && (wire.method === 'GET' || wire.method === 'HEAD') && String(wire.headers['If-None-Match'] ?? '').trim() === '*';
+    if (!ALLOWED_STATUSES.has(answer.status) && !notModified && !(answer.status === 500 && tolerated('500', request, wire)))
+      fail(`status ${answer.status} is not allowed`);
 
     // Headers
     const requestIdHeader = answer.headers['x-request-id'];
@@ -1316,12 +2018,16 @@ describe('Fuzzing every endpoint over HTTP', () => {
     // Body
     let json: unknown;
     // A success the document gives no content (204, and the 202 of a password-reset request) has no body.
-    const documented = route && wire.method === route.method && answer.status < 300 ? (contract.operation(route.method, route.template).responses[String(answer.status)] as { content?: unknown } | undefined) : undefined;
+    const documented =
+      route && wire.method === route.method && answer.status < 300
+        ? (contract.operation(route.method, route.template).responses[String(answer.status)] as { content?: unknown } | undefined)
+        : undefined;
     const contentless = documented !== undefined && !('$ref' in documented) && documented.content === undefined;
     if (answer.status === 204 || contentless || notModified || wire.method === 'HEAD') {
       if (answer.text !== '') fail(`a ${answer.status} answer to ${wire.method} has a body`);
     } else if (answer.status < 300 && route?.produces && wire.method === route.method) {
-      if (String(answer.headers['content-type']).split(';')[0] !== route.produces) fail(`content type ${answer.headers['content-type']} is not ${route.produces}`);
+      if (String(answer.headers['content-type']).split(';')[0] !== route.produces)
+        fail(`content type ${answer.headers['content-type']} is not ${route.produces}`);
     } else {
       if (!/^application\/json(;|$)/i.test(String(answer.headers['content-type'] ?? ''))) fail(`content type ${answer.headers['content-type']} is not JSON`);
       try {
@@ -1340,14 +2046,21 @@ describe('Fuzzing every endpoint over HTTP', () => {
         if (error.status !== answer.status) fail(`error.status ${String(error.status)} differs from the status ${answer.status}`);
         if (!(CODES_BY_STATUS[answer.status] ?? []).includes(String(error.code))) fail(`code ${String(error.code)} does not belong to status ${answer.status}`);
         if (typeof error.message !== 'string' || !error.message.trim()) fail('error.message is empty');
-        if ('requestId' in error && error.requestId !== requestIdHeader) fail(`error.requestId ${String(error.requestId)} differs from X-Request-Id ${String(requestIdHeader)}`);
+        if ('requestId' in error && error.requestId !== requestIdHeader)
+          fail(`error.requestId ${String(error.requestId)} differs from X-Request-Id ${String(requestIdHeader)}`);
         if ('details' in error) {
           const details = error.details;
-          if (!Array.isArray(details) || !details.length || !details.every((detail) => keysOf(detail) === 'field,message' && typeof detail.field === 'string' && typeof detail.message === 'string')) {
+          if (
+            !Array.isArray(details) ||
+            !details.length ||
+            !details.every((detail) => keysOf(detail) === 'field,message' && typeof detail.field === 'string' && typeof detail.message === 'string')
+          ) {
             fail(`details are not a non-empty list of {field, message}: ${JSON.stringify(details).slice(0, 300)}`);
           }
         }
-        const messages = [error.message, ...(Array.isArray(error.details) ? error.details.map((detail: { message?: unknown }) => detail.message) : [])].map(String);
+        const messages = [error.message, ...(Array.isArray(error.details) ? error.details.map((detail: { message?: unknown }) => detail.message) : [])].map(
+          String,
+        );
         for (const canary of canaries(wire)) {
           if (messages.some((message) => message.includes(canary))) fail(`an error message repeats the submitted value ${JSON.stringify(canary.slice(0, 60))}`);
         }
@@ -1368,7 +2081,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
     const expectedRefusal = routeServed ? refusal(request) : undefined;
     if (expectedRefusal) {
       const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
-      if (answer.status !== expectedRefusal.status || code !== expectedRefusal.code) fail(`expected ${expectedRefusal.status} ${expectedRefusal.code} for this key or token, got ${answer.status} ${String(code)}`);
+      if (answer.status !== expectedRefusal.status || code !== expectedRefusal.code)
+        fail(`expected ${expectedRefusal.status} ${expectedRefusal.code} for this key or token, got ${answer.status} ${String(code)}`);
     }
     if (routeServed && expectedRefusal === null) {
       const hasBody = wire.method === 'POST' || wire.method === 'PATCH';
@@ -1377,7 +2091,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
       const sentType = wire.headers['Content-Type'] === undefined ? undefined : String(wire.headers['Content-Type']).replace(/^[\t ]+|[\t ]+$/g, '');
       const jsonType = sentType !== undefined && typeIs.is(sentType, ['application/json']) !== false;
       // 415: a body that is not declared as application/json.
-      if (sentBytes > 0 && !jsonType && answer.status !== 415) fail(`a body sent as ${JSON.stringify(wire.headers['Content-Type'])} was answered ${answer.status}, not 415`);
+      if (sentBytes > 0 && !jsonType && answer.status !== 415)
+        fail(`a body sent as ${JSON.stringify(wire.headers['Content-Type'])} was answered ${answer.status}, not 415`);
       // 413 exactly when the (decoded) body is over 64 KiB, unless the type was refused first.
       const encodingUnderstood = !request.encoding || request.encoding.name === 'identity' || request.encoding.valid;
       if (hasBody && jsonType && encodingUnderstood && sentBytes > 0) {
@@ -1387,12 +2102,22 @@ describe('Fuzzing every endpoint over HTTP', () => {
         if (!over && answer.status === 413) fail(`a body of ${wire.bytes} bytes (at most ${limit}) was answered 413`);
       }
       // Unknown body fields (API routes: their bodies are flat).
-      if (!route.admin && hasBody && jsonType && encodingUnderstood && wire.bytes <= (route.bodyLimit ?? BODY_LIMIT) && body && typeof body === 'object' && !Array.isArray(body)) {
+      if (
+        !route.admin &&
+        hasBody &&
+        jsonType &&
+        encodingUnderstood &&
+        wire.bytes <= (route.bodyLimit ?? BODY_LIMIT) &&
+        body &&
+        typeof body === 'object' &&
+        !Array.isArray(body)
+      ) {
         const allowed = [...Object.keys(route.body?.required ?? {}), ...Object.keys(route.body?.optional ?? {})];
         const unknown = Object.keys(body).filter((name) => !allowed.includes(name));
         if (unknown.length && ![400, 415].includes(answer.status) && answer.status < 500) {
           const onlyPrototypeNames = unknown.every((name) => PROTOTYPE_NAMES.has(name));
-          if (!(onlyPrototypeNames && tolerated('unknown-field-accepted', request, wire))) fail(`body fields ${JSON.stringify(unknown)} were accepted (${answer.status})`);
+          if (!(onlyPrototypeNames && tolerated('unknown-field-accepted', request, wire)))
+            fail(`body fields ${JSON.stringify(unknown)} were accepted (${answer.status})`);
         }
       }
       // Unknown or repeated query parameters (the API routes declare theirs; /auth/v1 reads none).
@@ -1403,20 +2128,24 @@ describe('Fuzzing every endpoint over HTTP', () => {
         const bodyRefused = [400, 413, 415].includes(answer.status) || answer.status >= 500;
         if (offending.length && !bodyRefused) {
           const onlyPrototypeNames = offending.every((name) => PROTOTYPE_NAMES.has(name));
-          if (!(onlyPrototypeNames && tolerated('unknown-field-accepted', request, wire))) fail(`query parameters ${JSON.stringify(offending)} were accepted (${answer.status})`);
+          if (!(onlyPrototypeNames && tolerated('unknown-field-accepted', request, wire)))
+            fail(`query parameters ${JSON.stringify(offending)} were accepted (${answer.status})`);
         }
       }
     }
 
     // The session user's password and session follow what the fuzz did to them.
-    if (request.route === 'PATCH /auth/v1/me' && answer.status === 200 && body && typeof body === 'object' && typeof body.password === 'string') fixtures['self.password'] = body.password;
-    if (request.route === 'DELETE /auth/v1/sessions/current' && answer.status === 204 && request.user?.cookie === 'valid') self.cookie = await logIn(t, self.email, fixtures['self.password']);
+    if (request.route === 'PATCH /auth/v1/me' && answer.status === 200 && body && typeof body === 'object' && typeof body.password === 'string')
+      fixtures['self.password'] = body.password;
+    if (request.route === 'DELETE /auth/v1/sessions/current' && answer.status === 204 && request.user?.cookie === 'valid')
+      self.cookie = await logIn(t, self.email, fixtures['self.password']);
 
     // Effects
     if (mutating) {
       const after = JSON.stringify(await snapshotRows());
       if (answer.status >= 400 && after !== before) fail(`an error answer changed stored data:\nbefore ${before}\nafter  ${after}`);
-      if (isCreateTenant && answer.status >= 400 && slugBefore === false && (await slugExists(slug)) === true) fail(`an error answer created the tenant ${String(slug)}`);
+      if (isCreateTenant && answer.status >= 400 && slugBefore === false && (await slugExists(slug)) === true)
+        fail(`an error answer created the tenant ${String(slug)}`);
     }
     // Leads created (by any property: the any-path one reaches the same routes).
     const created = (json as { lead?: { id?: unknown; source?: unknown; status?: unknown; conversationId?: unknown } } | undefined)?.lead;
@@ -1429,19 +2158,26 @@ describe('Fuzzing every endpoint over HTTP', () => {
       if (!keyTenant) fail('a lead was created with a key that is not valid');
       else if (!replayed) createdLeads.set(keyTenant, (createdLeads.get(keyTenant) ?? 0) + 1);
       if (replayed) replays++;
-      if (answer.headers.location !== `/api/v1/leads/${String(created.id)}`) fail(`Location ${String(answer.headers.location)} does not name the lead ${String(created.id)}`);
-      if (created.source !== 'api' || created.status !== 'new' || created.conversationId !== null) fail(`a created lead is not source api, status new, no conversation: ${answer.text.slice(0, 300)}`);
+      if (answer.headers.location !== `/api/v1/leads/${String(created.id)}`)
+        fail(`Location ${String(answer.headers.location)} does not name the lead ${String(created.id)}`);
+      if (created.source !== 'api' || created.status !== 'new' || created.conversationId !== null)
+        fail(`a created lead is not source api, status new, no conversation: ${answer.text.slice(0, 300)}`);
       // Idempotency-Key: a malformed one is refused; a used one replays the first answer exactly.
-      if (request.idempotency && (request.idempotency.kind === 'invalid' || request.idempotency.kind === 'twice')) fail(`a malformed Idempotency-Key ${JSON.stringify(idempotencyKey)} was accepted`);
-      if (replayed && (!recorded || recorded.text !== answer.text || recorded.location !== answer.headers.location)) fail(`Idempotent-Replayed answer differs from the first answer to this key: ${recorded?.text.slice(0, 300)}`);
+      if (request.idempotency && (request.idempotency.kind === 'invalid' || request.idempotency.kind === 'twice'))
+        fail(`a malformed Idempotency-Key ${JSON.stringify(idempotencyKey)} was accepted`);
+      if (replayed && (!recorded || recorded.text !== answer.text || recorded.location !== answer.headers.location))
+        fail(`Idempotent-Replayed answer differs from the first answer to this key: ${recorded?.text.slice(0, 300)}`);
       if (!replayed && recorded) fail(`a second lead was created with the Idempotency-Key ${JSON.stringify(idempotencyKey)}`);
-      if (!replayed && keyTenant && typeof idempotencyKey === 'string') idempotentAnswers.set(`${keyTenant} ${idempotencyKey}`, { text: answer.text, location: answer.headers.location });
+      if (!replayed && keyTenant && typeof idempotencyKey === 'string')
+        idempotentAnswers.set(`${keyTenant} ${idempotencyKey}`, { text: answer.text, location: answer.headers.location });
     } else if (answer.status === 201 && route === IMPORT_LEADS && typeof imported === 'number') {
       if (!keyTenant) fail('leads were imported with a key that is not valid');
       else if (!replayed) createdLeads.set(keyTenant, (createdLeads.get(keyTenant) ?? 0) + imported);
-      if (replayed && (!recorded || recorded.text !== answer.text)) fail(`Idempotent-Replayed import answer differs from the first answer to this key: ${recorded?.text.slice(0, 300)}`);
+      if (replayed && (!recorded || recorded.text !== answer.text))
+        fail(`Idempotent-Replayed import answer differs from the first answer to this key: ${recorded?.text.slice(0, 300)}`);
       if (!replayed && recorded) fail(`a second import was made with the Idempotency-Key ${JSON.stringify(idempotencyKey)}`);
-      if (!replayed && keyTenant && typeof idempotencyKey === 'string') idempotentAnswers.set(`${keyTenant} ${idempotencyKey}`, { text: answer.text, location: undefined });
+      if (!replayed && keyTenant && typeof idempotencyKey === 'string')
+        idempotentAnswers.set(`${keyTenant} ${idempotencyKey}`, { text: answer.text, location: undefined });
     } else if (replayed) fail(`a ${answer.status} answer says Idempotent-Replayed`);
     const errorCode = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
     if (errorCode === 'IDEMPOTENCY_KEY_REUSED' && !recorded) fail('IDEMPOTENCY_KEY_REUSED for a key that has no stored answer');
@@ -1457,7 +2193,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
       const requested = body && typeof body === 'object' && !Array.isArray(body) ? body.status : undefined;
       if (answer.status === 200 || answer.status === 204) {
         if (statusAfter !== (requested ?? statusBefore)) fail(`a ${answer.status} PATCH left the lead ${statusAfter}, requested ${String(requested)}`);
-        if (statusAfter !== statusBefore && !MOVES[statusBefore].includes(statusAfter!)) fail(`the lead moved ${statusBefore} -> ${statusAfter}, which the machine forbids`);
+        if (statusAfter !== statusBefore && !MOVES[statusBefore].includes(statusAfter!))
+          fail(`the lead moved ${statusBefore} -> ${statusAfter}, which the machine forbids`);
       } else {
         if (statusAfter !== statusBefore) fail(`an error answer moved the lead ${statusBefore} -> ${statusAfter}`);
         if (answer.status === 409 && (typeof requested !== 'string' || requested === statusBefore || MOVES[statusBefore].includes(requested as LeadStatus))) {
@@ -1467,24 +2204,46 @@ describe('Fuzzing every endpoint over HTTP', () => {
     }
 
     // A retry of a create that got 201 with an Idempotency-Key replays it and stores nothing.
-    if (!problems.length && request.retry && replayed === false && answer.status === 201 && created && (request.idempotency?.kind === 'fresh' || request.idempotency?.kind === 'pooled')) {
+    if (
+      !problems.length &&
+      request.retry &&
+      replayed === false &&
+      answer.status === 201 &&
+      created &&
+      (request.idempotency?.kind === 'fresh' || request.idempotency?.kind === 'pooled')
+    ) {
       let retry: Wire = wire;
       if (request.retry === 'reordered' && !request.encoding && body && typeof body === 'object') {
         // Same fields, other order and whitespace: compared after validation, so still a retry.
         const text = JSON.stringify(Object.fromEntries(Object.entries(body).reverse()), null, 2);
-        retry = { ...wire, headers: { ...wire.headers, 'Content-Length': String(Buffer.byteLength(text)) }, body: Buffer.from(text), text, bytes: Buffer.byteLength(text) };
+        retry = {
+          ...wire,
+          headers: { ...wire.headers, 'Content-Length': String(Buffer.byteLength(text)) },
+          body: Buffer.from(text),
+          text,
+          bytes: Buffer.byteLength(text),
+        };
       }
       const beforeRetry = JSON.stringify(await snapshotRows());
       const again = await send(retry);
       requestsSent++;
-      if (again.status !== 201 || again.headers['idempotent-replayed'] !== 'true' || again.text !== answer.text || again.headers.location !== answer.headers.location) {
-        fail(`a ${request.retry} retry with the Idempotency-Key was answered ${again.status} (Idempotent-Replayed ${String(again.headers['idempotent-replayed'])}), not the first answer: ${again.text.slice(0, 300)}`);
+      if (
+        again.status !== 201 ||
+        again.headers['idempotent-replayed'] !== 'true' ||
+        again.text !== answer.text ||
+        again.headers.location !== answer.headers.location
+      ) {
+        fail(
+          `a ${request.retry} retry with the Idempotency-Key was answered ${again.status} (Idempotent-Replayed ${String(again.headers['idempotent-replayed'])}), not the first answer: ${again.text.slice(0, 300)}`,
+        );
       } else replays++;
       if (JSON.stringify(await snapshotRows()) !== beforeRetry) fail('a retry with the Idempotency-Key changed stored data');
     }
 
     if (problems.length) {
-      throw new Error(`${wire.method} ${wire.path.slice(0, 400)}\nrequest headers ${JSON.stringify(wire.headers).slice(0, 400)}\nbody (${wire.bytes} bytes) ${JSON.stringify((wire.text ?? wire.body?.toString('hex') ?? '').slice(0, 300))}\n=> ${answer.status} ${JSON.stringify(answer.headers).slice(0, 400)}\n${answer.text.slice(0, 500)}\nproblems:\n- ${problems.join('\n- ')}`);
+      throw new Error(
+        `${wire.method} ${wire.path.slice(0, 400)}\nrequest headers ${JSON.stringify(wire.headers).slice(0, 400)}\nbody (${wire.bytes} bytes) ${JSON.stringify((wire.text ?? wire.body?.toString('hex') ?? '').slice(0, 300))}\n=> ${answer.status} ${JSON.stringify(answer.headers).slice(0, 400)}\n${answer.text.slice(0, 500)}\nproblems:\n- ${problems.join('\n- ')}`,
+      );
     }
   }
 
@@ -1514,16 +2273,24 @@ describe('Fuzzing every endpoint over HTTP', () => {
     it('sends bodies to exactly the POST, PUT and PATCH routes of the app, with a body shape for each handler that reads one', () => {
       const served = servedRoutes(t.app).filter((route) => BODY_METHODS.includes(route.split(' ')[0]));
       expect(served.sort()).toEqual(fuzzed((route) => BODY_METHODS.includes(route.method)));
-      const reading = controllerRoutes(t.app).filter((route) => route.body).map((route) => toOpenApiRoute(route.route));
+      const reading = controllerRoutes(t.app)
+        .filter((route) => route.body)
+        .map((route) => toOpenApiRoute(route.route));
       expect(reading.sort()).toEqual(fuzzed((route) => route.body !== undefined));
     });
 
     it('sends query strings with the documented parameters to exactly the routes whose handler reads the query', () => {
       // The demo page reads its botId and key; it is served outside production only and not fuzzed.
-      const reading = controllerRoutes(t.app).filter((route) => route.query).map((route) => toOpenApiRoute(route.route)).filter((route) => !NOT_FUZZED.includes(route));
+      const reading = controllerRoutes(t.app)
+        .filter((route) => route.query)
+        .map((route) => toOpenApiRoute(route.route))
+        .filter((route) => !NOT_FUZZED.includes(route));
       expect(reading.sort()).toEqual(fuzzed((route) => route.query !== undefined));
       const documented = (route: RouteDef) =>
-        (contract.operation(route.method, route.template).parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => String(parameter.name)).sort();
+        (contract.operation(route.method, route.template).parameters ?? [])
+          .filter((parameter) => parameter.in === 'query')
+          .map((parameter) => String(parameter.name))
+          .sort();
       expect(Object.fromEntries(ALL_ROUTES.map((route) => [routeId(route), [...(route.query ?? [])].sort()]))).toEqual(
         Object.fromEntries(ALL_ROUTES.map((route) => [routeId(route), documented(route)])),
       );
@@ -1538,13 +2305,37 @@ describe('Fuzzing every endpoint over HTTP', () => {
     'answers arbitrary reads of /api/v1 (verify, bots, conversations, messages, leads) within the contract',
     () =>
       fuzz(
-        fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...API_ROUTES).chain((route) => requestFor(route)) }, { weight: 1, arbitrary: fc.constantFrom(...API_ROUTES).chain((route) => requestFor(route, { method: fc.constant('HEAD') })) }),
+        fc.oneof(
+          { weight: 9, arbitrary: fc.constantFrom(...API_ROUTES).chain((route) => requestFor(route)) },
+          { weight: 1, arbitrary: fc.constantFrom(...API_ROUTES).chain((route) => requestFor(route, { method: fc.constant('HEAD') })) },
+        ),
         RUNS,
         [
-          { ...base, method: 'GET', route: 'GET /api/v1/leads', path: '/api/v1/leads', query: '?limit=1e400&offset=99999999999999999999&search=%ED%A0%80%E2%80%AE%E2%80%8B%F0%9F%98%80&from=-0', key: ownKey },
+          {
+            ...base,
+            method: 'GET',
+            route: 'GET /api/v1/leads',
+            path: '/api/v1/leads',
+            query: '?limit=1e400&offset=99999999999999999999&search=%ED%A0%80%E2%80%AE%E2%80%8B%F0%9F%98%80&from=-0',
+            key: ownKey,
+          },
           { ...base, method: 'GET', route: 'GET /api/v1/leads', path: '/api/v1/leads', query: '?a[]=1&a[b]=c&limit=1&limit=2&search=%00', key: ownKey },
-          { ...base, method: 'GET', route: 'GET /api/v1/conversations', path: '/api/v1/conversations', query: '?status=%00&botId={{foreign.bot}}&to=2026-02-30', key: ownKey },
-          { ...base, method: 'GET', route: 'GET /api/v1/leads/{id}', path: '/api/v1/leads/{{own.lead}}', query: '?x-api-key={{key.own}}', key: { kind: 'none' } },
+          {
+            ...base,
+            method: 'GET',
+            route: 'GET /api/v1/conversations',
+            path: '/api/v1/conversations',
+            query: '?status=%00&botId={{foreign.bot}}&to=2026-02-30',
+            key: ownKey,
+          },
+          {
+            ...base,
+            method: 'GET',
+            route: 'GET /api/v1/leads/{id}',
+            path: '/api/v1/leads/{{own.lead}}',
+            query: '?x-api-key={{key.own}}',
+            key: { kind: 'none' },
+          },
           { ...base, method: 'GET', route: 'GET /api/v1/conversations/{id}/messages', path: '/api/v1/conversations/%ED%A0%80/messages', key: ownKey },
         ],
       ),
@@ -1555,13 +2346,70 @@ describe('Fuzzing every endpoint over HTTP', () => {
     'answers arbitrary POST /api/v1/leads within the contract and creates a lead only with 201',
     () =>
       fuzz(requestFor(CREATE_LEAD), RUNS, [
-        { ...base, method: 'POST', route: 'POST /api/v1/leads', path: '/api/v1/leads', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"name":"a","name":"b","email":"a@b.co","email":"c@d.co"}' } },
-        { ...base, method: 'POST', route: 'POST /api/v1/leads', path: '/api/v1/leads', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"name":["a"],"email":"a@b.co","tags":"x","botId":1e400}' } },
-        { ...base, method: 'POST', route: 'POST /api/v1/leads', path: '/api/v1/leads', key: ownKey, contentType: 'application/json', body: { kind: 'sized', target: BODY_LIMIT, field: 'message', char: 'a' } },
-        { ...base, method: 'POST', route: 'POST /api/v1/leads', path: '/api/v1/leads', key: ownKey, contentType: 'application/json', body: { kind: 'sized', target: BODY_LIMIT + 1, field: 'message', char: 'a' } },
-        { ...base, method: 'POST', route: 'POST /api/v1/leads', path: '/api/v1/leads', key: ownKey, contentType: 'application/json; charset=latin1', body: { kind: 'json', text: '{"name":"a","email":"a@b.co"}' } },
-        { ...base, method: 'POST', route: 'POST /api/v1/leads', path: '/api/v1/leads', key: ownKey, contentType: 'application/json', encoding: { name: 'gzip', valid: true }, body: { kind: 'json', text: '{"name":"Zipped","email":"zip@example.com"}' } },
-        { ...base, method: 'POST', route: 'POST /api/v1/leads', path: '/api/v1/leads', key: { kind: 'prefix', length: 20 }, contentType: 'text/plain', body: { kind: 'json', text: '{"name":"a"' } },
+        {
+          ...base,
+          method: 'POST',
+          route: 'POST /api/v1/leads',
+          path: '/api/v1/leads',
+          key: ownKey,
+          contentType: 'application/json',
+          body: { kind: 'json', text: '{"name":"a","name":"b","email":"a@b.co","email":"c@d.co"}' },
+        },
+        {
+          ...base,
+          method: 'POST',
+          route: 'POST /api/v1/leads',
+          path: '/api/v1/leads',
+          key: ownKey,
+          contentType: 'application/json',
+          body: { kind: 'json', text: '{"name":["a"],"email":"a@b.co","tags":"x","botId":1e400}' },
+        },
+        {
+          ...base,
+          method: 'POST',
+          route: 'POST /api/v1/leads',
+          path: '/api/v1/leads',
+          key: ownKey,
+          contentType: 'application/json',
+          body: { kind: 'sized', target: BODY_LIMIT, field: 'message', char: 'a' },
+        },
+        {
+          ...base,
+          method: 'POST',
+          route: 'POST /api/v1/leads',
+          path: '/api/v1/leads',
+          key: ownKey,
+          contentType: 'application/json',
+          body: { kind: 'sized', target: BODY_LIMIT + 1, field: 'message', char: 'a' },
+        },
+        {
+          ...base,
+          method: 'POST',
+          route: 'POST /api/v1/leads',
+          path: '/api/v1/leads',
+          key: ownKey,
+          contentType: 'application/json; charset=latin1',
+          body: { kind: 'json', text: '{"name":"a","email":"a@b.co"}' },
+        },
+        {
+          ...base,
+          method: 'POST',
+          route: 'POST /api/v1/leads',
+          path: '/api/v1/leads',
+          key: ownKey,
+          contentType: 'application/json',
+          encoding: { name: 'gzip', valid: true },
+          body: { kind: 'json', text: '{"name":"Zipped","email":"zip@example.com"}' },
+        },
+        {
+          ...base,
+          method: 'POST',
+          route: 'POST /api/v1/leads',
+          path: '/api/v1/leads',
+          key: { kind: 'prefix', length: 20 },
+          contentType: 'text/plain',
+          body: { kind: 'json', text: '{"name":"a"' },
+        },
       ]),
     PROPERTY_TIMEOUT_MS,
   );
@@ -1570,9 +2418,33 @@ describe('Fuzzing every endpoint over HTTP', () => {
     'answers arbitrary PATCH /api/v1/leads/:id within the contract and never breaks the status machine',
     () =>
       fuzz(requestFor(UPDATE_LEAD), RUNS, [
-        { ...base, method: 'PATCH', route: 'PATCH /api/v1/leads/{id}', path: '/api/v1/leads/{{own.lead2}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"status":"converted"}' } },
-        { ...base, method: 'PATCH', route: 'PATCH /api/v1/leads/{id}', path: '/api/v1/leads/{{own.lead2}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"status":["contacted"]}' } },
-        { ...base, method: 'PATCH', route: 'PATCH /api/v1/leads/{id}', path: '/api/v1/leads/{{foreign.lead}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"status":"contacted"}' } },
+        {
+          ...base,
+          method: 'PATCH',
+          route: 'PATCH /api/v1/leads/{id}',
+          path: '/api/v1/leads/{{own.lead2}}',
+          key: ownKey,
+          contentType: 'application/json',
+          body: { kind: 'json', text: '{"status":"converted"}' },
+        },
+        {
+          ...base,
+          method: 'PATCH',
+          route: 'PATCH /api/v1/leads/{id}',
+          path: '/api/v1/leads/{{own.lead2}}',
+          key: ownKey,
+          contentType: 'application/json',
+          body: { kind: 'json', text: '{"status":["contacted"]}' },
+        },
+        {
+          ...base,
+          method: 'PATCH',
+          route: 'PATCH /api/v1/leads/{id}',
+          path: '/api/v1/leads/{{foreign.lead}}',
+          key: ownKey,
+          contentType: 'application/json',
+          body: { kind: 'json', text: '{"status":"contacted"}' },
+        },
       ]),
     PROPERTY_TIMEOUT_MS,
   );
@@ -1580,48 +2452,178 @@ describe('Fuzzing every endpoint over HTTP', () => {
   it(
     'answers arbitrary webhook management requests within the contract',
     () =>
-      fuzz(fc.constantFrom(...WEBHOOK_ROUTES).chain((route) => requestFor(route)), RUNS, [
-        { ...base, method: 'POST', route: 'POST /api/v1/webhooks', path: '/api/v1/webhooks', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"url":"https://hooks.example.com/in","events":["*","lead.created"]}' } },
-        { ...base, method: 'PATCH', route: 'PATCH /api/v1/webhooks/{id}', path: '/api/v1/webhooks/{{foreign.webhook}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"enabled":false}' } },
-        { ...base, method: 'POST', route: 'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', path: '/api/v1/webhooks/{{own.webhook}}/deliveries/{{foreign.delivery}}/retry', key: ownKey },
-      ]),
+      fuzz(
+        fc.constantFrom(...WEBHOOK_ROUTES).chain((route) => requestFor(route)),
+        RUNS,
+        [
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /api/v1/webhooks',
+            path: '/api/v1/webhooks',
+            key: ownKey,
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"url":"https://hooks.example.com/in","events":["*","lead.created"]}' },
+          },
+          {
+            ...base,
+            method: 'PATCH',
+            route: 'PATCH /api/v1/webhooks/{id}',
+            path: '/api/v1/webhooks/{{foreign.webhook}}',
+            key: ownKey,
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"enabled":false}' },
+          },
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry',
+            path: '/api/v1/webhooks/{{own.webhook}}/deliveries/{{foreign.delivery}}/retry',
+            key: ownKey,
+          },
+        ],
+      ),
     PROPERTY_TIMEOUT_MS,
   );
 
   it(
     'answers arbitrary knowledge document requests within the contract',
     () =>
-      fuzz(fc.constantFrom(...KNOWLEDGE_ROUTES).chain((route) => requestFor(route)), RUNS, [
-        { ...base, method: 'POST', route: 'POST /api/v1/bots/{id}/documents', path: '/api/v1/bots/{{own.bot}}/documents', key: ownKey, contentType: 'application/json', body: { kind: 'sized', target: DOCUMENT_BODY_LIMIT + 1, field: 'content', char: 'a' } },
-        { ...base, method: 'PATCH', route: 'PATCH /api/v1/bots/{id}/documents/{docId}', path: '/api/v1/bots/{{own.bot}}/documents/{{foreign.document}}', key: ownKey, contentType: 'application/json', body: { kind: 'json', text: '{"title":"Hijacked"}' } },
-        { ...base, method: 'DELETE', route: 'DELETE /api/v1/bots/{id}/documents/{docId}', path: '/api/v1/bots/{{foreign.bot}}/documents/{{foreign.document}}', key: ownKey },
-      ]),
+      fuzz(
+        fc.constantFrom(...KNOWLEDGE_ROUTES).chain((route) => requestFor(route)),
+        RUNS,
+        [
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /api/v1/bots/{id}/documents',
+            path: '/api/v1/bots/{{own.bot}}/documents',
+            key: ownKey,
+            contentType: 'application/json',
+            body: { kind: 'sized', target: DOCUMENT_BODY_LIMIT + 1, field: 'content', char: 'a' },
+          },
+          {
+            ...base,
+            method: 'PATCH',
+            route: 'PATCH /api/v1/bots/{id}/documents/{docId}',
+            path: '/api/v1/bots/{{own.bot}}/documents/{{foreign.document}}',
+            key: ownKey,
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"title":"Hijacked"}' },
+          },
+          {
+            ...base,
+            method: 'DELETE',
+            route: 'DELETE /api/v1/bots/{id}/documents/{docId}',
+            path: '/api/v1/bots/{{foreign.bot}}/documents/{{foreign.document}}',
+            key: ownKey,
+          },
+        ],
+      ),
     PROPERTY_TIMEOUT_MS,
   );
 
   it(
     'answers arbitrary admin API requests within the contract',
     () =>
-      fuzz(fc.constantFrom(...ADMIN_ROUTES).chain((route) => requestFor(route)), RUNS, [
-        { ...base, method: 'POST', route: 'POST /admin/v1/tenants', path: '/admin/v1/tenants', token: valid, contentType: 'application/json', body: { kind: 'json', text: '{"name":"Dup","slug":"{{sandbox.slug}}","plan":"pro"}' } },
-        { ...base, method: 'GET', route: 'GET /admin/v1/tenants/{tenantId}/audit-log', path: '/admin/v1/tenants/{{sandbox.tenant}}/audit-log', query: '?limit=0&offset=-0', token: valid },
-        { ...base, method: 'DELETE', route: 'DELETE /admin/v1/tenants/{tenantId}/api-keys/{keyId}', path: '/admin/v1/tenants/{{sandbox.tenant}}/api-keys/%ED%A0%80', token: valid },
-      ]),
+      fuzz(
+        fc.constantFrom(...ADMIN_ROUTES).chain((route) => requestFor(route)),
+        RUNS,
+        [
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /admin/v1/tenants',
+            path: '/admin/v1/tenants',
+            token: valid,
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"name":"Dup","slug":"{{sandbox.slug}}","plan":"pro"}' },
+          },
+          {
+            ...base,
+            method: 'GET',
+            route: 'GET /admin/v1/tenants/{tenantId}/audit-log',
+            path: '/admin/v1/tenants/{{sandbox.tenant}}/audit-log',
+            query: '?limit=0&offset=-0',
+            token: valid,
+          },
+          {
+            ...base,
+            method: 'DELETE',
+            route: 'DELETE /admin/v1/tenants/{tenantId}/api-keys/{keyId}',
+            path: '/admin/v1/tenants/{{sandbox.tenant}}/api-keys/%ED%A0%80',
+            token: valid,
+          },
+        ],
+      ),
     PROPERTY_TIMEOUT_MS,
   );
 
   it(
     "answers arbitrary requests of the dashboard's users (/auth/v1 and the users-only /api/v1 routes) within the contract",
     () =>
-      fuzz(fc.constantFrom(...USER_ROUTES).chain((route) => requestFor(route)), RUNS, [
-        { ...base, method: 'GET', route: 'GET /api/v1/members', path: '/api/v1/members', user: { role: 'viewer', cookie: 'valid', origin: 'none', tenant: 'team' } },
-        { ...base, method: 'PATCH', route: 'PATCH /api/v1/members/{userId}', path: '/api/v1/members/{{foreign.user}}', user: { role: 'owner', cookie: 'valid', origin: 'own', tenant: 'team' }, contentType: 'application/json', body: { kind: 'json', text: '{"role":"owner"}' } },
-        { ...base, method: 'DELETE', route: 'DELETE /api/v1/api-keys/{id}', path: '/api/v1/api-keys/{{foreign.key}}', user: { role: 'admin', cookie: 'valid', origin: 'own', tenant: 'team' } },
-        { ...base, method: 'GET', route: 'GET /api/v1/audit-log', path: '/api/v1/audit-log', query: '?actor=user:{{foreign.user}}&action=bot.created&from=2026-01-01', user: { role: 'owner', cookie: 'valid', origin: 'own', tenant: 'foreign' } },
-        { ...base, method: 'POST', route: 'POST /auth/v1/invitations/accept', path: '/auth/v1/invitations/accept', user: { role: 'owner', cookie: 'none', origin: 'own', tenant: 'none' }, contentType: 'application/json', body: { kind: 'json', text: '{"token":"{{invitation.withdrawn}}","name":"Late","password":"late password 1"}' } },
-        { ...base, method: 'POST', route: 'POST /auth/v1/password-resets/confirm', path: '/auth/v1/password-resets/confirm', user: { role: 'owner', cookie: 'none', origin: 'own', tenant: 'none' }, contentType: 'application/json', body: { kind: 'json', text: '{"token":"{{reset.first}}","password":"reset password 123"}' } },
-        { ...base, method: 'DELETE', route: 'DELETE /auth/v1/sessions/current', path: '/auth/v1/sessions/current', user: { role: 'owner', cookie: 'valid', origin: 'own', tenant: 'none' } },
-      ]),
+      fuzz(
+        fc.constantFrom(...USER_ROUTES).chain((route) => requestFor(route)),
+        RUNS,
+        [
+          {
+            ...base,
+            method: 'GET',
+            route: 'GET /api/v1/members',
+            path: '/api/v1/members',
+            user: { role: 'viewer', cookie: 'valid', origin: 'none', tenant: 'team' },
+          },
+          {
+            ...base,
+            method: 'PATCH',
+            route: 'PATCH /api/v1/members/{userId}',
+            path: '/api/v1/members/{{foreign.user}}',
+            user: { role: 'owner', cookie: 'valid', origin: 'own', tenant: 'team' },
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"role":"owner"}' },
+          },
+          {
+            ...base,
+            method: 'DELETE',
+            route: 'DELETE /api/v1/api-keys/{id}',
+            path: '/api/v1/api-keys/{{foreign.key}}',
+            user: { role: 'admin', cookie: 'valid', origin: 'own', tenant: 'team' },
+          },
+          {
+            ...base,
+            method: 'GET',
+            route: 'GET /api/v1/audit-log',
+            path: '/api/v1/audit-log',
+            query: '?actor=user:{{foreign.user}}&action=bot.created&from=2026-01-01',
+            user: { role: 'owner', cookie: 'valid', origin: 'own', tenant: 'foreign' },
+          },
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /auth/v1/invitations/accept',
+            path: '/auth/v1/invitations/accept',
+            user: { role: 'owner', cookie: 'none', origin: 'own', tenant: 'none' },
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"token":"{{invitation.withdrawn}}","name":"Late","password":"late password 1"}' },
+          },
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /auth/v1/password-resets/confirm',
+            path: '/auth/v1/password-resets/confirm',
+            user: { role: 'owner', cookie: 'none', origin: 'own', tenant: 'none' },
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"token":"{{reset.first}}","password":"reset password 123"}' },
+          },
+          {
+            ...base,
+            method: 'DELETE',
+            route: 'DELETE /auth/v1/sessions/current',
+            path: '/auth/v1/sessions/current',
+            user: { role: 'owner', cookie: 'valid', origin: 'own', tenant: 'none' },
+          },
+        ],
+      ),
     PROPERTY_TIMEOUT_MS,
   );
 
@@ -1641,12 +2643,28 @@ describe('Fuzzing every endpoint over HTTP', () => {
   // -------------------------------------------------------------------------------------------
 
   describe('bugs found by the fuzz', () => {
-    const post = (path: string, text: string, headers: Record<string, string> = {}) => send({ method: 'POST', path, headers: { 'Content-Type': 'application/json', ...headers }, body: Buffer.from(text), text, bytes: Buffer.byteLength(text) });
+    const post = (path: string, text: string, headers: Record<string, string> = {}) =>
+      send({
+        method: 'POST',
+        path,
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: Buffer.from(text),
+        text,
+        bytes: Buffer.byteLength(text),
+      });
     const get = (path: string, headers: Record<string, string> = {}) => send({ method: 'GET', path, headers, bytes: 0 });
     const validationError = (answer: Answer, field: string) => {
       expect({ status: answer.status, body: JSON.parse(answer.text) }).toEqual({
         status: 400,
-        body: { error: { code: 'VALIDATION_ERROR', message: expect.any(String), status: 400, requestId: answer.headers['x-request-id'], details: expect.arrayContaining([{ field, message: expect.any(String) }]) } },
+        body: {
+          error: {
+            code: 'VALIDATION_ERROR',
+            message: expect.any(String),
+            status: 400,
+            requestId: answer.headers['x-request-id'],
+            details: expect.arrayContaining([{ field, message: expect.any(String) }]),
+          },
+        },
       });
     };
 
@@ -1656,27 +2674,46 @@ describe('Fuzzing every endpoint over HTTP', () => {
 
     it('refuses U+0000 in lead fields with 400, not 500', async () => {
       for (const field of ['name', 'phone', 'company', 'message']) {
-        validationError(await post('/api/v1/leads', JSON.stringify({ name: 'Nul', email: 'nul@example.com', [field]: 'a\u0000b' }), { 'X-API-Key': keys.own }), field);
+        validationError(
+          await post('/api/v1/leads', JSON.stringify({ name: 'Nul', email: 'nul@example.com', [field]: 'a\u0000b' }), { 'X-API-Key': keys.own }),
+          field,
+        );
       }
-      validationError(await post('/api/v1/leads', JSON.stringify({ name: 'Nul', email: 'nul@example.com', tags: ['a\u0000b'] }), { 'X-API-Key': keys.own }), 'tags[0]');
+      validationError(
+        await post('/api/v1/leads', JSON.stringify({ name: 'Nul', email: 'nul@example.com', tags: ['a\u0000b'] }), { 'X-API-Key': keys.own }),
+        'tags[0]',
+      );
     });
 
     it('refuses U+0000 in admin bodies with 400, not 500', async () => {
       const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
       validationError(await post('/admin/v1/tenants', JSON.stringify({ name: 'a\u0000b', slug: 'nul-tenant', plan: 'pro' }), admin), 'name');
-      validationError(await post(`/admin/v1/tenants/${fixtures['sandbox.tenant']}/bots/${fixtures['sandbox.bot']}/documents`, JSON.stringify({ title: 'Doc', content: 'a\u0000b' }), admin), 'content');
+      validationError(
+        await post(
+          `/admin/v1/tenants/${fixtures['sandbox.tenant']}/bots/${fixtures['sandbox.bot']}/documents`,
+          JSON.stringify({ title: 'Doc', content: 'a\u0000b' }),
+          admin,
+        ),
+        'content',
+      );
     });
 
     it('refuses an e-mail address with a lone surrogate with 400, not 500', async () => {
       validationError(await post('/api/v1/leads', '{"name":"Surrogate","email":"a\\ud800@example.com"}', { 'X-API-Key': keys.own }), 'email');
       const conversation = `/admin/v1/tenants/${fixtures['sandbox.tenant']}/bots/${fixtures['sandbox.bot']}/conversations`;
-      validationError(await post(conversation, '{"messages":[],"lead":{"name":"Surrogate","email":"\\udc00"}}', { Authorization: `Bearer ${ADMIN_TOKEN}` }), 'lead.email');
+      validationError(
+        await post(conversation, '{"messages":[],"lead":{"name":"Surrogate","email":"\\udc00"}}', { Authorization: `Bearer ${ADMIN_TOKEN}` }),
+        'lead.email',
+      );
     });
 
     it('refuses deeply nested JSON with 400, not 500', async () => {
       const deep = `{"name":"Deep","email":"deep@example.com","tags":${'['.repeat(3_000)}${']'.repeat(3_000)}}`;
       const unknown = `{"name":"Deep","slug":"deep-tenant","plan":"pro","extra":${'{"a":'.repeat(3_000)}1${'}'.repeat(3_000)}}`;
-      for (const answer of [await post('/api/v1/leads', deep, { 'X-API-Key': keys.own }), await post('/admin/v1/tenants', unknown, { Authorization: `Bearer ${ADMIN_TOKEN}` })]) {
+      for (const answer of [
+        await post('/api/v1/leads', deep, { 'X-API-Key': keys.own }),
+        await post('/admin/v1/tenants', unknown, { Authorization: `Bearer ${ADMIN_TOKEN}` }),
+      ]) {
         expect({ status: answer.status, code: JSON.parse(answer.text).error?.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
       }
     });
@@ -1691,7 +2728,15 @@ describe('Fuzzing every endpoint over HTTP', () => {
     it('gives an undecodable path the request id and a complete envelope', async () => {
       const answer = await get('/api/v1/leads/%E0%A4%A', { 'X-API-Key': keys.own, 'X-Request-Id': 'undecodable-1' });
       expect(answer.headers['x-request-id']).toBe('undecodable-1');
-      expect(JSON.parse(answer.text)).toEqual({ error: { code: answer.status === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR', message: expect.any(String), status: answer.status, requestId: 'undecodable-1', ...(answer.status === 400 ? { details: expect.any(Array) } : {}) } });
+      expect(JSON.parse(answer.text)).toEqual({
+        error: {
+          code: answer.status === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR',
+          message: expect.any(String),
+          status: answer.status,
+          requestId: 'undecodable-1',
+          ...(answer.status === 400 ? { details: expect.any(Array) } : {}),
+        },
+      });
     });
 
     it('refuses query parameters and body fields named like Object.prototype members with 400', async () => {

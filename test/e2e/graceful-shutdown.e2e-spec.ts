@@ -139,7 +139,13 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
       expect(answer.headers['x-request-id']).toBe(requestId);
       const lines = await logLinesOf(server, requestId);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ req: { id: requestId, method: 'GET', path: '/api/v1/leads' }, res: { status: 200 }, route: '/api/v1/leads', tenantId: tenant.id, keyId: tenant.keyId });
+      expect(lines[0]).toMatchObject({
+        req: { id: requestId, method: 'GET', path: '/api/v1/leads' },
+        res: { status: 200 },
+        route: '/api/v1/leads',
+        tenantId: tenant.id,
+        keyId: tenant.keyId,
+      });
       expect(server.stdout).not.toContain('needle-in-query');
     });
 
@@ -151,7 +157,13 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
       const requestId = answer.headers['x-request-id'] as string;
       const lines = await logLinesOf(server, requestId);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ level: 40, requestId, req: { id: requestId, method: 'GET', path: '/api/v1/leads' }, res: { status: 401 }, responseTime: expect.any(Number) });
+      expect(lines[0]).toMatchObject({
+        level: 40,
+        requestId,
+        req: { id: requestId, method: 'GET', path: '/api/v1/leads' },
+        res: { status: 401 },
+        responseTime: expect.any(Number),
+      });
       expect(lines[0]).not.toHaveProperty('tenantId');
       expect(lines[0]).not.toHaveProperty('keyId');
       expect(server.stdout).not.toContain(wrongKey);
@@ -184,9 +196,12 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
         'Its public key, for the chat widget (it may call only verify and the widget endpoints):',
         'The widget on a demo page:',
       ]);
-      const bannerLine = (line: string) => banner.has(line) || line.startsWith('Dashboard: ') || /^ {2}(curl -s -H "X-API-Key: |svc_pk_|http:\/\/localhost:\d+\/widget\/demo\?)/.test(line);
+      const bannerLine = (line: string) =>
+        banner.has(line) || line.startsWith('Dashboard: ') || /^ {2}(curl -s -H "X-API-Key: |svc_pk_|http:\/\/localhost:\d+\/widget\/demo\?)/.test(line);
       const other = server.stdout.split('\n').filter((line) => !bannerLine(line));
-      expect(other.map((line) => (JSON.parse(line) as LogLine).msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^Embedded database in /), expect.stringMatching(/^Listening on /)]));
+      expect(other.map((line) => (JSON.parse(line) as LogLine).msg)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^Embedded database in /), expect.stringMatching(/^Listening on /)]),
+      );
       for (const line of other) {
         const parsed = JSON.parse(line) as LogLine;
         expect(parsed).toEqual(expect.objectContaining({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String) }));
@@ -207,7 +222,12 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
       try {
         outcome = { kind, startedAt, answer: await send(), endedAt: Date.now() };
       } catch (error) {
-        outcome = { kind, startedAt, error: error instanceof Error ? `${(error as NodeJS.ErrnoException).code ?? ''} ${error.message}` : String(error), endedAt: Date.now() };
+        outcome = {
+          kind,
+          startedAt,
+          error: error instanceof Error ? `${(error as NodeJS.ErrnoException).code ?? ''} ${error.message}` : String(error),
+          endedAt: Date.now(),
+        };
       }
       outcomes.push(outcome);
       return outcome;
@@ -256,7 +276,9 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
       const slow = [0, 1, 2].map(async (index) => {
         await sleep(index * 100);
         const agent = index === 2 ? keepAlive : false;
-        const first = await record('slow-post', () => request({ port, path: '/api/v1/leads', body: slowBody(`slow-${index}`), headers, chunks: 6, chunkDelayMs: 200, agent }));
+        const first = await record('slow-post', () =>
+          request({ port, path: '/api/v1/leads', body: slowBody(`slow-${index}`), headers, chunks: 6, chunkDelayMs: 200, agent }),
+        );
         if (agent) {
           await sleep(300);
           await record('late-post', () => request({ port, path: '/api/v1/leads', body: slowBody('late'), headers, chunks: 8, chunkDelayMs: 800, agent }));
@@ -271,7 +293,12 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
       for (const delay of [150, 300]) {
         await sleep(signalAt + delay - Date.now());
         const at = Date.now();
-        readiness.push(await request({ port, path: '/health/ready' }).then((answer) => ({ at, answer }), (error: Error) => ({ at, error: error.message })));
+        readiness.push(
+          await request({ port, path: '/health/ready' }).then(
+            (answer) => ({ at, answer }),
+            (error: Error) => ({ at, error: error.message }),
+          ),
+        );
       }
 
       await server.waitForExit(DRAIN_MS + GRACE_MS + 10_000);
@@ -354,14 +381,25 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
       // The connection was closed after the slow answer, so the late request finds no listener.
       expect(late.map((o) => o.error ?? describeOutcome(o))).toEqual([expect.stringMatching(/ECONNREFUSED/)]);
       // Nothing took longer than ~1.2 s (the slow uploads), so the grace period never ran out.
-      expect(jsonLines(server.stdout).filter((line) => /Grace period/.test(line.msg)).map((line) => line.msg)).toEqual([]);
+      expect(
+        jsonLines(server.stdout)
+          .filter((line) => /Grace period/.test(line.msg))
+          .map((line) => line.msg),
+      ).toEqual([]);
       expect(server.exit!.at - signalAt).toBeLessThan(DRAIN_MS + 2_500);
     });
 
     it('cuts a request still running when the grace period ends, then exits 0', async () => {
       const live = restarted!;
       const stalled = new Promise<string>((resolve) => {
-        const req = http.request({ host: '127.0.0.1', port: live.port, path: '/api/v1/leads', method: 'POST', agent: false, headers: { 'X-API-Key': tenant.key, 'Content-Type': 'application/json', 'Content-Length': '200' } });
+        const req = http.request({
+          host: '127.0.0.1',
+          port: live.port,
+          path: '/api/v1/leads',
+          method: 'POST',
+          agent: false,
+          headers: { 'X-API-Key': tenant.key, 'Content-Type': 'application/json', 'Content-Length': '200' },
+        });
         req.on('response', (res) => resolve(`answered ${res.statusCode}`));
         req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
         req.write('{"name":"Stalled"'); // and never the rest
@@ -374,7 +412,9 @@ describe('Built server (node dist/main.js): logs and graceful shutdown', () => {
       expect(exit.at - signal).toBeGreaterThanOrEqual(1_000);
       expect(exit.at - signal).toBeLessThan(1_000 + 3_000);
       expect(await stalled).toMatch(/ECONNRESET|socket hang up/);
-      const shutdown = jsonLines(live.stdout).filter((line) => line.context === 'Shutdown').map((line) => [line.level, line.msg]);
+      const shutdown = jsonLines(live.stdout)
+        .filter((line) => line.context === 'Shutdown')
+        .map((line) => [line.level, line.msg]);
       expect(shutdown).toEqual([
         [30, 'SIGTERM received: draining (ready=false), closing in 0 ms'],
         [40, 'Grace period of 1000 ms over: closing the remaining connections'],

@@ -33,7 +33,12 @@ function openStream(port: number, path: string, headers: Record<string, string>)
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const fields = Object.fromEntries(block.split('\n').filter((line) => !line.startsWith(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
+          const fields = Object.fromEntries(
+            block
+              .split('\n')
+              .filter((line) => !line.startsWith(':'))
+              .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+          );
           if (fields.event) events.push({ event: fields.event, id: fields.id, data: JSON.parse(fields.data ?? '{}') });
           for (const wake of waiters.splice(0)) wake();
         }
@@ -86,10 +91,12 @@ describe('Human handoff, live: the visitor stream', () => {
 
   const visitorOn = async (t: TestApp) => {
     const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', publicKey).send({ botId }).expect(201)).body.visitorToken as string;
-    const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id as string;
+    const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body
+      .conversation.id as string;
     return { id, token, headers: { 'X-API-Key': publicKey, 'X-Visitor-Token': token } };
   };
-  const agentSays = (t: TestApp, id: string, content: string) => t.http().post(`/api/v1/conversations/${id}/messages`).set('X-API-Key', tenant.key).send({ content, authorName: 'Sam' }).expect(201);
+  const agentSays = (t: TestApp, id: string, content: string) =>
+    t.http().post(`/api/v1/conversations/${id}/messages`).set('X-API-Key', tenant.key).send({ content, authorName: 'Sam' }).expect(201);
 
   it('streams the state, then agent messages (id: the message id) and state changes as they happen', async () => {
     const visitor = await visitorOn(a);
@@ -124,7 +131,10 @@ describe('Human handoff, live: the visitor stream', () => {
 
   it('allows two open streams per visitor (429 beyond) and refuses another visitor’s conversation (404)', async () => {
     const visitor = await visitorOn(a);
-    const streams = [await openStream(portA, `/api/v1/widget/conversations/${visitor.id}/events`, visitor.headers), await openStream(portA, `/api/v1/widget/conversations/${visitor.id}/events`, visitor.headers)];
+    const streams = [
+      await openStream(portA, `/api/v1/widget/conversations/${visitor.id}/events`, visitor.headers),
+      await openStream(portA, `/api/v1/widget/conversations/${visitor.id}/events`, visitor.headers),
+    ];
     try {
       expect(streams.map((s) => s.status)).toEqual([200, 200]);
       expectError(await a.http().get(`/api/v1/widget/conversations/${visitor.id}/events`).set(visitor.headers), 429, 'RATE_LIMIT_EXCEEDED');

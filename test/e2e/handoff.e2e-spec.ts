@@ -29,7 +29,12 @@ describe('Human handoff (conversations:write)', () => {
     publicKey = (await createKey(t, tenantId, { type: 'public', scopes: [] })).key;
     botId = (await createBot(t, tenantId, { language: 'en' })).id;
     await t.admin().post(`/admin/v1/tenants/${tenantId}/bots/${botId}/documents`).send({ title: 'Pricing', content: PRICING }).expect(201);
-    await t.http().post('/api/v1/webhooks').set('X-API-Key', key).send({ url: 'https://hooks.example.com/in', events: ['*'] }).expect(201);
+    await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', key)
+      .send({ url: 'https://hooks.example.com/in', events: ['*'] })
+      .expect(201);
   });
   afterAll(() => t.close());
 
@@ -44,8 +49,10 @@ describe('Human handoff (conversations:write)', () => {
       .map((event) => event.type);
   const widgetVisitor = async () => {
     const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', publicKey).send({ botId }).expect(201)).body.visitorToken as string;
-    const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id as string;
-    const widget = (method: 'get' | 'post', path: string) => t.http()[method](`/api/v1/widget/conversations/${id}${path}`).set('X-API-Key', publicKey).set('X-Visitor-Token', token);
+    const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body
+      .conversation.id as string;
+    const widget = (method: 'get' | 'post', path: string) =>
+      t.http()[method](`/api/v1/widget/conversations/${id}${path}`).set('X-API-Key', publicKey).set('X-Visitor-Token', token);
     return { id, token, widget };
   };
   const usage = async () => (await api('get', '/api/v1/verify').expect(200)).body.usage.messagesThisMonth as number;
@@ -54,7 +61,13 @@ describe('Human handoff (conversations:write)', () => {
     it('hands an active conversation off (200), again unchanged, and sends conversation.handed_off once', async () => {
       const id = await conversation();
       const first = await api('post', `/api/v1/conversations/${id}/handoff`).send({}).expect(200);
-      expect(first.body.conversation).toMatchObject({ id, status: 'handed_off', handedOffAt: expect.stringMatching(ISO_MS), assigneeId: null, waitingSince: null });
+      expect(first.body.conversation).toMatchObject({
+        id,
+        status: 'handed_off',
+        handedOffAt: expect.stringMatching(ISO_MS),
+        assigneeId: null,
+        waitingSince: null,
+      });
       const again = await api('post', `/api/v1/conversations/${id}/handoff`).expect(200);
       expect(again.body.conversation).toEqual(first.body.conversation);
       expect((await eventsOf(id)).filter((type) => type === 'conversation.handed_off')).toHaveLength(1);
@@ -69,7 +82,9 @@ describe('Human handoff (conversations:write)', () => {
       const other = await signUp(t);
       const foreign = (await recordConversation(t, other.tenantId, (await createBot(t, other.tenantId)).id)).id;
       expectError(await api('post', `/api/v1/conversations/${foreign}/handoff`), 404, 'NOT_FOUND');
-      expectError(await api('post', `/api/v1/conversations/${id}/handoff`).send({ extra: 1 }), 400, 'VALIDATION_ERROR', [{ field: 'extra', message: expect.any(String) }]);
+      expectError(await api('post', `/api/v1/conversations/${id}/handoff`).send({ extra: 1 }), 400, 'VALIDATION_ERROR', [
+        { field: 'extra', message: expect.any(String) },
+      ]);
     });
 
     it('needs conversations:write: a key without it is 403 INSUFFICIENT_SCOPE, a viewer 403 INSUFFICIENT_ROLE, an agent may', async () => {
@@ -85,7 +100,16 @@ describe('Human handoff (conversations:write)', () => {
     it('hands an active conversation off first, stores an agent message with its author, and sends both events in order', async () => {
       const id = await conversation();
       const posted = await api('post', `/api/v1/conversations/${id}/messages`).send({ content: '  Hello, this is Sam.  ', authorName: ' Sam ' }).expect(201);
-      expect(posted.body).toEqual({ message: { id: expect.stringMatching(UUID), conversationId: id, role: 'agent', content: 'Hello, this is Sam.', authorName: 'Sam', createdAt: expect.stringMatching(ISO_MS) } });
+      expect(posted.body).toEqual({
+        message: {
+          id: expect.stringMatching(UUID),
+          conversationId: id,
+          role: 'agent',
+          content: 'Hello, this is Sam.',
+          authorName: 'Sam',
+          createdAt: expect.stringMatching(ISO_MS),
+        },
+      });
       expect((await api('get', `/api/v1/conversations/${id}`).expect(200)).body.conversation).toMatchObject({ status: 'handed_off', messageCount: 3 });
       expect(await eventsOf(id)).toEqual(['conversation.started', 'message.created', 'message.created', 'conversation.handed_off', 'message.created']);
       const listed = (await api('get', `/api/v1/conversations/${id}/messages`).expect(200)).body.messages;
@@ -102,9 +126,15 @@ describe('Human handoff (conversations:write)', () => {
 
     it('validates the body and refuses an ended conversation (409)', async () => {
       const id = await conversation();
-      expectError(await api('post', `/api/v1/conversations/${id}/messages`).send({ content: '   ' }), 400, 'VALIDATION_ERROR', [{ field: 'content', message: 'must be 1 to 4000 characters' }]);
-      expectError(await api('post', `/api/v1/conversations/${id}/messages`).send({ content: 'x'.repeat(4001) }), 400, 'VALIDATION_ERROR', [{ field: 'content', message: 'must be 1 to 4000 characters' }]);
-      expectError(await api('post', `/api/v1/conversations/${id}/messages`).send({ content: 'ok', authorName: 'x'.repeat(101) }), 400, 'VALIDATION_ERROR', [{ field: 'authorName', message: 'must be 1 to 100 characters' }]);
+      expectError(await api('post', `/api/v1/conversations/${id}/messages`).send({ content: '   ' }), 400, 'VALIDATION_ERROR', [
+        { field: 'content', message: 'must be 1 to 4000 characters' },
+      ]);
+      expectError(await api('post', `/api/v1/conversations/${id}/messages`).send({ content: 'x'.repeat(4001) }), 400, 'VALIDATION_ERROR', [
+        { field: 'content', message: 'must be 1 to 4000 characters' },
+      ]);
+      expectError(await api('post', `/api/v1/conversations/${id}/messages`).send({ content: 'ok', authorName: 'x'.repeat(101) }), 400, 'VALIDATION_ERROR', [
+        { field: 'authorName', message: 'must be 1 to 100 characters' },
+      ]);
       await api('post', `/api/v1/conversations/${id}/end`).expect(200);
       expectError(await api('post', `/api/v1/conversations/${id}/messages`).send({ content: 'too late' }), 409, 'CONVERSATION_ENDED');
       expectError(await api('post', `/api/v1/conversations/${randomUUID()}/messages`).send({ content: 'nobody' }), 404, 'NOT_FOUND');
@@ -118,14 +148,20 @@ describe('Human handoff (conversations:write)', () => {
       expect(retry.headers['idempotent-replayed']).toBe('true');
       expect(retry.body).toEqual(first.body);
       expect(await t.prisma.message.count({ where: { conversationId: id, role: 'agent' } })).toBe(1);
-      expectError(await api('post', `/api/v1/conversations/${id}/messages`).set('Idempotency-Key', idempotencyKey).send({ content: 'Twice' }), 409, 'IDEMPOTENCY_KEY_REUSED');
+      expectError(
+        await api('post', `/api/v1/conversations/${id}/messages`).set('Idempotency-Key', idempotencyKey).send({ content: 'Twice' }),
+        409,
+        'IDEMPOTENCY_KEY_REUSED',
+      );
     });
 
     it('writes the handoff, the message and their events in one transaction: a failure rolls all of them back', async () => {
       const id = await conversation();
       const before = await eventsOf(id);
       // A trigger of the test's own makes the message's insert fail after the handoff was written.
-      await t.prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION handoff_test_refuse() RETURNS trigger AS $$ BEGIN IF NEW.content = 'refuse me' THEN RAISE EXCEPTION 'refused by test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await t.prisma.$executeRawUnsafe(
+        `CREATE OR REPLACE FUNCTION handoff_test_refuse() RETURNS trigger AS $$ BEGIN IF NEW.content = 'refuse me' THEN RAISE EXCEPTION 'refused by test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+      );
       await t.prisma.$executeRawUnsafe(`CREATE TRIGGER handoff_test_refuse BEFORE INSERT ON "Message" FOR EACH ROW EXECUTE FUNCTION handoff_test_refuse()`);
       try {
         expect((await api('post', `/api/v1/conversations/${id}/messages`).send({ content: 'refuse me' })).status).toBe(500);
@@ -235,24 +271,58 @@ describe('Human handoff (conversations:write)', () => {
       expectError(await visitor.widget('post', '/handoff').send({}), 409, 'HANDOFF_DISABLED');
       const settings = await api('get', `/api/v1/bots/${botId}/settings`).expect(200);
       expect(settings.body.settings.handoff).toEqual({ enabled: false, onFallback: false, message: expect.any(String) });
-      expectError(await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', key).send({ handoff: { enabled: 'yes' } }), 400, 'VALIDATION_ERROR', [{ field: 'handoff.enabled', message: 'must be true or false' }]);
-      await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', key).send({ handoff: { enabled: true, message: 'Hang on, a human is coming.' } }).expect(200);
+      expectError(
+        await t
+          .http()
+          .patch(`/api/v1/bots/${botId}/settings`)
+          .set('X-API-Key', key)
+          .send({ handoff: { enabled: 'yes' } }),
+        400,
+        'VALIDATION_ERROR',
+        [{ field: 'handoff.enabled', message: 'must be true or false' }],
+      );
+      await t
+        .http()
+        .patch(`/api/v1/bots/${botId}/settings`)
+        .set('X-API-Key', key)
+        .send({ handoff: { enabled: true, message: 'Hang on, a human is coming.' } })
+        .expect(200);
       try {
-        expect((await t.http().get(`/api/v1/widget/bots/${botId}`).set('X-API-Key', publicKey).expect(200)).body.bot.handoff).toEqual({ enabled: true, message: 'Hang on, a human is coming.' });
+        expect((await t.http().get(`/api/v1/widget/bots/${botId}`).set('X-API-Key', publicKey).expect(200)).body.bot.handoff).toEqual({
+          enabled: true,
+          message: 'Hang on, a human is coming.',
+        });
         const handedOff = await visitor.widget('post', '/handoff').send({}).expect(200);
         expect(handedOff.body.conversation).toMatchObject({ id: visitor.id, status: 'handed_off', waitingSince: expect.stringMatching(ISO_MS) });
         expect(await eventsOf(visitor.id)).toContain('conversation.handed_off');
       } finally {
-        await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', key).send({ handoff: { enabled: false } }).expect(200);
+        await t
+          .http()
+          .patch(`/api/v1/bots/${botId}/settings`)
+          .set('X-API-Key', key)
+          .send({ handoff: { enabled: false } })
+          .expect(200);
       }
     });
 
     it('with onFallback, hands an unanswered question off after the fallback message', async () => {
       const bot = (await createBot(t, tenantId)).id;
-      await t.http().patch(`/api/v1/bots/${bot}/settings`).set('X-API-Key', key).send({ handoff: { enabled: true, onFallback: true } }).expect(200);
+      await t
+        .http()
+        .patch(`/api/v1/bots/${bot}/settings`)
+        .set('X-API-Key', key)
+        .send({ handoff: { enabled: true, onFallback: true } })
+        .expect(200);
       const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', publicKey).send({ botId: bot }).expect(201)).body.visitorToken;
-      const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id;
-      const sent = await t.http().post(`/api/v1/widget/conversations/${id}/messages`).set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({ content: 'Do you sell hamster telescopes?' }).expect(201);
+      const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body
+        .conversation.id;
+      const sent = await t
+        .http()
+        .post(`/api/v1/widget/conversations/${id}/messages`)
+        .set('X-API-Key', publicKey)
+        .set('X-Visitor-Token', token)
+        .send({ content: 'Do you sell hamster telescopes?' })
+        .expect(201);
       expect(sent.body.reply).toMatchObject({ role: 'assistant' });
       const handedOff = (await api('get', `/api/v1/conversations/${id}`).expect(200)).body.conversation;
       expect(handedOff).toMatchObject({ status: 'handed_off', waitingSince: sent.body.message.createdAt, handedOffAt: sent.body.reply.createdAt });
@@ -268,7 +338,10 @@ describe('Human handoff (conversations:write)', () => {
     await waiting.widget('post', '/messages').send({ content: 'Anyone there?' }).expect(201);
     const newest = (await api('get', '/api/v1/conversations?status=handed_off').expect(200)).body.conversations;
     expect(newest.every((c: { status: string }) => c.status === 'handed_off')).toBe(true);
-    const queue = (await api('get', '/api/v1/conversations?status=handed_off&sort=waiting&limit=100').expect(200)).body.conversations as { id: string; waitingSince: string | null }[];
+    const queue = (await api('get', '/api/v1/conversations?status=handed_off&sort=waiting&limit=100').expect(200)).body.conversations as {
+      id: string;
+      waitingSince: string | null;
+    }[];
     const firstIdle = queue.findIndex((c) => c.waitingSince === null);
     expect(queue.slice(firstIdle).every((c) => c.waitingSince === null)).toBe(true);
     expect(queue.findIndex((c) => c.id === waiting.id)).toBeLessThan(queue.findIndex((c) => c.id === quiet));

@@ -139,7 +139,11 @@ describe('Idempotent creates: POST /api/v1/leads with Idempotency-Key', () => {
       const first = await post(key).send(body);
       expectCreated(first);
       const before = await leadCount();
-      for (const different of [{ ...body, name: 'Someone Else' }, { ...body, company: 'Navy' }, { ...body, tags: [] }]) {
+      for (const different of [
+        { ...body, name: 'Someone Else' },
+        { ...body, company: 'Navy' },
+        { ...body, tags: [] },
+      ]) {
         const reused = await post(key).send(different);
         expect(reused.status).toBe(409);
         expect(reused.body).toEqual(envelope(reused, 'IDEMPOTENCY_KEY_REUSED', 409));
@@ -233,12 +237,15 @@ describe('Idempotent creates: POST /api/v1/leads with Idempotency-Key', () => {
       // Another instance's request in flight: its claim is inserted and not yet committed. The
       // embedded database cannot answer anything meanwhile, so there it lets go after a second.
       const held = t.prisma
-        .$transaction(async (tx) => {
-          await tx.idempotencyRecord.create({ data: { tenantId: tenant.id, key, requestHash: 'in-flight', expiresAt: new Date(Date.now() + DAY_MS) } });
-          holding();
-          await Promise.race([released, new Promise((resolve) => setTimeout(resolve, t.connection.kind === 'postgres' ? 8_000 : 1_000))]);
-          throw new Error('rolled back on purpose');
-        }, { timeout: 15_000 })
+        .$transaction(
+          async (tx) => {
+            await tx.idempotencyRecord.create({ data: { tenantId: tenant.id, key, requestHash: 'in-flight', expiresAt: new Date(Date.now() + DAY_MS) } });
+            holding();
+            await Promise.race([released, new Promise((resolve) => setTimeout(resolve, t.connection.kind === 'postgres' ? 8_000 : 1_000))]);
+            throw new Error('rolled back on purpose');
+          },
+          { timeout: 15_000 },
+        )
         .catch((error: Error) => error.message);
       await claimed;
       const startedAt = Date.now();
@@ -265,7 +272,10 @@ describe('Idempotent creates: POST /api/v1/leads with Idempotency-Key', () => {
       const body = lead();
       const first = expectCreated(await post(key).send(body));
       const past = new Date(Date.now() - DAY_MS - 60_000);
-      await t.prisma.idempotencyRecord.update({ where: { tenantId_key: { tenantId: tenant.id, key } }, data: { createdAt: past, expiresAt: new Date(past.getTime() + DAY_MS) } });
+      await t.prisma.idempotencyRecord.update({
+        where: { tenantId_key: { tenantId: tenant.id, key } },
+        data: { createdAt: past, expiresAt: new Date(past.getTime() + DAY_MS) },
+      });
       const before = await leadCount();
 
       const second = await post(key).send(body);

@@ -32,7 +32,11 @@ async function buildWorld(t: TestApp, label: string): Promise<World> {
   const ended = await recordConversation(t, tenant.id, bot2.id, { status: 'ended' });
   const apiLead = await createLead(t, tenant.key, { name: `${label} Api Lead`, company: 'Isolation Corp', botId: bot1.id });
   const unbound = await createLead(t, tenant.key, { name: `${label} Unbound Lead`, company: 'Isolation Corp' });
-  const document = await t.http().post(`/api/v1/bots/${bot1.id}/documents`).set('X-API-Key', tenant.key).send({ title: `${label} Handbook`, content: `${label} private knowledge.` });
+  const document = await t
+    .http()
+    .post(`/api/v1/bots/${bot1.id}/documents`)
+    .set('X-API-Key', tenant.key)
+    .send({ title: `${label} Handbook`, content: `${label} private knowledge.` });
   if (document.status !== 201) throw new Error(`create document answered ${document.status}`);
   return {
     tenant,
@@ -178,7 +182,11 @@ describe('Tenant isolation', () => {
 
       it("GET /api/v1/bots/:id/documents(/:docId) with the other tenant's bot or document is 404 NOT_FOUND; mine list only mine", async () => {
         const mine = await get(`/api/v1/bots/${me.bots[0]}/documents`);
-        expect({ status: mine.status, ids: ids(mine.body.documents), total: mine.body.pagination.total }).toEqual({ status: 200, ids: [me.document], total: 1 });
+        expect({ status: mine.status, ids: ids(mine.body.documents), total: mine.body.pagination.total }).toEqual({
+          status: 200,
+          ids: [me.document],
+          total: 1,
+        });
         for (const id of other.bots) expectError(await get(`/api/v1/bots/${id}/documents`), 404, 'NOT_FOUND');
         expectError(await get(`/api/v1/bots/${other.bots[0]}/documents/${other.document}`), 404, 'NOT_FOUND');
         expectError(await get(`/api/v1/bots/${me.bots[0]}/documents/${other.document}`), 404, 'NOT_FOUND');
@@ -188,9 +196,17 @@ describe('Tenant isolation', () => {
         const key = me.tenant.key;
         const theirs = async () => (await get(`/api/v1/bots/${other.bots[0]}/documents/${other.document}`, other.tenant.key)).body.document;
         const before = { document: await theirs(), size: (await get(`/api/v1/bots/${other.bots[0]}`, other.tenant.key)).body.bot.knowledgeBaseSize };
-        expectError(await t.http().post(`/api/v1/bots/${other.bots[0]}/documents`).set('X-API-Key', key).send({ title: 'Planted', content: 'Planted text' }), 404, 'NOT_FOUND');
+        expectError(
+          await t.http().post(`/api/v1/bots/${other.bots[0]}/documents`).set('X-API-Key', key).send({ title: 'Planted', content: 'Planted text' }),
+          404,
+          'NOT_FOUND',
+        );
         for (const bot of [other.bots[0], me.bots[0]]) {
-          expectError(await t.http().patch(`/api/v1/bots/${bot}/documents/${other.document}`).set('X-API-Key', key).send({ title: 'Hijacked' }), 404, 'NOT_FOUND');
+          expectError(
+            await t.http().patch(`/api/v1/bots/${bot}/documents/${other.document}`).set('X-API-Key', key).send({ title: 'Hijacked' }),
+            404,
+            'NOT_FOUND',
+          );
           expectError(await t.http().delete(`/api/v1/bots/${bot}/documents/${other.document}`).set('X-API-Key', key), 404, 'NOT_FOUND');
         }
         expect({ document: await theirs(), size: (await get(`/api/v1/bots/${other.bots[0]}`, other.tenant.key)).body.bot.knowledgeBaseSize }).toEqual(before);
@@ -208,15 +224,22 @@ describe('Tenant isolation', () => {
         ];
         for (const [theirs, absent] of pairs) {
           const [a, b] = [await get(theirs), await get(absent)];
-          expect({ status: a.status, error: { ...a.body.error, requestId: undefined } }).toEqual({ status: b.status, error: { ...b.body.error, requestId: undefined } });
+          expect({ status: a.status, error: { ...a.body.error, requestId: undefined } }).toEqual({
+            status: b.status,
+            error: { ...b.body.error, requestId: undefined },
+          });
         }
       });
     });
 
     describe('POST /api/v1/leads with botId of the other tenant', () => {
       it('is 400 VALIDATION_ERROR with a detail on botId, exactly like a bot that does not exist, and creates nothing', async () => {
-        const before = { mine: await t.prisma.lead.count({ where: { tenantId: me.tenant.id } }), theirs: await t.prisma.lead.count({ where: { tenantId: other.tenant.id } }) };
-        const post = (botId: string) => t.http().post('/api/v1/leads').set('X-API-Key', me.tenant.key).send({ name: 'Cross Lead', email: 'cross@example.com', botId });
+        const before = {
+          mine: await t.prisma.lead.count({ where: { tenantId: me.tenant.id } }),
+          theirs: await t.prisma.lead.count({ where: { tenantId: other.tenant.id } }),
+        };
+        const post = (botId: string) =>
+          t.http().post('/api/v1/leads').set('X-API-Key', me.tenant.key).send({ name: 'Cross Lead', email: 'cross@example.com', botId });
 
         const theirs = await post(other.bots[0]);
         expect({ status: theirs.status, body: theirs.body }).toEqual({
@@ -232,9 +255,15 @@ describe('Tenant isolation', () => {
           },
         });
         const absent = await post(randomUUID());
-        expect({ status: absent.status, error: { ...absent.body.error, requestId: undefined } }).toEqual({ status: 400, error: { ...theirs.body.error, requestId: undefined } });
+        expect({ status: absent.status, error: { ...absent.body.error, requestId: undefined } }).toEqual({
+          status: 400,
+          error: { ...theirs.body.error, requestId: undefined },
+        });
 
-        expect({ mine: await t.prisma.lead.count({ where: { tenantId: me.tenant.id } }), theirs: await t.prisma.lead.count({ where: { tenantId: other.tenant.id } }) }).toEqual(before);
+        expect({
+          mine: await t.prisma.lead.count({ where: { tenantId: me.tenant.id } }),
+          theirs: await t.prisma.lead.count({ where: { tenantId: other.tenant.id } }),
+        }).toEqual(before);
       });
     });
 
@@ -244,13 +273,21 @@ describe('Tenant isolation', () => {
 
       it("PATCH .../bots/<other's bot> is 404 and leaves the bot as it was", async () => {
         const before = await otherBot();
-        expectError(await admin().patch(`/admin/v1/tenants/${me.tenant.id}/bots/${other.bots[0]}`).send({ name: 'Hijacked', isActive: false }), 404, 'NOT_FOUND');
+        expectError(
+          await admin().patch(`/admin/v1/tenants/${me.tenant.id}/bots/${other.bots[0]}`).send({ name: 'Hijacked', isActive: false }),
+          404,
+          'NOT_FOUND',
+        );
         expect(await otherBot()).toEqual(before);
       });
 
       it("POST .../bots/<other's bot>/documents is 404 and adds nothing to its knowledge base", async () => {
         const before = await otherBot();
-        expectError(await admin().post(`/admin/v1/tenants/${me.tenant.id}/bots/${other.bots[0]}/documents`).send({ title: 'Planted', content: 'Planted text' }), 404, 'NOT_FOUND');
+        expectError(
+          await admin().post(`/admin/v1/tenants/${me.tenant.id}/bots/${other.bots[0]}/documents`).send({ title: 'Planted', content: 'Planted text' }),
+          404,
+          'NOT_FOUND',
+        );
         expect(await otherBot()).toEqual(before);
         expect(await t.prisma.knowledgeDocument.findMany({ where: { botId: other.bots[0] }, select: { id: true } })).toEqual([{ id: other.document }]);
       });
@@ -286,7 +323,9 @@ describe('Tenant isolation', () => {
         expect(mine.body.events.filter((event: { targetId: string }) => theirIds.has(event.targetId))).toEqual([]);
         const theirs = await admin().get(`/admin/v1/tenants/${other.tenant.id}/audit-log?limit=100`);
         expect(theirs.status).toBe(200);
-        expect(theirs.body.events.map((event: { action: string }) => event.action).filter((action: string) => /deleted|deactivated|renamed|updated/.test(action))).toEqual([]);
+        expect(
+          theirs.body.events.map((event: { action: string }) => event.action).filter((action: string) => /deleted|deactivated|renamed|updated/.test(action)),
+        ).toEqual([]);
       });
     });
   });
@@ -311,13 +350,43 @@ async function buildUserWorld(t: TestApp, label: string): Promise<UserWorld> {
   // Secret keys need Pro or higher.
   await t.admin().patch(`/admin/v1/tenants/${owner.tenantId}`).send({ plan: 'business' }).expect(200);
   const as = asUser(t, owner.cookie, owner.tenantId);
-  const bot = (await as.post('/api/v1/bots').send({ name: `${label} User Bot` }).expect(201)).body.bot.id as string;
-  const created = (await as.post('/api/v1/api-keys').send({ name: `${label} key`, scopes: ['bots:read', 'leads:read'] }).expect(201)).body;
-  const invitation = (await as.post('/api/v1/invitations').send({ email: newEmail(`invited-${label}`), role: 'viewer' }).expect(201)).body.invitation.id as string;
+  const bot = (
+    await as
+      .post('/api/v1/bots')
+      .send({ name: `${label} User Bot` })
+      .expect(201)
+  ).body.bot.id as string;
+  const created = (
+    await as
+      .post('/api/v1/api-keys')
+      .send({ name: `${label} key`, scopes: ['bots:read', 'leads:read'] })
+      .expect(201)
+  ).body;
+  const invitation = (
+    await as
+      .post('/api/v1/invitations')
+      .send({ email: newEmail(`invited-${label}`), role: 'viewer' })
+      .expect(201)
+  ).body.invitation.id as string;
   const agent = await addMember(t, owner, 'agent');
-  const document = (await as.post(`/api/v1/bots/${bot}/documents`).send({ title: `${label} Handbook`, content: `${label} private knowledge.` }).expect(201)).body.document.id as string;
-  const lead = (await as.post('/api/v1/leads').send({ name: `${label} User Lead`, email: newEmail(`lead-${label}`) }).expect(201)).body.lead.id as string;
-  const webhook = (await as.post('/api/v1/webhooks').send({ url: 'https://hooks.example.com/in', events: ['*'] }).expect(201)).body.webhook.id as string;
+  const document = (
+    await as
+      .post(`/api/v1/bots/${bot}/documents`)
+      .send({ title: `${label} Handbook`, content: `${label} private knowledge.` })
+      .expect(201)
+  ).body.document.id as string;
+  const lead = (
+    await as
+      .post('/api/v1/leads')
+      .send({ name: `${label} User Lead`, email: newEmail(`lead-${label}`) })
+      .expect(201)
+  ).body.lead.id as string;
+  const webhook = (
+    await as
+      .post('/api/v1/webhooks')
+      .send({ url: 'https://hooks.example.com/in', events: ['*'] })
+      .expect(201)
+  ).body.webhook.id as string;
   const conversation = (await recordConversation(t, owner.tenantId, bot)).id;
   return { owner, agent, bot, document, lead, conversation, webhook, keyId: created.apiKey.id, key: created.key, invitation };
 }
@@ -380,7 +449,8 @@ describe('Tenant isolation for signed-in users', () => {
     });
 
     it('lists only my API keys, members, invitations, bots, leads, webhooks and audit events', async () => {
-      const list = async (path: string, field: string) => ((await as.get(path).expect(200)).body[field] as { id?: string; userId?: string }[]).map((row) => row.id ?? row.userId).sort();
+      const list = async (path: string, field: string) =>
+        ((await as.get(path).expect(200)).body[field] as { id?: string; userId?: string }[]).map((row) => row.id ?? row.userId).sort();
       expect(await list('/api/v1/api-keys', 'apiKeys')).toEqual([me.keyId]);
       expect(await list('/api/v1/members', 'members')).toEqual([me.owner.id, me.agent.id].sort());
       expect(await list('/api/v1/invitations', 'invitations')).not.toContain(other.invitation);
@@ -390,7 +460,17 @@ describe('Tenant isolation for signed-in users', () => {
       expect(await list(`/api/v1/bots/${me.bot}/documents`, 'documents')).toEqual([me.document]);
       const events = (await as.get('/api/v1/audit-log?limit=100').expect(200)).body.events as { actor: string; targetId: string }[];
       expect(events.length).toBeGreaterThan(5);
-      const theirs = new Set([other.owner.tenantId, other.bot, other.document, other.lead, other.webhook, other.keyId, other.invitation, other.agent.id, other.owner.id]);
+      const theirs = new Set([
+        other.owner.tenantId,
+        other.bot,
+        other.document,
+        other.lead,
+        other.webhook,
+        other.keyId,
+        other.invitation,
+        other.agent.id,
+        other.owner.id,
+      ]);
       expect(events.filter((event) => theirs.has(event.targetId) || event.actor === `user:${other.owner.id}`)).toEqual([]);
       const byTheirOwner = await as.get(`/api/v1/audit-log?actor=user:${other.owner.id}`).expect(200);
       expect(byTheirOwner.body).toEqual({ events: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } });
@@ -425,7 +505,11 @@ describe('Tenant isolation for signed-in users', () => {
       ];
       for (const [route, send, theirId] of pairs) {
         const [theirs, absent] = [await send(theirId), await send(missing)];
-        expect({ route, status: theirs.status, error: { ...theirs.body.error, requestId: undefined } }).toEqual({ route, status: 404, error: { ...absent.body.error, requestId: undefined } });
+        expect({ route, status: theirs.status, error: { ...theirs.body.error, requestId: undefined } }).toEqual({
+          route,
+          status: 404,
+          error: { ...absent.body.error, requestId: undefined },
+        });
         expect(theirs.body.error?.code).toBe('NOT_FOUND');
       }
       expect(await stateOf(other.owner.tenantId)).toEqual(before);

@@ -17,7 +17,12 @@ describe('Knowledge base: passages, search in the bot language, retrieval qualit
     tenant = await createTenant(t, { plan: 'enterprise' });
     publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
     // One visitor asks the 30 questions of the corpus.
-    await t.http().patch('/api/v1/settings').set('X-API-Key', tenant.key).send({ visitorMessageLimit: { messages: 1000 } }).expect(200);
+    await t
+      .http()
+      .patch('/api/v1/settings')
+      .set('X-API-Key', tenant.key)
+      .send({ visitorMessageLimit: { messages: 1000 } })
+      .expect(200);
   });
   afterAll(() => t.close());
 
@@ -30,10 +35,19 @@ describe('Knowledge base: passages, search in the bot language, retrieval qualit
     let conversation = conversations.get(botId);
     if (!conversation) {
       const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId }).expect(201)).body.visitorToken as string;
-      const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id as string;
+      const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body
+        .conversation.id as string;
       conversations.set(botId, (conversation = { token, id }));
     }
-    return (await t.http().post(`/api/v1/widget/conversations/${conversation.id}/messages`).set('X-API-Key', key).set('X-Visitor-Token', conversation.token).send({ content: question }).expect(201)).body.reply;
+    return (
+      await t
+        .http()
+        .post(`/api/v1/widget/conversations/${conversation.id}/messages`)
+        .set('X-API-Key', key)
+        .set('X-Visitor-Token', conversation.token)
+        .send({ content: question })
+        .expect(201)
+    ).body.reply;
   };
 
   it('splits a document into passages in order, paragraphs kept whole and merged up to ~800 characters, long ones cut between sentences', async () => {
@@ -47,7 +61,12 @@ describe('Knowledge base: passages, search in the bot language, retrieval qualit
     expect(chunks.every((chunk) => chunk.content.length <= 800)).toBe(true);
     expect(chunks.length).toBeGreaterThanOrEqual(4);
     // Nothing dropped, nothing repeated.
-    expect(chunks.map((chunk) => chunk.content).join(' ').replace(/\s+/g, ' ')).toBe(content.replace(/\s+/g, ' '));
+    expect(
+      chunks
+        .map((chunk) => chunk.content)
+        .join(' ')
+        .replace(/\s+/g, ' '),
+    ).toBe(content.replace(/\s+/g, ' '));
   });
 
   it("matches the bot's language: a German bot finds an inflected form, a bot of an unknown language matches words as written", async () => {
@@ -117,7 +136,12 @@ describe('Knowledge answers: synonyms, the most specific word, deterministic tie
     t = await createTestApp();
     tenant = await createTenant(t, { plan: 'enterprise' });
     publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
-    await t.http().patch('/api/v1/settings').set('X-API-Key', tenant.key).send({ visitorMessageLimit: { messages: 1000 } }).expect(200);
+    await t
+      .http()
+      .patch('/api/v1/settings')
+      .set('X-API-Key', tenant.key)
+      .send({ visitorMessageLimit: { messages: 1000 } })
+      .expect(200);
   });
   afterAll(() => t.close());
 
@@ -125,8 +149,17 @@ describe('Knowledge answers: synonyms, the most specific word, deterministic tie
     (await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({ title, content }).expect(201)).body.document.id;
   const ask = async (botId: string, question: string): Promise<Reply> => {
     const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', publicKey).send({ botId }).expect(201)).body.visitorToken as string;
-    const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id as string;
-    return (await t.http().post(`/api/v1/widget/conversations/${id}/messages`).set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({ content: question }).expect(201)).body.reply;
+    const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body
+      .conversation.id as string;
+    return (
+      await t
+        .http()
+        .post(`/api/v1/widget/conversations/${id}/messages`)
+        .set('X-API-Key', publicKey)
+        .set('X-Visitor-Token', token)
+        .send({ content: question })
+        .expect(201)
+    ).body.reply;
   };
 
   it("finds a passage by an English synonym from WordNet (bill -> invoice), the visitor's own word ranking first", async () => {
@@ -148,7 +181,12 @@ describe('Knowledge answers: synonyms, the most specific word, deterministic tie
     await addDocument(bot, 'Hardware', 'Der Arbeitsspeicher sollte mindestens 4 GB groß sein.');
     const reply = await ask(bot, 'Wie viel RAM brauche ich?');
     expect(reply.sources).toEqual([]);
-    await t.http().patch(`/api/v1/bots/${bot}/settings`).set('X-API-Key', tenant.key).send({ synonyms: ['RAM = Arbeitsspeicher, Speicher'] }).expect(200);
+    await t
+      .http()
+      .patch(`/api/v1/bots/${bot}/settings`)
+      .set('X-API-Key', tenant.key)
+      .send({ synonyms: ['RAM = Arbeitsspeicher, Speicher'] })
+      .expect(200);
     expect((await ask(bot, 'Wie viel RAM brauche ich?')).sources.map((s) => s.title)).toEqual(['Hardware']);
   });
 

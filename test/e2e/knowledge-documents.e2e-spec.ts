@@ -23,18 +23,41 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
     other = await createTenant(t, { plan: 'pro' });
     botId = (await createBot(t, tenant.id, { language: 'en' })).id;
     otherBotId = (await createBot(t, other.id)).id;
-    await t.http().patch('/api/v1/settings').set('X-API-Key', tenant.key).send({ visitorMessageLimit: { messages: 1000 } }).expect(200);
+    await t
+      .http()
+      .patch('/api/v1/settings')
+      .set('X-API-Key', tenant.key)
+      .send({ visitorMessageLimit: { messages: 1000 } })
+      .expect(200);
   });
   afterAll(() => t.close());
 
   const base = (bot = botId) => `/api/v1/bots/${bot}/documents`;
-  const create = (body: unknown, key = tenant.key, bot = botId) => t.http().post(base(bot)).set('X-API-Key', key).send(body as object);
-  const patch = (docId: string, body: unknown, key = tenant.key, bot = botId) => t.http().patch(`${base(bot)}/${docId}`).set('X-API-Key', key).send(body as object);
+  const create = (body: unknown, key = tenant.key, bot = botId) =>
+    t
+      .http()
+      .post(base(bot))
+      .set('X-API-Key', key)
+      .send(body as object);
+  const patch = (docId: string, body: unknown, key = tenant.key, bot = botId) =>
+    t
+      .http()
+      .patch(`${base(bot)}/${docId}`)
+      .set('X-API-Key', key)
+      .send(body as object);
   const get = (path: string, key = tenant.key) => t.http().get(path).set('X-API-Key', key);
-  const remove = (docId: string, key = tenant.key, bot = botId) => t.http().delete(`${base(bot)}/${docId}`).set('X-API-Key', key);
+  const remove = (docId: string, key = tenant.key, bot = botId) =>
+    t
+      .http()
+      .delete(`${base(bot)}/${docId}`)
+      .set('X-API-Key', key);
   const knowledgeBaseSize = async (bot = botId, key = tenant.key) => (await get(`/api/v1/bots/${bot}`, key).expect(200)).body.bot.knowledgeBaseSize as number;
   const auditOf = (documentId: string) =>
-    t.prisma.auditEvent.findMany({ where: { targetId: documentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { tenantId: true, actor: true, requestId: true, action: true, targetType: true, data: true } });
+    t.prisma.auditEvent.findMany({
+      where: { targetId: documentId },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: { tenantId: true, actor: true, requestId: true, action: true, targetType: true, data: true },
+    });
 
   describe('POST', () => {
     it('creates a document: 201 with the whole document, the title trimmed, characters counted in code points', async () => {
@@ -112,7 +135,8 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
 
     beforeAll(async () => {
       listBot = (await createBot(t, tenant.id)).id;
-      for (const title of ['First', 'Second', 'Third']) ids.push((await create({ title, content: `The ${title.toLowerCase()} document.` }, tenant.key, listBot).expect(201)).body.document.id);
+      for (const title of ['First', 'Second', 'Third'])
+        ids.push((await create({ title, content: `The ${title.toLowerCase()} document.` }, tenant.key, listBot).expect(201)).body.document.id);
     });
 
     it('lists newest first, without content, paginated with limit and offset', async () => {
@@ -126,7 +150,10 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
         body: { documents: [await summary(ids[2]), await summary(ids[1])], pagination: { total: 3, limit: 2, offset: 0, hasMore: true } },
       });
       const second = await get(`${base(listBot)}?limit=2&offset=2`);
-      expect({ status: second.status, body: second.body }).toEqual({ status: 200, body: { documents: [await summary(ids[0])], pagination: { total: 3, limit: 2, offset: 2, hasMore: false } } });
+      expect({ status: second.status, body: second.body }).toEqual({
+        status: 200,
+        body: { documents: [await summary(ids[0])], pagination: { total: 3, limit: 2, offset: 2, hasMore: false } },
+      });
       const all = await get(base(listBot));
       expect(all.body.pagination).toEqual({ total: 3, limit: 20, offset: 0, hasMore: false });
       expect(Object.keys(all.body.documents[0]).sort()).toEqual(['characters', 'createdAt', 'id', 'title', 'updatedAt']);
@@ -145,12 +172,23 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
       const response = await get(`${base(listBot)}/${ids[0]}`);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
-        body: { document: { id: ids[0], title: 'First', characters: 19, content: 'The first document.', createdAt: expect.stringMatching(ISO_MS), updatedAt: expect.stringMatching(ISO_MS) } },
+        body: {
+          document: {
+            id: ids[0],
+            title: 'First',
+            characters: 19,
+            content: 'The first document.',
+            createdAt: expect.stringMatching(ISO_MS),
+            updatedAt: expect.stringMatching(ISO_MS),
+          },
+        },
       });
     });
 
     it("answers 404 for another tenant's bot or document, another bot's document, unknown and malformed ids", async () => {
-      const theirDoc = (await t.admin().post(`/admin/v1/tenants/${other.id}/bots/${otherBotId}/documents`).send({ title: 'Theirs', content: 'Their text.' }).expect(201)).body.document.id;
+      const theirDoc = (
+        await t.admin().post(`/admin/v1/tenants/${other.id}/bots/${otherBotId}/documents`).send({ title: 'Theirs', content: 'Their text.' }).expect(201)
+      ).body.document.id;
       for (const path of [
         base(otherBotId),
         base(randomUUID()),
@@ -183,7 +221,16 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
       const response = await patch(docId, { title: ' Opening hours ' }).set('X-Request-Id', 'kd-patch-1');
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
-        body: { document: { id: docId, title: 'Opening hours', characters: 16, content: 'We open at nine.', createdAt: created.createdAt, updatedAt: expect.stringMatching(ISO_MS) } },
+        body: {
+          document: {
+            id: docId,
+            title: 'Opening hours',
+            characters: 16,
+            content: 'We open at nine.',
+            createdAt: created.createdAt,
+            updatedAt: expect.stringMatching(ISO_MS),
+          },
+        },
       });
       expect(response.body.document.updatedAt >= created.updatedAt).toBe(true);
       expect((await auditOf(docId)).at(-1)).toEqual({
@@ -199,7 +246,10 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
     it('changes the content: characters follow, the bot keeps its document count', async () => {
       const size = await knowledgeBaseSize();
       const response = await patch(docId, { content: 'We open at ten.' });
-      expect({ status: response.status, document: response.body.document }).toEqual({ status: 200, document: expect.objectContaining({ title: 'Opening hours', content: 'We open at ten.', characters: 15 }) });
+      expect({ status: response.status, document: response.body.document }).toEqual({
+        status: 200,
+        document: expect.objectContaining({ title: 'Opening hours', content: 'We open at ten.', characters: 15 }),
+      });
       expect(await knowledgeBaseSize()).toBe(size);
       expect(JSON.stringify(await auditOf(docId))).not.toContain('We open');
     });
@@ -231,7 +281,9 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
     });
 
     it("answers 404 for another tenant's bot or document, another bot's document, unknown and malformed ids", async () => {
-      const theirDoc = (await t.admin().post(`/admin/v1/tenants/${other.id}/bots/${otherBotId}/documents`).send({ title: 'Theirs', content: 'Their text.' }).expect(201)).body.document.id;
+      const theirDoc = (
+        await t.admin().post(`/admin/v1/tenants/${other.id}/bots/${otherBotId}/documents`).send({ title: 'Theirs', content: 'Their text.' }).expect(201)
+      ).body.document.id;
       const siblingBot = (await createBot(t, tenant.id)).id;
       for (const [bot, doc] of [
         [otherBotId, theirDoc],
@@ -264,7 +316,9 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
     });
 
     it("answers 404 for another tenant's document, another bot's document, unknown and malformed ids, and deletes nothing", async () => {
-      const theirDoc = (await t.admin().post(`/admin/v1/tenants/${other.id}/bots/${otherBotId}/documents`).send({ title: 'Theirs', content: 'Their text.' }).expect(201)).body.document.id;
+      const theirDoc = (
+        await t.admin().post(`/admin/v1/tenants/${other.id}/bots/${otherBotId}/documents`).send({ title: 'Theirs', content: 'Their text.' }).expect(201)
+      ).body.document.id;
       const mine = (await create({ title: 'Mine', content: 'My text.' }).expect(201)).body.document.id;
       const siblingBot = (await createBot(t, tenant.id)).id;
       for (const [bot, doc] of [
@@ -340,18 +394,28 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
     beforeAll(async () => {
       publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
       answerBot = (await createBot(t, tenant.id, { language: 'en' })).id;
-      const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', publicKey).send({ botId: answerBot }).expect(201)).body.visitorToken as string;
-      const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id as string;
+      const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', publicKey).send({ botId: answerBot }).expect(201)).body
+        .visitorToken as string;
+      const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201)).body
+        .conversation.id as string;
       conversation = { token, id };
     });
 
     const ask = async (question: string): Promise<Reply> =>
       (
-        await t.http().post(`/api/v1/widget/conversations/${conversation.id}/messages`).set('X-API-Key', publicKey).set('X-Visitor-Token', conversation.token).send({ content: question }).expect(201)
+        await t
+          .http()
+          .post(`/api/v1/widget/conversations/${conversation.id}/messages`)
+          .set('X-API-Key', publicKey)
+          .set('X-Visitor-Token', conversation.token)
+          .send({ content: question })
+          .expect(201)
       ).body.reply;
 
     it('cites a created document, answers the new content after a PATCH and never the old, and never cites it once deleted', async () => {
-      const created = (await create({ title: 'Parking', content: 'Visitors park free of charge in the Zephyr garage behind the museum.' }, tenant.key, answerBot).expect(201)).body.document;
+      const created = (
+        await create({ title: 'Parking', content: 'Visitors park free of charge in the Zephyr garage behind the museum.' }, tenant.key, answerBot).expect(201)
+      ).body.document;
       const first = await ask('Where is the Zephyr garage?');
       expect(first.sources).toEqual([{ id: created.id, title: 'Parking' }]);
       expect(first.content).toContain('Zephyr garage');

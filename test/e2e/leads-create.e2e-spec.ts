@@ -301,7 +301,9 @@ describe('Leads: create, get and change status', () => {
         const before = await total();
         const response = await post().set('Content-Type', 'application/json').send(raw);
         expect(response.status).toBe(400);
-        expect(response.body.error).toEqual(expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/\S/), status: 400, requestId: response.headers['x-request-id'] }));
+        expect(response.body.error).toEqual(
+          expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/\S/), status: 400, requestId: response.headers['x-request-id'] }),
+        );
         expect(await total()).toBe(before);
       });
 
@@ -317,7 +319,9 @@ describe('Leads: create, get and change status', () => {
         const before = await total();
         const response = await post().set('Content-Type', 'application/json').send(raw);
         expect(response.status).toBe(400);
-        expect(response.body.error).toEqual(expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/\S/), status: 400, requestId: response.headers['x-request-id'] }));
+        expect(response.body.error).toEqual(
+          expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/\S/), status: 400, requestId: response.headers['x-request-id'] }),
+        );
         expect(await total()).toBe(before);
       });
 
@@ -331,7 +335,15 @@ describe('Leads: create, get and change status', () => {
           const response = await post().set('Content-Type', 'application/json').send(raw);
           expect({ raw, body: response.body }).toEqual({
             raw,
-            body: { error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/\S/), status: 400, requestId: response.headers['x-request-id'], details: [{ field: 'body', message: detail }] } },
+            body: {
+              error: {
+                code: 'VALIDATION_ERROR',
+                message: expect.stringMatching(/\S/),
+                status: 400,
+                requestId: response.headers['x-request-id'],
+                details: [{ field: 'body', message: detail }],
+              },
+            },
           });
         }
       });
@@ -372,7 +384,9 @@ describe('Leads: create, get and change status', () => {
 
   describe('GET /api/v1/leads/:id', () => {
     it('answers { lead } equal to what POST answered', async () => {
-      const created = await post().send(valid({ phone: '555', company: 'Co', message: 'Hi', botId: bot.id, tags: ['a'] })).expect(201);
+      const created = await post()
+        .send(valid({ phone: '555', company: 'Co', message: 'Hi', botId: bot.id, tags: ['a'] }))
+        .expect(201);
       const response = await getLead(created.body.lead.id).expect(200);
       expect(response.body).toEqual(created.body);
     });

@@ -22,10 +22,21 @@ const readTags = (value: string) => (value === '' ? [] : (parse(value, { delimit
 
 /** Strict RFC 4180, and any line break outside quotes ends a record (as Python's csv and spreadsheets read it). */
 const strictRecords = (csv: string) =>
-  parse(csv, { columns: true, bom: false, relax_quotes: false, relax_column_count: false, skip_empty_lines: false, record_delimiter: ['\r\n', '\n', '\r'] }) as Record<string, string>[];
+  parse(csv, {
+    columns: true,
+    bom: false,
+    relax_quotes: false,
+    relax_column_count: false,
+    skip_empty_lines: false,
+    record_delimiter: ['\r\n', '\n', '\r'],
+  }) as Record<string, string>[];
 
 /** Every piece of the file a spreadsheet splitting on `;` or `,` (or a line break) could read as a cell, spaces and an opening quote removed. */
-const piecesStartingAFormula = (csv: string) => csv.split(/[;,\r\n]/).map((piece) => piece.replace(/^ *"?/, '')).filter((piece) => /^[=+\-@\t\r]/.test(piece));
+const piecesStartingAFormula = (csv: string) =>
+  csv
+    .split(/[;,\r\n]/)
+    .map((piece) => piece.replace(/^ *"?/, ''))
+    .filter((piece) => /^[=+\-@\t\r]/.test(piece));
 
 describe('Leads: GET /api/v1/leads/export', () => {
   let t: TestApp;
@@ -39,12 +50,18 @@ describe('Leads: GET /api/v1/leads/export', () => {
   });
   afterAll(() => t.close());
 
-  const exportCsv = (query = '', key = tenant.key) => t.http().get(`/api/v1/leads/export${query}`).set('X-API-Key', key).buffer(true).parse((res, done) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => (text += chunk));
-    res.on('end', () => done(null, text));
-  });
+  const exportCsv = (query = '', key = tenant.key) =>
+    t
+      .http()
+      .get(`/api/v1/leads/export${query}`)
+      .set('X-API-Key', key)
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => done(null, text));
+      });
   const records = (csv: string) => parse(csv, { columns: true, bom: false }) as Record<string, string>[];
   const list = async (query: string, key = tenant.key) => {
     const leads: Lead[] = [];
@@ -54,7 +71,8 @@ describe('Leads: GET /api/v1/leads/export', () => {
       if (!page.pagination.hasMore) return leads;
     }
   };
-  const importLeads = async (leads: object[], key = tenant.key) => (await t.http().post('/api/v1/leads/import').set('X-API-Key', key).send({ leads }).expect(201)).body.leads as Lead[];
+  const importLeads = async (leads: object[], key = tenant.key) =>
+    (await t.http().post('/api/v1/leads/import').set('X-API-Key', key).send({ leads }).expect(201)).body.leads as Lead[];
 
   it('streams every lead, newest first, as CSV equal to the list, with a header row of the Lead fields', async () => {
     await importLeads([
@@ -119,7 +137,13 @@ describe('Leads: GET /api/v1/leads/export', () => {
       mine.key,
     );
     const from = (await list('', mine.key))[10].createdAt as string;
-    for (const query of [`?botId=${bot}`, '?search=searchable', `?from=${encodeURIComponent(from)}`, `?to=${encodeURIComponent(from)}`, `?botId=${bot}&search=searchable`]) {
+    for (const query of [
+      `?botId=${bot}`,
+      '?search=searchable',
+      `?from=${encodeURIComponent(from)}`,
+      `?to=${encodeURIComponent(from)}`,
+      `?botId=${bot}&search=searchable`,
+    ]) {
       const exported = records((await exportCsv(query, mine.key).expect(200)).body);
       expect(exported).toEqual((await list(`&${query.slice(1)}`, mine.key)).map(asCsvRecord));
     }
@@ -128,7 +152,10 @@ describe('Leads: GET /api/v1/leads/export', () => {
   it('writes each of more leads than one read holds exactly once, in order', async () => {
     const many = await createTenant(t, { plan: 'enterprise' });
     for (let batch = 0; batch < 3; batch++) {
-      await importLeads(Array.from({ length: 900 }, (_, i) => ({ name: `Lead ${batch}-${i}`, email: `l${batch}-${i}@example.com` })), many.key);
+      await importLeads(
+        Array.from({ length: 900 }, (_, i) => ({ name: `Lead ${batch}-${i}`, email: `l${batch}-${i}@example.com` })),
+        many.key,
+      );
     }
     const exported = records((await exportCsv('', many.key).expect(200)).body);
     expect(exported).toHaveLength(2_700);

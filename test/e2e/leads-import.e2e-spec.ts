@@ -20,10 +20,16 @@ describe('Leads: POST /api/v1/leads/import', () => {
   });
   afterAll(() => t.close());
 
-  const importLeads = (body: unknown, key = tenant.key) => t.http().post('/api/v1/leads/import').set('X-API-Key', key).send(body as object);
+  const importLeads = (body: unknown, key = tenant.key) =>
+    t
+      .http()
+      .post('/api/v1/leads/import')
+      .set('X-API-Key', key)
+      .send(body as object);
   const entries = (count: number, extra: Record<string, unknown> = {}) =>
     Array.from({ length: count }, (_, i) => ({ name: `Imported ${i}`, email: `imported-${i}-${randomUUID().slice(0, 8)}@example.com`, ...extra }));
-  const totalLeads = async (query = '') => (await t.http().get(`/api/v1/leads?limit=1${query}`).set('X-API-Key', tenant.key).expect(200)).body.pagination.total as number;
+  const totalLeads = async (query = '') =>
+    (await t.http().get(`/api/v1/leads?limit=1${query}`).set('X-API-Key', tenant.key).expect(200)).body.pagination.total as number;
 
   it('creates the leads in the order sent, with source import, and lists, counts and finds them', async () => {
     const before = await totalLeads();
@@ -37,15 +43,29 @@ describe('Leads: POST /api/v1/leads/import', () => {
     expect(response.body.imported).toBe(5);
     expect(response.body.leads).toHaveLength(5);
     expect(response.body.leads[0]).toEqual({
-      id: expect.stringMatching(UUID), name: 'Zed Quux-Import', email: 'zed@example.com', phone: '+1 555', company: 'Acme', message: 'from the old CRM',
-      botId, conversationId: null, source: 'import', status: 'new', tags: ['a', 'b'], createdAt: expect.stringMatching(ISO_MS), updatedAt: expect.stringMatching(ISO_MS),
+      id: expect.stringMatching(UUID),
+      name: 'Zed Quux-Import',
+      email: 'zed@example.com',
+      phone: '+1 555',
+      company: 'Acme',
+      message: 'from the old CRM',
+      botId,
+      conversationId: null,
+      source: 'import',
+      status: 'new',
+      tags: ['a', 'b'],
+      createdAt: expect.stringMatching(ISO_MS),
+      updatedAt: expect.stringMatching(ISO_MS),
     });
     expect(response.body.leads[1]).toMatchObject({ name: 'Second', botId: null, tags: [], phone: null, source: 'import' });
     expect(response.body.leads.slice(2).map((lead: Lead) => lead.name)).toEqual(sent.slice(2).map((lead) => lead.name));
-    for (const lead of response.body.leads) expect((await t.http().get(`/api/v1/leads/${lead.id}`).set('X-API-Key', tenant.key).expect(200)).body.lead).toEqual(lead);
+    for (const lead of response.body.leads)
+      expect((await t.http().get(`/api/v1/leads/${lead.id}`).set('X-API-Key', tenant.key).expect(200)).body.lead).toEqual(lead);
     expect(await totalLeads()).toBe(before + 5);
     expect(await totalLeads(`&botId=${botId}`)).toBe(beforeBot + 1);
-    expect((await t.http().get('/api/v1/leads?search=quux-import').set('X-API-Key', tenant.key).expect(200)).body.leads.map((lead: Lead) => lead.id)).toEqual([response.body.leads[0].id]);
+    expect((await t.http().get('/api/v1/leads?search=quux-import').set('X-API-Key', tenant.key).expect(200)).body.leads.map((lead: Lead) => lead.id)).toEqual([
+      response.body.leads[0].id,
+    ]);
   });
 
   it('imports 1,000 leads in one request (a body over 64 KiB)', async () => {
@@ -120,10 +140,24 @@ describe('Leads: POST /api/v1/leads/import', () => {
 
   it('sends one lead.created event per imported lead, committed with the leads', async () => {
     const listener = await createTenant(t, { plan: 'enterprise' });
-    await t.http().post('/api/v1/webhooks').set('X-API-Key', listener.key).send({ url: 'https://hooks.example.com/in', events: ['lead.created'] }).expect(201);
-    const imported = (await t.http().post('/api/v1/leads/import').set('X-API-Key', listener.key).send({ leads: entries(25) }).expect(201)).body.leads as Lead[];
+    await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', listener.key)
+      .send({ url: 'https://hooks.example.com/in', events: ['lead.created'] })
+      .expect(201);
+    const imported = (
+      await t
+        .http()
+        .post('/api/v1/leads/import')
+        .set('X-API-Key', listener.key)
+        .send({ leads: entries(25) })
+        .expect(201)
+    ).body.leads as Lead[];
     const events = await t.prisma.webhookEvent.findMany({ where: { tenantId: listener.id, type: 'lead.created' }, include: { deliveries: true } });
-    expect(events.map((event) => (event.data as { object: Lead }).object).sort((a, b) => a.id.localeCompare(b.id))).toEqual([...imported].sort((a, b) => a.id.localeCompare(b.id)));
+    expect(events.map((event) => (event.data as { object: Lead }).object).sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      [...imported].sort((a, b) => a.id.localeCompare(b.id)),
+    );
     for (const event of events) expect(event.deliveries).toHaveLength(1);
   });
 

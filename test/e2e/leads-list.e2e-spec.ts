@@ -17,7 +17,10 @@ describe('GET /api/v1/leads', () => {
 
   const list = (key: string, query: Record<string, string> | string = {}) => {
     const search = typeof query === 'string' ? query : new URLSearchParams(query).toString();
-    return t.http().get(`/api/v1/leads${search ? `?${search}` : ''}`).set('X-API-Key', key);
+    return t
+      .http()
+      .get(`/api/v1/leads${search ? `?${search}` : ''}`)
+      .set('X-API-Key', key);
   };
 
   /** Pins a lead's timestamps so that ordering and date windows are exact. */
@@ -26,7 +29,12 @@ describe('GET /api/v1/leads', () => {
   };
 
   const expectValidationError = (response: Response, fields: string[]) =>
-    expectError(response, 400, 'VALIDATION_ERROR', fields.map((field) => ({ field, message: expect.stringMatching(/\S/) })));
+    expectError(
+      response,
+      400,
+      'VALIDATION_ERROR',
+      fields.map((field) => ({ field, message: expect.stringMatching(/\S/) })),
+    );
 
   const ids = (response: Response) => (response.body.leads as Lead[]).map((lead) => lead.id);
 
@@ -156,7 +164,10 @@ describe('GET /api/v1/leads', () => {
         data: { createdAt: new Date('2026-02-02T02:02:02.222Z'), updatedAt: new Date('2026-02-02T02:02:02.222Z') },
       });
       const response = await list(tie.key).expect(200);
-      const byIdDesc = leads.map((lead) => lead.id).sort().reverse();
+      const byIdDesc = leads
+        .map((lead) => lead.id)
+        .sort()
+        .reverse();
       expect(ids(response)).toEqual(byIdDesc);
       expect(response.body.leads.every((lead: Lead) => lead.createdAt === '2026-02-02T02:02:02.222Z')).toBe(true);
     });
@@ -399,11 +410,20 @@ describe('GET /api/v1/leads', () => {
       const base = Date.parse('2026-01-01T00:00:00.000Z');
       await t.prisma.lead.createMany({
         data: Array.from({ length: DEFERRED_JOIN_OFFSET + 60 }, (_, i) => ({
-          tenantId: tenant.id, botId: i % 10 ? bot : null, name: `Deep ${i}`, email: `deep${i}@example.com`, source: 'api' as const, tags: [],
+          tenantId: tenant.id,
+          botId: i % 10 ? bot : null,
+          name: `Deep ${i}`,
+          email: `deep${i}@example.com`,
+          source: 'api' as const,
+          tags: [],
           createdAt: new Date(base + Math.floor(i / 40) * 1000),
         })),
       });
-      expected = await t.prisma.lead.findMany({ where: { tenantId: tenant.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { id: true, botId: true } });
+      expected = await t.prisma.lead.findMany({
+        where: { tenantId: tenant.id },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        select: { id: true, botId: true },
+      });
     });
 
     it.each([
@@ -413,7 +433,9 @@ describe('GET /api/v1/leads', () => {
     ])('answers offset %p limit %p in order, with whole leads and the total', async (offset, limit) => {
       const response = await list(tenant.key, { offset: String(offset), limit: String(limit) }).expect(200);
       expect(ids(response)).toEqual(expected.slice(offset, offset + limit).map((lead) => lead.id));
-      expect(response.body.leads[0]).toEqual(expect.objectContaining({ name: expect.stringMatching(/^Deep \d+$/), email: expect.any(String), status: 'new', tags: [] }));
+      expect(response.body.leads[0]).toEqual(
+        expect.objectContaining({ name: expect.stringMatching(/^Deep \d+$/), email: expect.any(String), status: 'new', tags: [] }),
+      );
       expect(response.body.pagination).toEqual({ total: expected.length, limit, offset, hasMore: offset + limit < expected.length });
     });
 
@@ -423,7 +445,12 @@ describe('GET /api/v1/leads', () => {
       const byBot = await list(tenant.key, { botId: bot, offset: String(DEFERRED_JOIN_OFFSET), limit: '10' }).expect(200);
       expect(ids(byBot)).toEqual(ofBot.slice(DEFERRED_JOIN_OFFSET).map((lead) => lead.id));
       expect(byBot.body.pagination).toEqual({ total: ofBot.length, limit: 10, offset: DEFERRED_JOIN_OFFSET, hasMore: false });
-      const byDates = await list(tenant.key, { from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T00:00:13.000Z', offset: String(DEFERRED_JOIN_OFFSET + 20), limit: '10' }).expect(200);
+      const byDates = await list(tenant.key, {
+        from: '2026-01-01T00:00:00.000Z',
+        to: '2026-01-01T00:00:13.000Z',
+        offset: String(DEFERRED_JOIN_OFFSET + 20),
+        limit: '10',
+      }).expect(200);
       // Seconds 0..13 hold leads 0..559; newest first, so the window is the whole list.
       expect(ids(byDates)).toEqual(expected.slice(DEFERRED_JOIN_OFFSET + 20, DEFERRED_JOIN_OFFSET + 30).map((lead) => lead.id));
       const bySearch = await list(tenant.key, { search: 'deep', offset: String(DEFERRED_JOIN_OFFSET + 55), limit: '10' }).expect(200);

@@ -16,12 +16,31 @@ describe('Leads: PATCH of every field', () => {
     other = await createTenant(t, { plan: 'enterprise' });
     botId = (await createBot(t, tenant.id)).id;
     // An endpoint listening to lead.updated, so that the outbox shows the events (the worker is off in tests).
-    await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: 'https://hooks.example.com/in', events: ['lead.updated'] }).expect(201);
+    await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', tenant.key)
+      .send({ url: 'https://hooks.example.com/in', events: ['lead.updated'] })
+      .expect(201);
   });
   afterAll(() => t.close());
 
-  const patch = (id: string, body: unknown, key = tenant.key) => t.http().patch(`/api/v1/leads/${id}`).set('X-API-Key', key).send(body as object);
-  const fullLead = () => createLead(t, tenant.key, { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+44 20 7946 0000', company: 'Engines Ltd', message: 'Call me', tags: ['vip', 'uk'], botId }) as Promise<Lead>;
+  const patch = (id: string, body: unknown, key = tenant.key) =>
+    t
+      .http()
+      .patch(`/api/v1/leads/${id}`)
+      .set('X-API-Key', key)
+      .send(body as object);
+  const fullLead = () =>
+    createLead(t, tenant.key, {
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      phone: '+44 20 7946 0000',
+      company: 'Engines Ltd',
+      message: 'Call me',
+      tags: ['vip', 'uk'],
+      botId,
+    }) as Promise<Lead>;
   const updatesOf = async (leadId: string) =>
     (await t.prisma.webhookEvent.findMany({ where: { tenantId: tenant.id, type: 'lead.updated' }, orderBy: { createdAt: 'asc' } }))
       .map((event) => event.data as { object: Lead; previousAttributes: Record<string, unknown> })
@@ -29,16 +48,43 @@ describe('Leads: PATCH of every field', () => {
 
   it('changes every field at once, moves updatedAt and sends lead.updated with the previous values', async () => {
     const lead = await fullLead();
-    const body = { name: ' Ada King ', email: 'ada.king@example.com', phone: '+44 1', company: 'Analytical', message: 'Later', tags: [' new ', 'list'], status: 'contacted' };
+    const body = {
+      name: ' Ada King ',
+      email: 'ada.king@example.com',
+      phone: '+44 1',
+      company: 'Analytical',
+      message: 'Later',
+      tags: [' new ', 'list'],
+      status: 'contacted',
+    };
     const response = await patch(lead.id, body).expect(200);
-    const expected = { ...lead, name: 'Ada King', email: 'ada.king@example.com', phone: '+44 1', company: 'Analytical', message: 'Later', tags: ['new', 'list'], status: 'contacted', updatedAt: expect.stringMatching(ISO_MS) };
+    const expected = {
+      ...lead,
+      name: 'Ada King',
+      email: 'ada.king@example.com',
+      phone: '+44 1',
+      company: 'Analytical',
+      message: 'Later',
+      tags: ['new', 'list'],
+      status: 'contacted',
+      updatedAt: expect.stringMatching(ISO_MS),
+    };
     expect(response.body).toEqual({ lead: expected });
     expect(Date.parse(response.body.lead.updatedAt)).toBeGreaterThan(Date.parse(lead.updatedAt));
     expect((await t.http().get(`/api/v1/leads/${lead.id}`).set('X-API-Key', tenant.key).expect(200)).body.lead).toEqual(response.body.lead);
     expect(await updatesOf(lead.id)).toEqual([
       {
         object: response.body.lead,
-        previousAttributes: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+44 20 7946 0000', company: 'Engines Ltd', message: 'Call me', tags: ['vip', 'uk'], status: 'new', updatedAt: lead.updatedAt },
+        previousAttributes: {
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          phone: '+44 20 7946 0000',
+          company: 'Engines Ltd',
+          message: 'Call me',
+          tags: ['vip', 'uk'],
+          status: 'new',
+          updatedAt: lead.updatedAt,
+        },
       },
     ]);
   });
@@ -63,7 +109,13 @@ describe('Leads: PATCH of every field', () => {
 
   it('changes nothing, keeps updatedAt and sends no event when every value is the current one', async () => {
     const lead = await fullLead();
-    const response = await patch(lead.id, { name: 'Ada Lovelace', email: ' ada@example.com ', tags: ['vip', 'uk'], status: 'new', company: 'Engines Ltd' }).expect(200);
+    const response = await patch(lead.id, {
+      name: 'Ada Lovelace',
+      email: ' ada@example.com ',
+      tags: ['vip', 'uk'],
+      status: 'new',
+      company: 'Engines Ltd',
+    }).expect(200);
     expect(response.body).toEqual({ lead });
     expect(await updatesOf(lead.id)).toEqual([]);
   });
@@ -77,7 +129,8 @@ describe('Leads: PATCH of every field', () => {
   it('finds the lead by its new name and no longer by its old one', async () => {
     const lead = await fullLead();
     await patch(lead.id, { name: 'Grace Zyxwvutsr' }).expect(200);
-    const search = async (term: string) => (await t.http().get(`/api/v1/leads?search=${term}`).set('X-API-Key', tenant.key).expect(200)).body.leads.map((l: Lead) => l.id);
+    const search = async (term: string) =>
+      (await t.http().get(`/api/v1/leads?search=${term}`).set('X-API-Key', tenant.key).expect(200)).body.leads.map((l: Lead) => l.id);
     expect(await search('zyxwvutsr')).toEqual([lead.id]);
     expect(await search('lovelace')).not.toContain(lead.id);
   });
@@ -115,7 +168,10 @@ describe('Leads: PATCH of every field', () => {
   it("applies two concurrent updates of different fields both (one after the other, each on the other's result)", async () => {
     const lead = await fullLead();
     await Promise.all([patch(lead.id, { company: 'First' }).expect(200), patch(lead.id, { phone: '+1 555' }).expect(200)]);
-    expect((await t.http().get(`/api/v1/leads/${lead.id}`).set('X-API-Key', tenant.key).expect(200)).body.lead).toMatchObject({ company: 'First', phone: '+1 555' });
+    expect((await t.http().get(`/api/v1/leads/${lead.id}`).set('X-API-Key', tenant.key).expect(200)).body.lead).toMatchObject({
+      company: 'First',
+      phone: '+1 555',
+    });
     expect(await updatesOf(lead.id)).toHaveLength(2);
   });
 
@@ -126,7 +182,9 @@ describe('Leads: PATCH of every field', () => {
   });
 
   it('checks the body before the lead: an empty body for an unknown lead is 400', async () => {
-    expectError(await patch('00000000-0000-7000-8000-000000000000', {}), 400, 'VALIDATION_ERROR', [{ field: 'body', message: 'must have at least one field to change' }]);
+    expectError(await patch('00000000-0000-7000-8000-000000000000', {}), 400, 'VALIDATION_ERROR', [
+      { field: 'body', message: 'must have at least one field to change' },
+    ]);
     expectError(await patch('00000000-0000-7000-8000-000000000000', { name: 'X' }), 404, 'NOT_FOUND');
   });
 });

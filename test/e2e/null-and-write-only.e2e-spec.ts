@@ -70,7 +70,12 @@ describe('null in any body field, and write-only keys', () => {
 
   /** A fresh invitation's token (single use). */
   const invitationToken = async (): Promise<string> => {
-    const invited = await t.http().post('/api/v1/invitations').set(userHeaders(owner)).send({ email: newEmail('invited'), role: 'viewer' }).expect(201);
+    const invited = await t
+      .http()
+      .post('/api/v1/invitations')
+      .set(userHeaders(owner))
+      .send({ email: newEmail('invited'), role: 'viewer' })
+      .expect(201);
     return new URL(invited.body.acceptUrl).searchParams.get('token')!;
   };
 
@@ -84,20 +89,35 @@ describe('null in any body field, and write-only keys', () => {
   /** One webhook endpoint of the tenant, made on first use (the tenant may have 20). */
   let webhook: string | undefined;
   const webhookId = async (): Promise<string> =>
-    (webhook ??= (await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: 'https://hooks.example.com/in', events: ['*'] }).expect(201)).body.webhook.id);
+    (webhook ??= (
+      await t
+        .http()
+        .post('/api/v1/webhooks')
+        .set('X-API-Key', tenant.key)
+        .send({ url: 'https://hooks.example.com/in', events: ['*'] })
+        .expect(201)
+    ).body.webhook.id);
 
   /** A widget visitor with a fresh conversation: the public key, its token and the conversation. */
   const widgetVisitor = async (): Promise<{ key: string; headers: Record<string, string>; conversationId: string }> => {
     const key = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
     const { visitorToken } = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId: ids.botId }).expect(201)).body;
     const headers = { 'X-Visitor-Token': visitorToken as string };
-    const conversationId = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set(headers).send({}).expect(201)).body.conversation.id as string;
+    const conversationId = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set(headers).send({}).expect(201)).body.conversation
+      .id as string;
     return { key, headers, conversationId };
   };
 
   /** A valid body of each route that takes one, with every optional field sent. */
-  const validBodies = (): Record<string, () => Promise<{ path: string; body: Record<string, unknown>; key?: string; user?: boolean; headers?: Record<string, string> }>> => ({
-    'POST /api/v1/widget/sessions': async () => ({ path: '/api/v1/widget/sessions', key: (await widgetVisitor()).key, body: { botId: ids.botId, visitorId: 'visitor-0001' } }),
+  const validBodies = (): Record<
+    string,
+    () => Promise<{ path: string; body: Record<string, unknown>; key?: string; user?: boolean; headers?: Record<string, string> }>
+  > => ({
+    'POST /api/v1/widget/sessions': async () => ({
+      path: '/api/v1/widget/sessions',
+      key: (await widgetVisitor()).key,
+      body: { botId: ids.botId, visitorId: 'visitor-0001' },
+    }),
     'POST /api/v1/widget/conversations': async () => {
       const { key, headers } = await widgetVisitor();
       return { path: '/api/v1/widget/conversations', key, headers, body: {} };
@@ -108,27 +128,58 @@ describe('null in any body field, and write-only keys', () => {
     },
     'POST /api/v1/widget/conversations/{id}/lead': async () => {
       const { key, headers, conversationId } = await widgetVisitor();
-      return { path: `/api/v1/widget/conversations/${conversationId}/lead`, key, headers, body: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi' } };
+      return {
+        path: `/api/v1/widget/conversations/${conversationId}/lead`,
+        key,
+        headers,
+        body: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi' },
+      };
     },
     'POST /api/v1/widget/conversations/{id}/end': async () => {
       const { key, headers, conversationId } = await widgetVisitor();
       return { path: `/api/v1/widget/conversations/${conversationId}/end`, key, headers, body: {} };
     },
-    'POST /api/v1/leads': async () => ({ path: '/api/v1/leads', key: tenant.key, body: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', botId: ids.botId, tags: ['vip'] } }),
+    'POST /api/v1/leads': async () => ({
+      path: '/api/v1/leads',
+      key: tenant.key,
+      body: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', botId: ids.botId, tags: ['vip'] },
+    }),
     'PATCH /api/v1/leads/{id}': async () => ({
       path: `/api/v1/leads/${(await createLead(t, tenant.key)).id}`,
       key: tenant.key,
       body: { status: 'contacted', name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', tags: ['vip'] },
     }),
-    'POST /api/v1/leads/import': async () => ({ path: '/api/v1/leads/import', key: tenant.key, body: { leads: [{ name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', botId: ids.botId, tags: ['vip'] }] } }),
+    'POST /api/v1/leads/import': async () => ({
+      path: '/api/v1/leads/import',
+      key: tenant.key,
+      body: { leads: [{ name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi', botId: ids.botId, tags: ['vip'] }] },
+    }),
     'PATCH /api/v1/settings': async () => ({
       path: '/api/v1/settings',
       key: tenant.key,
-      body: { timezone: 'Europe/Berlin', allowedOrigins: ['https://www.example.com'], visitorMessageLimit: { messages: 10, windowSeconds: 60 }, leadCapture: { enabled: true, requirePhone: true, requireCompany: false }, widgetLimits: { repliesPerIpPerDay: 500 } },
+      body: {
+        timezone: 'Europe/Berlin',
+        allowedOrigins: ['https://www.example.com'],
+        visitorMessageLimit: { messages: 10, windowSeconds: 60 },
+        leadCapture: { enabled: true, requirePhone: true, requireCompany: false },
+        widgetLimits: { repliesPerIpPerDay: 500 },
+      },
     }),
-    'PATCH /api/v1/bots/{id}/settings': async () => ({ path: `/api/v1/bots/${ids.botId}/settings`, key: tenant.key, body: { welcomeMessage: 'Hi', suggestedQuestions: ['Price?'], fallbackMessage: 'Sorry.', showSources: true } }),
-    'POST /api/v1/webhooks': async () => ({ path: '/api/v1/webhooks', key: tenant.key, body: { url: 'https://hooks.example.com/in', events: ['*'], description: 'CRM' } }),
-    'PATCH /api/v1/webhooks/{id}': async () => ({ path: `/api/v1/webhooks/${await webhookId()}`, key: tenant.key, body: { url: 'https://hooks.example.com/v2', events: ['lead.created'], description: 'CRM', enabled: true } }),
+    'PATCH /api/v1/bots/{id}/settings': async () => ({
+      path: `/api/v1/bots/${ids.botId}/settings`,
+      key: tenant.key,
+      body: { welcomeMessage: 'Hi', suggestedQuestions: ['Price?'], fallbackMessage: 'Sorry.', showSources: true },
+    }),
+    'POST /api/v1/webhooks': async () => ({
+      path: '/api/v1/webhooks',
+      key: tenant.key,
+      body: { url: 'https://hooks.example.com/in', events: ['*'], description: 'CRM' },
+    }),
+    'PATCH /api/v1/webhooks/{id}': async () => ({
+      path: `/api/v1/webhooks/${await webhookId()}`,
+      key: tenant.key,
+      body: { url: 'https://hooks.example.com/v2', events: ['lead.created'], description: 'CRM', enabled: true },
+    }),
     'POST /api/v1/webhooks/{id}/rotate-secret': async () => ({ path: `/api/v1/webhooks/${await webhookId()}/rotate-secret`, key: tenant.key, body: {} }),
     'POST /api/v1/webhooks/{id}/test': async () => ({ path: `/api/v1/webhooks/${await webhookId()}/test`, key: tenant.key, body: {} }),
     'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry': async () => {
@@ -136,43 +187,109 @@ describe('null in any body field, and write-only keys', () => {
       const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery.id;
       return { path: `/api/v1/webhooks/${id}/deliveries/${delivery}/retry`, key: tenant.key, body: {} };
     },
-    'POST /api/v1/bots/{id}/documents': async () => ({ path: `/api/v1/bots/${ids.botId}/documents`, key: tenant.key, body: { title: 'Pricing', content: 'Pro costs 49 EUR.' } }),
+    'POST /api/v1/bots/{id}/documents': async () => ({
+      path: `/api/v1/bots/${ids.botId}/documents`,
+      key: tenant.key,
+      body: { title: 'Pricing', content: 'Pro costs 49 EUR.' },
+    }),
     'PATCH /api/v1/bots/{id}/documents/{docId}': async () => {
-      const document = (await t.http().post(`/api/v1/bots/${ids.botId}/documents`).set('X-API-Key', tenant.key).send({ title: 'Draft', content: 'Draft text.' }).expect(201)).body.document;
+      const document = (
+        await t.http().post(`/api/v1/bots/${ids.botId}/documents`).set('X-API-Key', tenant.key).send({ title: 'Draft', content: 'Draft text.' }).expect(201)
+      ).body.document;
       return { path: `/api/v1/bots/${ids.botId}/documents/${document.id}`, key: tenant.key, body: { title: 'Pricing', content: 'Pro costs 49 EUR.' } };
     },
-    'POST /auth/v1/signup': async () => ({ path: '/auth/v1/signup', user: true, headers: signInHeaders, body: { email: newEmail('signup'), password: 'correct horse battery', name: 'Ada', tenantName: 'Acme' } }),
-    'POST /auth/v1/sessions': async () => ({ path: '/auth/v1/sessions', user: true, headers: signInHeaders, body: { email: owner.email, password: owner.password } }),
+    'POST /auth/v1/signup': async () => ({
+      path: '/auth/v1/signup',
+      user: true,
+      headers: signInHeaders,
+      body: { email: newEmail('signup'), password: 'correct horse battery', name: 'Ada', tenantName: 'Acme' },
+    }),
+    'POST /auth/v1/sessions': async () => ({
+      path: '/auth/v1/sessions',
+      user: true,
+      headers: signInHeaders,
+      body: { email: owner.email, password: owner.password },
+    }),
     // A new password ends the user's other sessions: each request is a new user's.
     'PATCH /auth/v1/me': async () => {
       const user = await signUp(t);
-      return { path: '/auth/v1/me', user: true, headers: userHeaders(user, null), body: { name: 'Ada', password: 'a new password 123', currentPassword: user.password } };
+      return {
+        path: '/auth/v1/me',
+        user: true,
+        headers: userHeaders(user, null),
+        body: { name: 'Ada', password: 'a new password 123', currentPassword: user.password },
+      };
     },
-    'POST /auth/v1/invitations/accept': async () => ({ path: '/auth/v1/invitations/accept', user: true, headers: signInHeaders, body: { token: await invitationToken(), name: 'Ada', password: 'invited password 1' } }),
+    'POST /auth/v1/invitations/accept': async () => ({
+      path: '/auth/v1/invitations/accept',
+      user: true,
+      headers: signInHeaders,
+      body: { token: await invitationToken(), name: 'Ada', password: 'invited password 1' },
+    }),
     'POST /auth/v1/password-resets': async () => ({ path: '/auth/v1/password-resets', user: true, headers: signInHeaders, body: { email: owner.email } }),
-    'POST /auth/v1/password-resets/confirm': async () => ({ path: '/auth/v1/password-resets/confirm', user: true, headers: signInHeaders, body: { token: await resetToken(), password: 'reset password 123' } }),
+    'POST /auth/v1/password-resets/confirm': async () => ({
+      path: '/auth/v1/password-resets/confirm',
+      user: true,
+      headers: signInHeaders,
+      body: { token: await resetToken(), password: 'reset password 123' },
+    }),
     'PATCH /api/v1/tenant': async () => ({ path: '/api/v1/tenant', user: true, headers: userHeaders(owner), body: { name: 'Renamed' } }),
-    'PATCH /api/v1/members/{userId}': async () => ({ path: `/api/v1/members/${(await agentOfOwner()).id}`, user: true, headers: userHeaders(owner), body: { role: 'agent' } }),
-    'POST /api/v1/invitations': async () => ({ path: '/api/v1/invitations', user: true, headers: userHeaders(owner), body: { email: newEmail('invited'), role: 'agent' } }),
+    'PATCH /api/v1/members/{userId}': async () => ({
+      path: `/api/v1/members/${(await agentOfOwner()).id}`,
+      user: true,
+      headers: userHeaders(owner),
+      body: { role: 'agent' },
+    }),
+    'POST /api/v1/invitations': async () => ({
+      path: '/api/v1/invitations',
+      user: true,
+      headers: userHeaders(owner),
+      body: { email: newEmail('invited'), role: 'agent' },
+    }),
     'POST /api/v1/api-keys': async () => ({
       path: '/api/v1/api-keys',
       user: true,
       headers: userHeaders(owner),
       body: { name: 'k', scopes: ['bots:read'], type: 'secret', expiresAt: new Date(Date.now() + 86_400_000).toISOString() },
     }),
-    'POST /api/v1/bots': async () => ({ path: '/api/v1/bots', user: true, headers: userHeaders(owner), body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true } }),
-    'PATCH /api/v1/bots/{id}': async () => ({ path: `/api/v1/bots/${ids.ownerBotId}`, user: true, headers: userHeaders(owner), body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true } }),
+    'POST /api/v1/bots': async () => ({
+      path: '/api/v1/bots',
+      user: true,
+      headers: userHeaders(owner),
+      body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true },
+    }),
+    'PATCH /api/v1/bots/{id}': async () => ({
+      path: `/api/v1/bots/${ids.ownerBotId}`,
+      user: true,
+      headers: userHeaders(owner),
+      body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true },
+    }),
     'POST /admin/v1/users/{userId}/password-resets': async () => ({ path: `/admin/v1/users/${owner.id}/password-resets`, body: {} }),
     'POST /admin/v1/tenants': async () => ({ path: '/admin/v1/tenants', body: { name: 'Nulls', slug: `n-${randomUUID().slice(0, 8)}`, plan: 'pro' } }),
     'PATCH /admin/v1/tenants/{tenantId}': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}`, body: { name: 'Renamed', plan: 'enterprise' } }),
-    'POST /admin/v1/tenants/{tenantId}/api-keys': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/api-keys`, body: { name: 'k', scopes: ['bots:read'], type: 'secret', expiresAt: new Date(Date.now() + 86_400_000).toISOString() } }),
-    'POST /admin/v1/tenants/{tenantId}/bots': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/bots`, body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true } }),
-    'PATCH /admin/v1/tenants/{tenantId}/bots/{botId}': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}`, body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true } }),
-    'POST /admin/v1/tenants/{tenantId}/bots/{botId}/documents': async () => ({ path: `/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}/documents`, body: { title: 'T', content: 'C' } }),
+    'POST /admin/v1/tenants/{tenantId}/api-keys': async () => ({
+      path: `/admin/v1/tenants/${ids.tenantId}/api-keys`,
+      body: { name: 'k', scopes: ['bots:read'], type: 'secret', expiresAt: new Date(Date.now() + 86_400_000).toISOString() },
+    }),
+    'POST /admin/v1/tenants/{tenantId}/bots': async () => ({
+      path: `/admin/v1/tenants/${ids.tenantId}/bots`,
+      body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true },
+    }),
+    'PATCH /admin/v1/tenants/{tenantId}/bots/{botId}': async () => ({
+      path: `/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}`,
+      body: { name: 'B', primaryColor: '#123456', language: 'de', avatarUrl: 'https://cdn.example.com/a.png', isActive: true },
+    }),
+    'POST /admin/v1/tenants/{tenantId}/bots/{botId}/documents': async () => ({
+      path: `/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}/documents`,
+      body: { title: 'T', content: 'C' },
+    }),
     'POST /admin/v1/tenants/{tenantId}/bots/{botId}/conversations': async () => ({
       path: `/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}/conversations`,
       body: {
-        status: 'ended', channel: 'widget', visitorId: 'v-1', createdAt: '2026-01-01T10:00:00Z',
+        status: 'ended',
+        channel: 'widget',
+        visitorId: 'v-1',
+        createdAt: '2026-01-01T10:00:00Z',
         messages: [{ role: 'user', content: 'Hi', createdAt: '2026-01-01T10:00:01Z' }],
         lead: { name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme', message: 'Hi' },
       },
@@ -180,35 +297,51 @@ describe('null in any body field, and write-only keys', () => {
   });
 
   const bodyRoutes = Object.entries(DOCUMENT.paths).flatMap(([path, item]) =>
-    Object.entries(item).filter(([, operation]) => operation.requestBody).map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, schema: operation.requestBody!.content['application/json'].schema })),
+    Object.entries(item)
+      .filter(([, operation]) => operation.requestBody)
+      .map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, schema: operation.requestBody!.content['application/json'].schema })),
   );
 
   it('has a valid body for every route the document gives a body', () => {
     expect(bodyRoutes.map(({ route }) => route).sort()).toEqual(Object.keys(validBodies()).sort());
   });
 
-  it.each(bodyRoutes.map(({ route }) => route))('%s: the valid body is accepted, and null in any field is a 400 on that field unless the document says it may be null', async (route) => {
-    const { schema } = bodyRoutes.find((entry) => entry.route === route)!;
-    const method = route.split(' ')[0].toLowerCase() as 'post' | 'patch';
-    const send = async (body: Record<string, unknown>) => {
-      const { path, key, user, headers } = await validBodies()[route]();
-      const test = key ? t.http()[method](path).set('X-API-Key', key).set(headers ?? {}) : user ? t.http()[method](path).set(headers ?? {}) : t.admin()[method](path);
-      return test.send(body);
-    };
-    const valid = await validBodies()[route]();
-    expect((await send(valid.body)).status).toBeLessThan(300);
-    const outcomes: string[] = [];
-    for (const [field, property] of fieldsOf(schema)) {
-      const response = await send(withNull((await validBodies()[route]()).body, field));
-      if (isNullable(property)) {
-        outcomes.push(`${field}: ${response.status < 300 ? 'accepted' : response.status}`);
-      } else {
-        expectError(response, 400, 'VALIDATION_ERROR', [{ field, message: expect.any(String) }]);
-        outcomes.push(`${field}: 400`);
+  it.each(bodyRoutes.map(({ route }) => route))(
+    '%s: the valid body is accepted, and null in any field is a 400 on that field unless the document says it may be null',
+    async (route) => {
+      const { schema } = bodyRoutes.find((entry) => entry.route === route)!;
+      const method = route.split(' ')[0].toLowerCase() as 'post' | 'patch';
+      const send = async (body: Record<string, unknown>) => {
+        const { path, key, user, headers } = await validBodies()[route]();
+        const test = key
+          ? t
+              .http()
+              [method](path)
+              .set('X-API-Key', key)
+              .set(headers ?? {})
+          : user
+            ? t
+                .http()
+                [method](path)
+                .set(headers ?? {})
+            : t.admin()[method](path);
+        return test.send(body);
+      };
+      const valid = await validBodies()[route]();
+      expect((await send(valid.body)).status).toBeLessThan(300);
+      const outcomes: string[] = [];
+      for (const [field, property] of fieldsOf(schema)) {
+        const response = await send(withNull((await validBodies()[route]()).body, field));
+        if (isNullable(property)) {
+          outcomes.push(`${field}: ${response.status < 300 ? 'accepted' : response.status}`);
+        } else {
+          expectError(response, 400, 'VALIDATION_ERROR', [{ field, message: expect.any(String) }]);
+          outcomes.push(`${field}: 400`);
+        }
       }
-    }
-    expect(outcomes.filter((outcome) => !/: (400|accepted)$/.test(outcome))).toEqual([]);
-  });
+      expect(outcomes.filter((outcome) => !/: (400|accepted)$/.test(outcome))).toEqual([]);
+    },
+  );
 
   describe('PATCH /api/v1/leads/:id with a write-only key', () => {
     let writeOnly: string;
@@ -261,8 +394,12 @@ describe('null in any body field, and write-only keys', () => {
       ['https://[fd00::1]/a.png', 'must not point to a private, loopback, link-local or reserved address'],
       ['https://[::ffff:192.168.0.1]/a.png', 'must not point to a private, loopback, link-local or reserved address'],
     ])('refuses %s on create and update: %s', async (avatarUrl, message) => {
-      expectError(await t.admin().post(`/admin/v1/tenants/${ids.tenantId}/bots`).send({ name: 'Avatar', avatarUrl }), 400, 'VALIDATION_ERROR', [{ field: 'avatarUrl', message }]);
-      expectError(await t.admin().patch(`/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}`).send({ avatarUrl }), 400, 'VALIDATION_ERROR', [{ field: 'avatarUrl', message }]);
+      expectError(await t.admin().post(`/admin/v1/tenants/${ids.tenantId}/bots`).send({ name: 'Avatar', avatarUrl }), 400, 'VALIDATION_ERROR', [
+        { field: 'avatarUrl', message },
+      ]);
+      expectError(await t.admin().patch(`/admin/v1/tenants/${ids.tenantId}/bots/${ids.botId}`).send({ avatarUrl }), 400, 'VALIDATION_ERROR', [
+        { field: 'avatarUrl', message },
+      ]);
     });
 
     it('accepts a public https URL, and null clears it', async () => {

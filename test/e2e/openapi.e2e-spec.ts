@@ -56,10 +56,7 @@ describe('OpenAPI document and contract', () => {
       expectContract(served, 'GET', '/api/v1/openapi.json', 200);
       expect(document.openapi).toBe('3.1.0');
       expect(document.info).toEqual(expect.objectContaining({ title: 'Chatbot Platform API', version: '1.0.0' }));
-      expect(document.servers).toEqual([
-        expect.objectContaining({ url: '/' }),
-        expect.objectContaining({ url: 'http://localhost:3000' }),
-      ]);
+      expect(document.servers).toEqual([expect.objectContaining({ url: '/' }), expect.objectContaining({ url: 'http://localhost:3000' })]);
     });
 
     it('is the committed openapi.json (run `npm run openapi:export` after changing the API)', () => {
@@ -118,7 +115,9 @@ describe('OpenAPI document and contract', () => {
     });
 
     it('declares every tag its operations use, each with a description (the sections of /docs)', () => {
-      const used = new Set(contract.operations().flatMap((route) => (contract.operation(route.split(' ')[0], route.split(' ')[1]) as { tags?: string[] }).tags ?? []));
+      const used = new Set(
+        contract.operations().flatMap((route) => (contract.operation(route.split(' ')[0], route.split(' ')[1]) as { tags?: string[] }).tags ?? []),
+      );
       const declared = (document as unknown as { tags: { name: string; description?: string }[] }).tags;
       expect([...used].sort()).toEqual(declared.map((tag) => tag.name).sort());
       for (const tag of declared) expect(tag.description).toEqual(expect.any(String));
@@ -128,14 +127,20 @@ describe('OpenAPI document and contract', () => {
     it('gives request examples that succeed as written for a tenant like the demo one (Pro, every scope)', async () => {
       const demoLike = await createTenant(t, { plan: 'pro' });
       const examples = Object.entries(document.paths).flatMap(([path, item]) =>
-        Object.entries(item as Record<string, { requestBody?: { content?: Record<string, { examples?: Record<string, { value: unknown }> }> } }>).flatMap(([method, operation]) =>
-          Object.values(operation.requestBody?.content?.['application/json']?.examples ?? {}).map((example) => ({ method, path, body: example.value })),
+        Object.entries(item as Record<string, { requestBody?: { content?: Record<string, { examples?: Record<string, { value: unknown }> }> } }>).flatMap(
+          ([method, operation]) =>
+            Object.values(operation.requestBody?.content?.['application/json']?.examples ?? {}).map((example) => ({ method, path, body: example.value })),
         ),
       );
       expect(examples.map(({ method, path }) => `${method.toUpperCase()} ${path}`)).toContain('POST /api/v1/leads');
       for (const { method, path, body } of examples.filter((example) => example.path.startsWith('/api/v1/') && !example.path.includes('{'))) {
-        const response = await t.http()[method as 'post' | 'put' | 'patch'](path).set('X-API-Key', demoLike.key).send(body as object);
-        if (response.status >= 300) throw new Error(`The example of ${method.toUpperCase()} ${path} answered ${response.status}: ${response.text.slice(0, 300)}`);
+        const response = await t
+          .http()
+          [method as 'post' | 'put' | 'patch'](path)
+          .set('X-API-Key', demoLike.key)
+          .send(body as object);
+        if (response.status >= 300)
+          throw new Error(`The example of ${method.toUpperCase()} ${path} answered ${response.status}: ${response.text.slice(0, 300)}`);
       }
     });
 
@@ -151,13 +156,23 @@ describe('OpenAPI document and contract', () => {
         properties: { error: { $ref: '#/components/schemas/ErrorBody' } },
         required: ['error'],
       });
-      expect(document.components.schemas.ErrorBody).toEqual(
-        expect.objectContaining({ required: ['code', 'message', 'status', 'requestId'] }),
-      );
+      expect(document.components.schemas.ErrorBody).toEqual(expect.objectContaining({ required: ['code', 'message', 'status', 'requestId'] }));
     });
 
     it('closes and bounds every request body: no extra properties, a maxLength on every free string, a maxItems on every array', () => {
-      type BodySchema = { $ref?: string; type?: string | string[]; properties?: Record<string, BodySchema>; items?: BodySchema; additionalProperties?: unknown; maxLength?: number; maxItems?: number; enum?: unknown[]; format?: string; pattern?: string; anyOf?: BodySchema[] };
+      type BodySchema = {
+        $ref?: string;
+        type?: string | string[];
+        properties?: Record<string, BodySchema>;
+        items?: BodySchema;
+        additionalProperties?: unknown;
+        maxLength?: number;
+        maxItems?: number;
+        enum?: unknown[];
+        format?: string;
+        pattern?: string;
+        anyOf?: BodySchema[];
+      };
       const schemas = document.components.schemas as Record<string, BodySchema>;
       const problems: string[] = [];
       const seen = new Set<string>();
@@ -174,7 +189,8 @@ describe('OpenAPI document and contract', () => {
         for (const option of schema.anyOf ?? []) visit(option, where);
         const types = ([] as string[]).concat(schema.type ?? []);
         // Enums, UUIDs, dates and patterns of a fixed shape are bounded by their format.
-        if (types.includes('string') && schema.maxLength === undefined && !schema.enum && !['uuid', 'date-time', 'date'].includes(schema.format ?? '')) problems.push(`${where}: no maxLength`);
+        if (types.includes('string') && schema.maxLength === undefined && !schema.enum && !['uuid', 'date-time', 'date'].includes(schema.format ?? ''))
+          problems.push(`${where}: no maxLength`);
         if (types.includes('array')) {
           if (schema.maxItems === undefined) problems.push(`${where}: no maxItems`);
           if (schema.items) visit(schema.items, `${where}[]`);
@@ -192,11 +208,24 @@ describe('OpenAPI document and contract', () => {
     it('describes DTOs from their class-validator rules (the CLI plugin) and nullable fields as type lists', () => {
       const schemas = document.components.schemas as Record<string, { properties: Record<string, unknown>; required?: string[] }>;
       expect(schemas.CreateLeadDto.required).toEqual(['name', 'email']);
-      expect(schemas.CreateLeadDto.properties.email).toEqual({ type: 'string', format: 'email', maxLength: 254, description: expect.stringContaining('top-level domain') });
+      expect(schemas.CreateLeadDto.properties.email).toEqual({
+        type: 'string',
+        format: 'email',
+        maxLength: 254,
+        description: expect.stringContaining('top-level domain'),
+      });
       expect(schemas.CreateLeadDto.properties.botId).toEqual(expect.objectContaining({ type: ['string', 'null'], format: 'uuid' }));
-      expect(schemas.CreateLeadDto.properties.tags).toEqual(expect.objectContaining({ type: ['array', 'null'], minItems: 0, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } }));
+      expect(schemas.CreateLeadDto.properties.tags).toEqual(
+        expect.objectContaining({ type: ['array', 'null'], minItems: 0, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } }),
+      );
       expect(schemas.UpdateLeadDto.properties.status).toEqual(expect.objectContaining({ enum: ['new', 'contacted', 'qualified', 'unqualified', 'converted'] }));
-      expect(schemas.CreateApiKeyDto.properties.scopes).toEqual({ type: 'array', items: { type: 'string', enum: [...ALL_SCOPES] }, minItems: 0, maxItems: ALL_SCOPES.length, description: expect.stringContaining('May be empty') });
+      expect(schemas.CreateApiKeyDto.properties.scopes).toEqual({
+        type: 'array',
+        items: { type: 'string', enum: [...ALL_SCOPES] },
+        minItems: 0,
+        maxItems: ALL_SCOPES.length,
+        description: expect.stringContaining('May be empty'),
+      });
       expect(schemas.CreateTenantDto.properties.plan).toEqual({ type: 'string', enum: ['free', 'pro', 'business', 'enterprise'] });
       expect(schemas.LeadResponse.properties.phone).toEqual({ type: ['string', 'null'] });
       expect(schemas.LeadResponse.properties.conversationId).toEqual(expect.objectContaining({ type: ['string', 'null'], format: 'uuid' }));
@@ -207,7 +236,15 @@ describe('OpenAPI document and contract', () => {
     it('documents the query parameters, with the messages default of 50', () => {
       const names = (method: string, path: string) => (contract.operation(method, path).parameters ?? []).map((p) => `${p.in}:${p.name}`).sort();
       expect(names('GET', '/api/v1/leads')).toEqual(['query:botId', 'query:from', 'query:limit', 'query:offset', 'query:search', 'query:to']);
-      expect(names('GET', '/api/v1/conversations')).toEqual(['query:botId', 'query:from', 'query:limit', 'query:offset', 'query:sort', 'query:status', 'query:to']);
+      expect(names('GET', '/api/v1/conversations')).toEqual([
+        'query:botId',
+        'query:from',
+        'query:limit',
+        'query:offset',
+        'query:sort',
+        'query:status',
+        'query:to',
+      ]);
       expect(names('GET', '/api/v1/conversations/{id}/messages')).toEqual(['path:id', 'query:limit', 'query:offset']);
       const limitOf = (path: string) => contract.operation('GET', path).parameters?.find((p) => p.name === 'limit')?.schema;
       expect(limitOf('/api/v1/leads')).toEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 20 }));
@@ -239,7 +276,11 @@ describe('OpenAPI document and contract', () => {
 
     it('serves the widget script to any site, cacheable, and the demo page outside production only', async () => {
       const script = expectContract(await t.http().get('/widget.js'), 'GET', '/widget.js', 200);
-      expect(script.headers).toMatchObject({ 'content-type': 'application/javascript; charset=utf-8', 'cache-control': 'public, max-age=300', 'cross-origin-resource-policy': 'cross-origin' });
+      expect(script.headers).toMatchObject({
+        'content-type': 'application/javascript; charset=utf-8',
+        'cache-control': 'public, max-age=300',
+        'cross-origin-resource-policy': 'cross-origin',
+      });
       expect(script.text).toContain('/api/v1/widget');
       expectContract(await t.http().get('/widget.js?v=2'), 'GET', '/widget.js', 200);
       expectContract(await strict.http().get('/widget.js').set('X-Forwarded-Proto', 'http'), 'GET', '/widget.js', 403);
@@ -287,7 +328,8 @@ describe('OpenAPI document and contract', () => {
     beforeAll(async () => {
       tenant = await createTenant(t, { plan: 'pro' });
       botId = (await createBot(t, tenant.id, { avatarUrl: 'https://cdn.example.com/bot.png' })).id;
-      conversationId = (await recordConversation(t, tenant.id, botId, { status: 'ended', visitorId: 'v-1', lead: { name: 'Ada', email: 'ada@example.com' } })).id;
+      conversationId = (await recordConversation(t, tenant.id, botId, { status: 'ended', visitorId: 'v-1', lead: { name: 'Ada', email: 'ada@example.com' } }))
+        .id;
       leadId = (await createLead(t, tenant.key, { company: 'Acme' })).id;
     });
 
@@ -329,10 +371,25 @@ describe('OpenAPI document and contract', () => {
       });
 
       it('GET /api/v1/conversations/{id}/messages: 200, 404, 400', async () => {
-        const page = expectContract(await t.http().get(`/api/v1/conversations/${conversationId}/messages`).set('X-API-Key', key()), 'GET', '/api/v1/conversations/{id}/messages', 200);
+        const page = expectContract(
+          await t.http().get(`/api/v1/conversations/${conversationId}/messages`).set('X-API-Key', key()),
+          'GET',
+          '/api/v1/conversations/{id}/messages',
+          200,
+        );
         expect(page.body.pagination.limit).toBe(50);
-        expectContract(await t.http().get(`/api/v1/conversations/${UUID_ZERO}/messages`).set('X-API-Key', key()), 'GET', '/api/v1/conversations/{id}/messages', 404);
-        expectContract(await t.http().get(`/api/v1/conversations/${conversationId}/messages?offset=-1`).set('X-API-Key', key()), 'GET', '/api/v1/conversations/{id}/messages', 400);
+        expectContract(
+          await t.http().get(`/api/v1/conversations/${UUID_ZERO}/messages`).set('X-API-Key', key()),
+          'GET',
+          '/api/v1/conversations/{id}/messages',
+          404,
+        );
+        expectContract(
+          await t.http().get(`/api/v1/conversations/${conversationId}/messages?offset=-1`).set('X-API-Key', key()),
+          'GET',
+          '/api/v1/conversations/{id}/messages',
+          400,
+        );
       });
 
       it('GET /api/v1/leads: 200 with widget and API leads, 400', async () => {
@@ -349,32 +406,102 @@ describe('OpenAPI document and contract', () => {
 
       it('POST /api/v1/leads: 201 with Location, 400, 415, 413', async () => {
         const created = expectContract(
-          await t.http().post('/api/v1/leads').set('X-API-Key', key()).send({ name: 'Jane', email: 'jane@example.com', botId, phone: '+1 555 0100', tags: ['vip'] }),
+          await t
+            .http()
+            .post('/api/v1/leads')
+            .set('X-API-Key', key())
+            .send({ name: 'Jane', email: 'jane@example.com', botId, phone: '+1 555 0100', tags: ['vip'] }),
           'POST',
           '/api/v1/leads',
           201,
         );
         expect(created.headers.location).toBe(`/api/v1/leads/${created.body.lead.id}`);
         expectContract(await t.http().post('/api/v1/leads').set('X-API-Key', key()).send({ name: '', email: 'x' }), 'POST', '/api/v1/leads', 400);
-        expectContract(await t.http().post('/api/v1/leads').set('X-API-Key', key()).set('Content-Type', 'application/json').send('{"name":'), 'POST', '/api/v1/leads', 400);
-        expectContract(await t.http().post('/api/v1/leads').set('X-API-Key', key()).set('Content-Type', 'text/plain').send('name=Jane'), 'POST', '/api/v1/leads', 415);
-        expectContract(await t.http().post('/api/v1/leads').set('X-API-Key', key()).send({ name: 'Big', email: 'big@example.com', message: 'x'.repeat(70_000) }), 'POST', '/api/v1/leads', 413);
+        expectContract(
+          await t.http().post('/api/v1/leads').set('X-API-Key', key()).set('Content-Type', 'application/json').send('{"name":'),
+          'POST',
+          '/api/v1/leads',
+          400,
+        );
+        expectContract(
+          await t.http().post('/api/v1/leads').set('X-API-Key', key()).set('Content-Type', 'text/plain').send('name=Jane'),
+          'POST',
+          '/api/v1/leads',
+          415,
+        );
+        expectContract(
+          await t
+            .http()
+            .post('/api/v1/leads')
+            .set('X-API-Key', key())
+            .send({ name: 'Big', email: 'big@example.com', message: 'x'.repeat(70_000) }),
+          'POST',
+          '/api/v1/leads',
+          413,
+        );
       });
 
       it('PATCH /api/v1/leads/{id}: 200, 204, 409, 404, 400', async () => {
-        expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'qualified' }), 'PATCH', '/api/v1/leads/{id}', 200);
+        expectContract(
+          await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'qualified' }),
+          'PATCH',
+          '/api/v1/leads/{id}',
+          200,
+        );
         const writeOnly = await createKey(t, tenant.id, { scopes: ['leads:write'] });
-        expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', writeOnly.key).send({ status: 'qualified' }), 'PATCH', '/api/v1/leads/{id}', 204);
-        expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'contacted' }), 'PATCH', '/api/v1/leads/{id}', 409);
-        expectContract(await t.http().patch(`/api/v1/leads/${UUID_ZERO}`).set('X-API-Key', key()).send({ status: 'contacted' }), 'PATCH', '/api/v1/leads/{id}', 404);
+        expectContract(
+          await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', writeOnly.key).send({ status: 'qualified' }),
+          'PATCH',
+          '/api/v1/leads/{id}',
+          204,
+        );
+        expectContract(
+          await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'contacted' }),
+          'PATCH',
+          '/api/v1/leads/{id}',
+          409,
+        );
+        expectContract(
+          await t.http().patch(`/api/v1/leads/${UUID_ZERO}`).set('X-API-Key', key()).send({ status: 'contacted' }),
+          'PATCH',
+          '/api/v1/leads/{id}',
+          404,
+        );
         expectContract(await t.http().patch(`/api/v1/leads/${leadId}`).set('X-API-Key', key()).send({ status: 'won' }), 'PATCH', '/api/v1/leads/{id}', 400);
       });
 
       it('POST /api/v1/leads/import: 201, 400, 413', async () => {
         const lead = { name: 'Imported', email: 'imported@example.com', botId, tags: ['csv'] };
-        expectContract(await t.http().post('/api/v1/leads/import').set('X-API-Key', key()).send({ leads: [lead, { ...lead, email: 'second@example.com' }] }), 'POST', '/api/v1/leads/import', 201);
-        expectContract(await t.http().post('/api/v1/leads/import').set('X-API-Key', key()).send({ leads: [{ ...lead, email: 'x' }] }), 'POST', '/api/v1/leads/import', 400);
-        expectContract(await t.http().post('/api/v1/leads/import').set('X-API-Key', key()).send({ leads: [{ ...lead, message: 'x'.repeat(4_200_000) }] }), 'POST', '/api/v1/leads/import', 413);
+        expectContract(
+          await t
+            .http()
+            .post('/api/v1/leads/import')
+            .set('X-API-Key', key())
+            .send({ leads: [lead, { ...lead, email: 'second@example.com' }] }),
+          'POST',
+          '/api/v1/leads/import',
+          201,
+        );
+        expectContract(
+          await t
+            .http()
+            .post('/api/v1/leads/import')
+            .set('X-API-Key', key())
+            .send({ leads: [{ ...lead, email: 'x' }] }),
+          'POST',
+          '/api/v1/leads/import',
+          400,
+        );
+        expectContract(
+          await t
+            .http()
+            .post('/api/v1/leads/import')
+            .set('X-API-Key', key())
+            .send({ leads: [{ ...lead, message: 'x'.repeat(4_200_000) }] }),
+          'POST',
+          '/api/v1/leads/import',
+          413,
+        );
       });
 
       it('GET /api/v1/leads/export: 200 (CSV), 400', async () => {
@@ -386,13 +513,41 @@ describe('OpenAPI document and contract', () => {
       it('the settings operations: 200, 400, 404', async () => {
         expectContract(await t.http().get('/api/v1/settings').set('X-API-Key', key()), 'GET', '/api/v1/settings', 200);
         expectContract(await t.http().get('/api/v1/settings?expand=all').set('X-API-Key', key()), 'GET', '/api/v1/settings', 400);
-        expectContract(await t.http().patch('/api/v1/settings').set('X-API-Key', key()).send({ timezone: 'Europe/Berlin', leadCapture: { requirePhone: true } }), 'PATCH', '/api/v1/settings', 200);
+        expectContract(
+          await t
+            .http()
+            .patch('/api/v1/settings')
+            .set('X-API-Key', key())
+            .send({ timezone: 'Europe/Berlin', leadCapture: { requirePhone: true } }),
+          'PATCH',
+          '/api/v1/settings',
+          200,
+        );
         expectContract(await t.http().patch('/api/v1/settings').set('X-API-Key', key()).send({ timezone: 'Mars/Base' }), 'PATCH', '/api/v1/settings', 400);
         expectContract(await t.http().get(`/api/v1/bots/${botId}/settings`).set('X-API-Key', key()), 'GET', '/api/v1/bots/{id}/settings', 200);
         expectContract(await t.http().get(`/api/v1/bots/${UUID_ZERO}/settings`).set('X-API-Key', key()), 'GET', '/api/v1/bots/{id}/settings', 404);
-        expectContract(await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', key()).send({ welcomeMessage: null, suggestedQuestions: ['Price?'] }), 'PATCH', '/api/v1/bots/{id}/settings', 200);
-        expectContract(await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', key()).send({ isActive: false }), 'PATCH', '/api/v1/bots/{id}/settings', 400);
-        expectContract(await t.http().patch(`/api/v1/bots/${UUID_ZERO}/settings`).set('X-API-Key', key()).send({ showSources: false }), 'PATCH', '/api/v1/bots/{id}/settings', 404);
+        expectContract(
+          await t
+            .http()
+            .patch(`/api/v1/bots/${botId}/settings`)
+            .set('X-API-Key', key())
+            .send({ welcomeMessage: null, suggestedQuestions: ['Price?'] }),
+          'PATCH',
+          '/api/v1/bots/{id}/settings',
+          200,
+        );
+        expectContract(
+          await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', key()).send({ isActive: false }),
+          'PATCH',
+          '/api/v1/bots/{id}/settings',
+          400,
+        );
+        expectContract(
+          await t.http().patch(`/api/v1/bots/${UUID_ZERO}/settings`).set('X-API-Key', key()).send({ showSources: false }),
+          'PATCH',
+          '/api/v1/bots/{id}/settings',
+          404,
+        );
       });
 
       it('the widget operations: their successes, 400, 401, 403, 404 and 409', async () => {
@@ -404,24 +559,84 @@ describe('OpenAPI document and contract', () => {
         const session = expectContract(await w('post', '/sessions').send({ botId }), 'POST', '/api/v1/widget/sessions', 201).body;
         expectContract(await w('post', '/sessions').send({ botId: 'x' }), 'POST', '/api/v1/widget/sessions', 400);
         const token = session.visitorToken as string;
-        const started = expectContract(await w('post', '/conversations').set('X-Visitor-Token', token).send({}), 'POST', '/api/v1/widget/conversations', 201).body;
+        const started = expectContract(
+          await w('post', '/conversations').set('X-Visitor-Token', token).send({}),
+          'POST',
+          '/api/v1/widget/conversations',
+          201,
+        ).body;
         expectContract(await w('post', '/conversations').send({}), 'POST', '/api/v1/widget/conversations', 401);
         const id = started.conversation.id as string;
         expectContract(await w('get', `/conversations/${id}/messages`).set('X-Visitor-Token', token), 'GET', '/api/v1/widget/conversations/{id}/messages', 200);
-        expectContract(await w('get', `/conversations/${UUID_ZERO}/messages`).set('X-Visitor-Token', token), 'GET', '/api/v1/widget/conversations/{id}/messages', 404);
-        expectContract(await w('post', `/conversations/${id}/messages`).set('X-Visitor-Token', token).send({ content: 'What does it cost?' }), 'POST', '/api/v1/widget/conversations/{id}/messages', 201);
-        expectContract(await w('post', `/conversations/${id}/messages`).set('X-Visitor-Token', token).send({ content: '' }), 'POST', '/api/v1/widget/conversations/{id}/messages', 400);
-        expectContract(await w('post', `/conversations/${id}/lead`).set('X-Visitor-Token', token).send({ name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme' }), 'POST', '/api/v1/widget/conversations/{id}/lead', 201);
-        expectContract(await w('post', `/conversations/${id}/lead`).set('X-Visitor-Token', token).send({ name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme' }), 'POST', '/api/v1/widget/conversations/{id}/lead', 409);
-        expectContract(await w('post', `/conversations/${id}/end`).set('X-Visitor-Token', token).send({}), 'POST', '/api/v1/widget/conversations/{id}/end', 200);
-        expectContract(await w('post', `/conversations/${UUID_ZERO}/end`).set('X-Visitor-Token', token).send({}), 'POST', '/api/v1/widget/conversations/{id}/end', 404);
+        expectContract(
+          await w('get', `/conversations/${UUID_ZERO}/messages`).set('X-Visitor-Token', token),
+          'GET',
+          '/api/v1/widget/conversations/{id}/messages',
+          404,
+        );
+        expectContract(
+          await w('post', `/conversations/${id}/messages`).set('X-Visitor-Token', token).send({ content: 'What does it cost?' }),
+          'POST',
+          '/api/v1/widget/conversations/{id}/messages',
+          201,
+        );
+        expectContract(
+          await w('post', `/conversations/${id}/messages`).set('X-Visitor-Token', token).send({ content: '' }),
+          'POST',
+          '/api/v1/widget/conversations/{id}/messages',
+          400,
+        );
+        expectContract(
+          await w('post', `/conversations/${id}/lead`)
+            .set('X-Visitor-Token', token)
+            .send({ name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme' }),
+          'POST',
+          '/api/v1/widget/conversations/{id}/lead',
+          201,
+        );
+        expectContract(
+          await w('post', `/conversations/${id}/lead`)
+            .set('X-Visitor-Token', token)
+            .send({ name: 'Ada', email: 'ada@example.com', phone: '+1 555', company: 'Acme' }),
+          'POST',
+          '/api/v1/widget/conversations/{id}/lead',
+          409,
+        );
+        expectContract(
+          await w('post', `/conversations/${id}/end`).set('X-Visitor-Token', token).send({}),
+          'POST',
+          '/api/v1/widget/conversations/{id}/end',
+          200,
+        );
+        expectContract(
+          await w('post', `/conversations/${UUID_ZERO}/end`).set('X-Visitor-Token', token).send({}),
+          'POST',
+          '/api/v1/widget/conversations/{id}/end',
+          404,
+        );
       });
 
       it('the webhook operations: their successes, 400, 404 and 403 PLAN_LIMIT_REACHED', async () => {
         const http = () => t.http();
-        const created = expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 201);
+        const created = expectContract(
+          await http()
+            .post('/api/v1/webhooks')
+            .set('X-API-Key', key())
+            .send({ url: 'https://hooks.example.com/in', events: ['*'] }),
+          'POST',
+          '/api/v1/webhooks',
+          201,
+        );
         const id = created.body.webhook.id as string;
-        expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'http://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 400);
+        expectContract(
+          await http()
+            .post('/api/v1/webhooks')
+            .set('X-API-Key', key())
+            .send({ url: 'http://hooks.example.com/in', events: ['*'] }),
+          'POST',
+          '/api/v1/webhooks',
+          400,
+        );
         expectContract(await http().get('/api/v1/webhooks').set('X-API-Key', key()), 'GET', '/api/v1/webhooks', 200);
         expectContract(await http().get('/api/v1/webhooks?limit=1').set('X-API-Key', key()), 'GET', '/api/v1/webhooks', 400);
         expectContract(await http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', key()), 'GET', '/api/v1/webhooks/{id}', 200);
@@ -429,18 +644,40 @@ describe('OpenAPI document and contract', () => {
         expectContract(await http().patch(`/api/v1/webhooks/${id}`).set('X-API-Key', key()).send({ enabled: false }), 'PATCH', '/api/v1/webhooks/{id}', 200);
         expectContract(await http().patch(`/api/v1/webhooks/${id}`).set('X-API-Key', key()).send({ enabled: 'no' }), 'PATCH', '/api/v1/webhooks/{id}', 400);
         expectContract(await http().post(`/api/v1/webhooks/${id}/rotate-secret`).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/rotate-secret', 200);
-        expectContract(await http().post(`/api/v1/webhooks/${UUID_ZERO}/rotate-secret`).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/rotate-secret', 404);
+        expectContract(
+          await http().post(`/api/v1/webhooks/${UUID_ZERO}/rotate-secret`).set('X-API-Key', key()),
+          'POST',
+          '/api/v1/webhooks/{id}/rotate-secret',
+          404,
+        );
         const test = expectContract(await http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/test', 202);
         expectContract(await http().post(`/api/v1/webhooks/${UUID_ZERO}/test`).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/test', 404);
         expectContract(await http().get(`/api/v1/webhooks/${id}/deliveries`).set('X-API-Key', key()), 'GET', '/api/v1/webhooks/{id}/deliveries', 200);
         expectContract(await http().get(`/api/v1/webhooks/${id}/deliveries?status=x`).set('X-API-Key', key()), 'GET', '/api/v1/webhooks/{id}/deliveries', 400);
         const retry = `/api/v1/webhooks/${id}/deliveries/${test.body.delivery.id}/retry`;
         expectContract(await http().post(retry).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', 202);
-        expectContract(await http().post(`/api/v1/webhooks/${id}/deliveries/${UUID_ZERO}/retry`).set('X-API-Key', key()), 'POST', '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry', 404);
+        expectContract(
+          await http().post(`/api/v1/webhooks/${id}/deliveries/${UUID_ZERO}/retry`).set('X-API-Key', key()),
+          'POST',
+          '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry',
+          404,
+        );
         expectContract(await http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', key()), 'DELETE', '/api/v1/webhooks/{id}', 204);
         expectContract(await http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', key()), 'DELETE', '/api/v1/webhooks/{id}', 404);
-        for (let i = 0; i < 20; i++) await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] });
-        expectContract(await http().post('/api/v1/webhooks').set('X-API-Key', key()).send({ url: 'https://hooks.example.com/in', events: ['*'] }), 'POST', '/api/v1/webhooks', 403);
+        for (let i = 0; i < 20; i++)
+          await http()
+            .post('/api/v1/webhooks')
+            .set('X-API-Key', key())
+            .send({ url: 'https://hooks.example.com/in', events: ['*'] });
+        expectContract(
+          await http()
+            .post('/api/v1/webhooks')
+            .set('X-API-Key', key())
+            .send({ url: 'https://hooks.example.com/in', events: ['*'] }),
+          'POST',
+          '/api/v1/webhooks',
+          403,
+        );
       });
 
       it('the deletes and the privacy operations: their successes, 400 and 404', async () => {
@@ -453,9 +690,19 @@ describe('OpenAPI document and contract', () => {
         expectContract(await http().delete(`/api/v1/conversations/${doomedConversation}`).set('X-API-Key', key()), 'DELETE', '/api/v1/conversations/{id}', 404);
         expectContract(await http().post('/api/v1/privacy/exports').set('X-API-Key', key()).send({ visitorId: 'v-1' }), 'POST', '/api/v1/privacy/exports', 200);
         expectContract(await http().post('/api/v1/privacy/exports').set('X-API-Key', key()).send({}), 'POST', '/api/v1/privacy/exports', 400);
-        const erasure = expectContract(await http().post('/api/v1/privacy/erasures').set('X-API-Key', key()).send({ email: 'nobody@example.com' }), 'POST', '/api/v1/privacy/erasures', 202);
+        const erasure = expectContract(
+          await http().post('/api/v1/privacy/erasures').set('X-API-Key', key()).send({ email: 'nobody@example.com' }),
+          'POST',
+          '/api/v1/privacy/erasures',
+          202,
+        );
         expectContract(await http().post('/api/v1/privacy/erasures').set('X-API-Key', key()).send({ email: 42 }), 'POST', '/api/v1/privacy/erasures', 400);
-        expectContract(await http().get(`/api/v1/privacy/erasures/${erasure.body.erasure.id}`).set('X-API-Key', key()), 'GET', '/api/v1/privacy/erasures/{id}', 200);
+        expectContract(
+          await http().get(`/api/v1/privacy/erasures/${erasure.body.erasure.id}`).set('X-API-Key', key()),
+          'GET',
+          '/api/v1/privacy/erasures/{id}',
+          200,
+        );
         expectContract(await http().get(`/api/v1/privacy/erasures/${UUID_ZERO}`).set('X-API-Key', key()), 'GET', '/api/v1/privacy/erasures/{id}', 404);
       });
 
@@ -463,17 +710,35 @@ describe('OpenAPI document and contract', () => {
         const http = () => t.http();
         const list = '/api/v1/bots/{id}/documents';
         const one = '/api/v1/bots/{id}/documents/{docId}';
-        const created = expectContract(await http().post(`/api/v1/bots/${botId}/documents`).set('X-API-Key', key()).send({ title: 'Returns', content: 'Returns are free.' }), 'POST', list, 201);
+        const created = expectContract(
+          await http().post(`/api/v1/bots/${botId}/documents`).set('X-API-Key', key()).send({ title: 'Returns', content: 'Returns are free.' }),
+          'POST',
+          list,
+          201,
+        );
         const id = created.body.document.id as string;
         expectContract(await http().post(`/api/v1/bots/${botId}/documents`).set('X-API-Key', key()).send({ title: '', content: 'x' }), 'POST', list, 400);
         expectContract(await http().post(`/api/v1/bots/${UUID_ZERO}/documents`).set('X-API-Key', key()).send({ title: 'x', content: 'y' }), 'POST', list, 404);
-        expectContract(await http().post(`/api/v1/bots/${botId}/documents`).set('X-API-Key', key()).send({ title: 'x', content: 'y'.repeat(1024 * 1024) }), 'POST', list, 413);
+        expectContract(
+          await http()
+            .post(`/api/v1/bots/${botId}/documents`)
+            .set('X-API-Key', key())
+            .send({ title: 'x', content: 'y'.repeat(1024 * 1024) }),
+          'POST',
+          list,
+          413,
+        );
         expectContract(await http().get(`/api/v1/bots/${botId}/documents?limit=1`).set('X-API-Key', key()), 'GET', list, 200);
         expectContract(await http().get(`/api/v1/bots/${botId}/documents?limit=0`).set('X-API-Key', key()), 'GET', list, 400);
         expectContract(await http().get(`/api/v1/bots/${UUID_ZERO}/documents`).set('X-API-Key', key()), 'GET', list, 404);
         expectContract(await http().get(`/api/v1/bots/${botId}/documents/${id}`).set('X-API-Key', key()), 'GET', one, 200);
         expectContract(await http().get(`/api/v1/bots/${botId}/documents/${UUID_ZERO}`).set('X-API-Key', key()), 'GET', one, 404);
-        expectContract(await http().patch(`/api/v1/bots/${botId}/documents/${id}`).set('X-API-Key', key()).send({ content: 'Returns are free for 30 days.' }), 'PATCH', one, 200);
+        expectContract(
+          await http().patch(`/api/v1/bots/${botId}/documents/${id}`).set('X-API-Key', key()).send({ content: 'Returns are free for 30 days.' }),
+          'PATCH',
+          one,
+          200,
+        );
         expectContract(await http().patch(`/api/v1/bots/${botId}/documents/${id}`).set('X-API-Key', key()).send({ title: null }), 'PATCH', one, 400);
         expectContract(await http().patch(`/api/v1/bots/${botId}/documents/${UUID_ZERO}`).set('X-API-Key', key()).send({ title: 'x' }), 'PATCH', one, 404);
         expectContract(await http().delete(`/api/v1/bots/${botId}/documents/${id}`).set('X-API-Key', key()), 'DELETE', one, 204);
@@ -482,8 +747,18 @@ describe('OpenAPI document and contract', () => {
 
       it('the analytics operations: 200, 400', async () => {
         expectContract(await t.http().get(`/api/v1/analytics/overview?botId=${botId}`).set('X-API-Key', key()), 'GET', '/api/v1/analytics/overview', 200);
-        expectContract(await t.http().get('/api/v1/analytics/overview?from=2026-02-01&to=2026-01-01').set('X-API-Key', key()), 'GET', '/api/v1/analytics/overview', 400);
-        expectContract(await t.http().get('/api/v1/analytics/timeseries?metric=messages&interval=week').set('X-API-Key', key()), 'GET', '/api/v1/analytics/timeseries', 200);
+        expectContract(
+          await t.http().get('/api/v1/analytics/overview?from=2026-02-01&to=2026-01-01').set('X-API-Key', key()),
+          'GET',
+          '/api/v1/analytics/overview',
+          400,
+        );
+        expectContract(
+          await t.http().get('/api/v1/analytics/timeseries?metric=messages&interval=week').set('X-API-Key', key()),
+          'GET',
+          '/api/v1/analytics/timeseries',
+          200,
+        );
         expectContract(await t.http().get('/api/v1/analytics/timeseries?metric=sessions').set('X-API-Key', key()), 'GET', '/api/v1/analytics/timeseries', 400);
       });
 
@@ -498,7 +773,12 @@ describe('OpenAPI document and contract', () => {
       });
 
       it('403 HTTPS_REQUIRED over plain HTTP in production', async () => {
-        const refused = expectContract(await strict.http().get('/api/v1/leads').set('X-Forwarded-Proto', 'http').set('X-API-Key', key()), 'GET', '/api/v1/leads', 403);
+        const refused = expectContract(
+          await strict.http().get('/api/v1/leads').set('X-Forwarded-Proto', 'http').set('X-API-Key', key()),
+          'GET',
+          '/api/v1/leads',
+          403,
+        );
         expect(refused.body.error.code).toBe('HTTPS_REQUIRED');
       });
     });
@@ -514,7 +794,14 @@ describe('OpenAPI document and contract', () => {
       it('API keys: GET 200 and 403, POST 201, 400 and 403 PLAN_UPGRADE_REQUIRED, DELETE 204 and 404, activity 200 and 404', async () => {
         const path = '/api/v1/api-keys';
         const created = expectContract(await as().post(path).send({ name: 'Widget', scopes: [], type: 'public' }), 'POST', path, 201);
-        expectContract(await as().post(path).send({ name: 'Widget', scopes: ['bots:read'], type: 'public' }), 'POST', path, 400);
+        expectContract(
+          await as()
+            .post(path)
+            .send({ name: 'Widget', scopes: ['bots:read'], type: 'public' }),
+          'POST',
+          path,
+          400,
+        );
         expect(expectContract(await as().post(path).send({ name: 'Secret', scopes: [] }), 'POST', path, 403).body.error.code).toBe('PLAN_UPGRADE_REQUIRED');
         expectContract(await as().get(path), 'GET', path, 200);
         expectContract(await t.http().get(path).set('X-API-Key', key()), 'GET', path, 403);
@@ -528,7 +815,9 @@ describe('OpenAPI document and contract', () => {
       it('bots: POST 201, 400 and 403 PLAN_LIMIT_REACHED, PATCH 200 and 404', async () => {
         const created = expectContract(await as().post('/api/v1/bots').send({ name: 'Helper' }), 'POST', '/api/v1/bots', 201);
         expectContract(await as().post('/api/v1/bots').send({ name: 'x', primaryColor: 'blue' }), 'POST', '/api/v1/bots', 400);
-        expect(expectContract(await as().post('/api/v1/bots').send({ name: 'Second' }), 'POST', '/api/v1/bots', 403).body.error.code).toBe('PLAN_LIMIT_REACHED');
+        expect(expectContract(await as().post('/api/v1/bots').send({ name: 'Second' }), 'POST', '/api/v1/bots', 403).body.error.code).toBe(
+          'PLAN_LIMIT_REACHED',
+        );
         expectContract(await as().patch(`/api/v1/bots/${created.body.bot.id}`).send({ isActive: false }), 'PATCH', '/api/v1/bots/{id}', 200);
         expectContract(await as().patch(`/api/v1/bots/${UUID_ZERO}`).send({ isActive: false }), 'PATCH', '/api/v1/bots/{id}', 404);
       });
@@ -576,7 +865,14 @@ describe('OpenAPI document and contract', () => {
 
       it('invitations: POST 201 and 400, GET 200 and 403 INSUFFICIENT_ROLE, DELETE 204 and 404', async () => {
         const path = '/api/v1/invitations';
-        const created = expectContract(await as().post(path).send({ email: newEmail('invited'), role: 'agent' }), 'POST', path, 201);
+        const created = expectContract(
+          await as()
+            .post(path)
+            .send({ email: newEmail('invited'), role: 'agent' }),
+          'POST',
+          path,
+          201,
+        );
         expectContract(await as().post(path).send({ email: 'not-an-email', role: 'agent' }), 'POST', path, 400);
         expectContract(await as().get(path), 'GET', path, 200);
         const viewer = await addMember(t, owner, 'viewer');
@@ -595,7 +891,16 @@ describe('OpenAPI document and contract', () => {
         const created = expectContract(await signIn('/auth/v1/signup').send(body), 'POST', '/auth/v1/signup', 201);
         expect(created.headers['set-cookie']).toEqual([expect.stringMatching(/^svc_session=/)]);
         expectContract(await signIn('/auth/v1/signup').send({ ...body, email: newEmail('short'), password: 'short' }), 'POST', '/auth/v1/signup', 400);
-        const crossSite = expectContract(await t.http().post('/auth/v1/signup').set('Origin', 'https://evil.example').send({ ...body, email: newEmail('csrf') }), 'POST', '/auth/v1/signup', 403);
+        const crossSite = expectContract(
+          await t
+            .http()
+            .post('/auth/v1/signup')
+            .set('Origin', 'https://evil.example')
+            .send({ ...body, email: newEmail('csrf') }),
+          'POST',
+          '/auth/v1/signup',
+          403,
+        );
         expect(crossSite.body.error.code).toBe('CSRF_REJECTED');
         expect(expectContract(await signIn('/auth/v1/signup').send(body), 'POST', '/auth/v1/signup', 409).body.error.code).toBe('EMAIL_TAKEN');
       });
@@ -604,7 +909,12 @@ describe('OpenAPI document and contract', () => {
         const user = await signUp(t);
         expectContract(await signIn('/auth/v1/sessions').send({ email: user.email, password: user.password }), 'POST', '/auth/v1/sessions', 201);
         expectContract(await signIn('/auth/v1/sessions').send({ email: user.email }), 'POST', '/auth/v1/sessions', 400);
-        const wrong = expectContract(await signIn('/auth/v1/sessions').send({ email: user.email, password: 'not the password' }), 'POST', '/auth/v1/sessions', 401);
+        const wrong = expectContract(
+          await signIn('/auth/v1/sessions').send({ email: user.email, password: 'not the password' }),
+          'POST',
+          '/auth/v1/sessions',
+          401,
+        );
         expect(wrong.body.error.code).toBe('INVALID_CREDENTIALS');
       });
 
@@ -617,7 +927,12 @@ describe('OpenAPI document and contract', () => {
         expectContract(await t.http().get('/auth/v1/sessions').set('Cookie', 'svc_session=not-a-session'), 'GET', '/auth/v1/sessions', 401);
         expectContract(await as.patch('/auth/v1/me').send({ name: 'Renamed', currentPassword: user.password }), 'PATCH', '/auth/v1/me', 200);
         expectContract(await as.patch('/auth/v1/me').send({ name: 'Renamed' }), 'PATCH', '/auth/v1/me', 400);
-        const crossSite = expectContract(await t.http().patch('/auth/v1/me').set('Cookie', user.cookie).send({ name: 'X', currentPassword: user.password }), 'PATCH', '/auth/v1/me', 403);
+        const crossSite = expectContract(
+          await t.http().patch('/auth/v1/me').set('Cookie', user.cookie).send({ name: 'X', currentPassword: user.password }),
+          'PATCH',
+          '/auth/v1/me',
+          403,
+        );
         expect(crossSite.body.error.code).toBe('CSRF_REJECTED');
       });
 
@@ -636,7 +951,10 @@ describe('OpenAPI document and contract', () => {
 
       it('POST /auth/v1/invitations/accept: 201, 400, 410 INVITATION_EXPIRED', async () => {
         const owner = await signUp(t);
-        const invited = await asUser(t, owner.cookie, owner.tenantId).post('/api/v1/invitations').send({ email: newEmail('invited'), role: 'agent' }).expect(201);
+        const invited = await asUser(t, owner.cookie, owner.tenantId)
+          .post('/api/v1/invitations')
+          .send({ email: newEmail('invited'), role: 'agent' })
+          .expect(201);
         const token = new URL(invited.body.acceptUrl).searchParams.get('token');
         const path = '/auth/v1/invitations/accept';
         expectContract(await signIn(path).send({ token, name: 'Invited', password: 'short' }), 'POST', path, 400);
@@ -667,11 +985,24 @@ describe('OpenAPI document and contract', () => {
 
       it('POST /admin/v1/tenants: 201, 409, 400, 401', async () => {
         slug = `oa-${Date.now().toString(36)}`;
-        const created = expectContract(await t.admin().post('/admin/v1/tenants').send({ name: 'OpenAPI Co', slug, plan: 'free' }), 'POST', '/admin/v1/tenants', 201);
+        const created = expectContract(
+          await t.admin().post('/admin/v1/tenants').send({ name: 'OpenAPI Co', slug, plan: 'free' }),
+          'POST',
+          '/admin/v1/tenants',
+          201,
+        );
         adminTenantId = created.body.tenant.id;
         expectContract(await t.admin().post('/admin/v1/tenants').send({ name: 'Again', slug, plan: 'pro' }), 'POST', '/admin/v1/tenants', 409);
         expectContract(await t.admin().post('/admin/v1/tenants').send({ name: 'Bad', slug: 'Bad Slug', plan: 'gold' }), 'POST', '/admin/v1/tenants', 400);
-        expectContract(await t.http().post('/admin/v1/tenants').send({ name: 'No token', slug: `${slug}-x`, plan: 'pro' }), 'POST', '/admin/v1/tenants', 401);
+        expectContract(
+          await t
+            .http()
+            .post('/admin/v1/tenants')
+            .send({ name: 'No token', slug: `${slug}-x`, plan: 'pro' }),
+          'POST',
+          '/admin/v1/tenants',
+          401,
+        );
       });
 
       it('GET /admin/v1/tenants/{tenantId}: 200, 404', async () => {
@@ -680,7 +1011,15 @@ describe('OpenAPI document and contract', () => {
       });
 
       it('POST /admin/v1/tenants/{tenantId}/api-keys on Free: 403 PLAN_UPGRADE_REQUIRED', async () => {
-        const refused = expectContract(await t.admin().post(`/admin/v1/tenants/${adminTenantId}/api-keys`).send({ name: 'k', scopes: ['bots:read'] }), 'POST', '/admin/v1/tenants/{tenantId}/api-keys', 403);
+        const refused = expectContract(
+          await t
+            .admin()
+            .post(`/admin/v1/tenants/${adminTenantId}/api-keys`)
+            .send({ name: 'k', scopes: ['bots:read'] }),
+          'POST',
+          '/admin/v1/tenants/{tenantId}/api-keys',
+          403,
+        );
         expect(refused.body.error.code).toBe('PLAN_UPGRADE_REQUIRED');
       });
 
@@ -692,12 +1031,23 @@ describe('OpenAPI document and contract', () => {
       it('API keys: POST 201 and 400, GET 200 and 401, DELETE 204 and 404', async () => {
         const path = '/admin/v1/tenants/{tenantId}/api-keys';
         const created = expectContract(
-          await t.admin().post(`/admin/v1/tenants/${adminTenantId}/api-keys`).send({ name: 'CRM', scopes: ['leads:read'], expiresAt: '2099-01-01T00:00:00Z' }),
+          await t
+            .admin()
+            .post(`/admin/v1/tenants/${adminTenantId}/api-keys`)
+            .send({ name: 'CRM', scopes: ['leads:read'], expiresAt: '2099-01-01T00:00:00Z' }),
           'POST',
           path,
           201,
         );
-        expectContract(await t.admin().post(`/admin/v1/tenants/${adminTenantId}/api-keys`).send({ name: 'CRM', scopes: ['everything'] }), 'POST', path, 400);
+        expectContract(
+          await t
+            .admin()
+            .post(`/admin/v1/tenants/${adminTenantId}/api-keys`)
+            .send({ name: 'CRM', scopes: ['everything'] }),
+          'POST',
+          path,
+          400,
+        );
         expectContract(await t.admin().get(`/admin/v1/tenants/${adminTenantId}/api-keys`), 'GET', path, 200);
         expectContract(await t.http().get(`/admin/v1/tenants/${adminTenantId}/api-keys`).set('Authorization', 'Bearer wrong-token'), 'GET', path, 401);
         const one = `${path}/{keyId}`;
@@ -707,27 +1057,63 @@ describe('OpenAPI document and contract', () => {
 
       it('bots: POST 201, 400 and 403 PLAN_LIMIT_REACHED, PATCH 200 and 404', async () => {
         const path = '/admin/v1/tenants/{tenantId}/bots';
-        const created = expectContract(await t.admin().post(`/admin/v1/tenants/${adminTenantId}/bots`).send({ name: 'Helper', avatarUrl: null }), 'POST', path, 201);
+        const created = expectContract(
+          await t.admin().post(`/admin/v1/tenants/${adminTenantId}/bots`).send({ name: 'Helper', avatarUrl: null }),
+          'POST',
+          path,
+          201,
+        );
         expectContract(await t.admin().post(`/admin/v1/tenants/${adminTenantId}/bots`).send({ name: 'Helper', primaryColor: 'blue' }), 'POST', path, 400);
         for (let i = 1; i < 5; i++) await createBot(t, adminTenantId);
         const refused = expectContract(await t.admin().post(`/admin/v1/tenants/${adminTenantId}/bots`).send({ name: 'Sixth' }), 'POST', path, 403);
         expect(refused.body.error.code).toBe('PLAN_LIMIT_REACHED');
-        expectContract(await t.admin().patch(`/admin/v1/tenants/${adminTenantId}/bots/${created.body.bot.id}`).send({ isActive: false }), 'PATCH', `${path}/{botId}`, 200);
-        expectContract(await t.admin().patch(`/admin/v1/tenants/${adminTenantId}/bots/${UUID_ZERO}`).send({ isActive: false }), 'PATCH', `${path}/{botId}`, 404);
+        expectContract(
+          await t.admin().patch(`/admin/v1/tenants/${adminTenantId}/bots/${created.body.bot.id}`).send({ isActive: false }),
+          'PATCH',
+          `${path}/{botId}`,
+          200,
+        );
+        expectContract(
+          await t.admin().patch(`/admin/v1/tenants/${adminTenantId}/bots/${UUID_ZERO}`).send({ isActive: false }),
+          'PATCH',
+          `${path}/{botId}`,
+          404,
+        );
       });
 
       it('knowledge documents and recorded conversations: 201, 404, 400', async () => {
         const documents = '/admin/v1/tenants/{tenantId}/bots/{botId}/documents';
-        expectContract(await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({ title: 'Pricing', content: 'Pro is 49 a month.' }), 'POST', documents, 201);
-        expectContract(await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${UUID_ZERO}/documents`).send({ title: 'Pricing', content: 'x' }), 'POST', documents, 404);
+        expectContract(
+          await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({ title: 'Pricing', content: 'Pro is 49 a month.' }),
+          'POST',
+          documents,
+          201,
+        );
+        expectContract(
+          await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${UUID_ZERO}/documents`).send({ title: 'Pricing', content: 'x' }),
+          'POST',
+          documents,
+          404,
+        );
         const conversations = '/admin/v1/tenants/{tenantId}/bots/{botId}/conversations';
         expectContract(
-          await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/conversations`).send({ channel: 'api', messages: [{ role: 'agent', content: 'Hello' }] }),
+          await t
+            .admin()
+            .post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/conversations`)
+            .send({ channel: 'api', messages: [{ role: 'agent', content: 'Hello' }] }),
           'POST',
           conversations,
           201,
         );
-        expectContract(await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/conversations`).send({ messages: [{ role: 'robot', content: '' }] }), 'POST', conversations, 400);
+        expectContract(
+          await t
+            .admin()
+            .post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/conversations`)
+            .send({ messages: [{ role: 'robot', content: '' }] }),
+          'POST',
+          conversations,
+          400,
+        );
       });
 
       it('GET /admin/v1/tenants/{tenantId}/audit-log: 200, 400', async () => {
@@ -737,7 +1123,12 @@ describe('OpenAPI document and contract', () => {
       });
 
       it('403 HTTPS_REQUIRED over plain HTTP in production', async () => {
-        const refused = expectContract(await strict.admin().get(`/admin/v1/tenants/${adminTenantId}`).set('X-Forwarded-Proto', 'http'), 'GET', '/admin/v1/tenants/{tenantId}', 403);
+        const refused = expectContract(
+          await strict.admin().get(`/admin/v1/tenants/${adminTenantId}`).set('X-Forwarded-Proto', 'http'),
+          'GET',
+          '/admin/v1/tenants/{tenantId}',
+          403,
+        );
         expect(refused.body.error.code).toBe('HTTPS_REQUIRED');
       });
     });
@@ -781,4 +1172,3 @@ function securityOf(rule: AccessRule | undefined): Record<string, string[]>[] | 
   if (rule?.kind === 'public') return [];
   return undefined;
 }
-

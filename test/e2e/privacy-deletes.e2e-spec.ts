@@ -18,28 +18,46 @@ describe('Privacy: deleting a lead or a conversation', () => {
 
   /** The events queued for the tenant's endpoint since `since`: [type, data]. */
   const queuedSince = async (since: Date) =>
-    (await t.prisma.webhookDelivery.findMany({ where: { endpointId, createdAt: { gte: since } }, orderBy: [{ createdAt: 'asc' }, { eventId: 'asc' }], select: { event: { select: { type: true, data: true } } } })).map(
-      (delivery) => delivery.event,
-    );
+    (
+      await t.prisma.webhookDelivery.findMany({
+        where: { endpointId, createdAt: { gte: since } },
+        orderBy: [{ createdAt: 'asc' }, { eventId: 'asc' }],
+        select: { event: { select: { type: true, data: true } } },
+      })
+    ).map((delivery) => delivery.event);
 
   /** The bot's figures and what the lists count: they must agree. */
   async function figures() {
     const bot = (await get(`/api/v1/bots/${botId}`).expect(200)).body.bot;
     const conversations = (await get(`/api/v1/conversations?botId=${botId}`).expect(200)).body;
     let messages = 0;
-    for (const conversation of conversations.conversations) messages += (await get(`/api/v1/conversations/${conversation.id}/messages`).expect(200)).body.pagination.total;
+    for (const conversation of conversations.conversations)
+      messages += (await get(`/api/v1/conversations/${conversation.id}/messages`).expect(200)).body.pagination.total;
     const leads = (await get('/api/v1/leads').expect(200)).body.pagination.total;
     const leadsOfBot = (await get(`/api/v1/leads?botId=${botId}`).expect(200)).body.pagination.total;
     const searched = (await get('/api/v1/leads?search=example').expect(200)).body.pagination.total;
     const overview = (await get('/api/v1/analytics/overview').expect(200)).body;
-    return { bot: { messageCount: bot.messageCount, conversationCount: bot.conversationCount }, conversations: conversations.pagination.total, messages, leads, leadsOfBot, searched, overview };
+    return {
+      bot: { messageCount: bot.messageCount, conversationCount: bot.conversationCount },
+      conversations: conversations.pagination.total,
+      messages,
+      leads,
+      leadsOfBot,
+      searched,
+      overview,
+    };
   }
 
   beforeAll(async () => {
     t = await createTestApp();
     [tenant, other] = await Promise.all([createTenant(t), createTenant(t)]);
     botId = (await createBot(t, tenant.id)).id;
-    endpointId = (await t.prisma.webhookEndpoint.create({ data: { tenantId: tenant.id, url: 'https://hooks.example.com/in', events: ['*'], secret: 'whsec_dGVzdA==' }, select: { id: true } })).id;
+    endpointId = (
+      await t.prisma.webhookEndpoint.create({
+        data: { tenantId: tenant.id, url: 'https://hooks.example.com/in', events: ['*'], secret: 'whsec_dGVzdA==' },
+        select: { id: true },
+      })
+    ).id;
   });
   afterAll(() => t.close());
 

@@ -34,8 +34,16 @@ describe('Privacy: export and erasure of a person', () => {
   async function widgetVisitor(name: string, email: string): Promise<{ visitorId: string; conversationId: string; leadId: string }> {
     const { visitorToken, visitorId } = (await widget('post', '/sessions').send({ botId }).expect(201)).body;
     const { conversation } = (await widget('post', '/conversations').set('X-Visitor-Token', visitorToken).send({}).expect(201)).body;
-    await widget('post', `/conversations/${conversation.id}/messages`).set('X-Visitor-Token', visitorToken).send({ content: `Hello, I am ${name}, write to ${email}` }).expect(201);
-    const { lead } = (await widget('post', `/conversations/${conversation.id}/lead`).set('X-Visitor-Token', visitorToken).send({ name, email, message: `Call ${name} back` }).expect(201)).body;
+    await widget('post', `/conversations/${conversation.id}/messages`)
+      .set('X-Visitor-Token', visitorToken)
+      .send({ content: `Hello, I am ${name}, write to ${email}` })
+      .expect(201);
+    const { lead } = (
+      await widget('post', `/conversations/${conversation.id}/lead`)
+        .set('X-Visitor-Token', visitorToken)
+        .send({ name, email, message: `Call ${name} back` })
+        .expect(201)
+    ).body;
     return { visitorId, conversationId: conversation.id, leadId: lead.id };
   }
 
@@ -47,7 +55,10 @@ describe('Privacy: export and erasure of a person', () => {
     expect(columns.length).toBeGreaterThan(40);
     const found: string[] = [];
     for (const { table, column } of columns) {
-      const [{ count }] = await t.prisma.$queryRawUnsafe<{ count: number }[]>(`SELECT count(*)::int AS count FROM "${table}" WHERE "${column}"::text ILIKE '%' || $1 || '%'`, needle);
+      const [{ count }] = await t.prisma.$queryRawUnsafe<{ count: number }[]>(
+        `SELECT count(*)::int AS count FROM "${table}" WHERE "${column}"::text ILIKE '%' || $1 || '%'`,
+        needle,
+      );
       if (count) found.push(`${table}.${column}: ${count}`);
     }
     return found;
@@ -61,7 +72,9 @@ describe('Privacy: export and erasure of a person', () => {
     [tenant, elsewhere] = await Promise.all([createTenant(t, { plan: 'enterprise' }), createTenant(t, { plan: 'enterprise' })]);
     publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
     botId = (await createBot(t, tenant.id)).id;
-    await api('post', '/api/v1/webhooks').send({ url: receiver.url(), events: ['*'] }).expect(201);
+    await api('post', '/api/v1/webhooks')
+      .send({ url: receiver.url(), events: ['*'] })
+      .expect(201);
     // A second instance on the same database runs the background work, for these tenants only.
     const env = { PRIVACY_WORKER: 'true', WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' };
     const connection = process.env.E2E_DATABASE_URL ? await openTestDatabase() : t.connection;
@@ -80,23 +93,44 @@ describe('Privacy: export and erasure of a person', () => {
   let other: { visitorId: string; conversationId: string; leadId: string; importedLeadId: string };
   let elsewhereLeadId: string;
   const createBody = { name: NAME, email: EMAIL.toUpperCase(), company: 'Quixote Ltd' };
-  const importBody = { leads: [{ name: NAME, email: EMAIL, phone: '+1 555 0100' }, { name: OTHER_NAME, email: OTHER_EMAIL }] };
+  const importBody = {
+    leads: [
+      { name: NAME, email: EMAIL, phone: '+1 555 0100' },
+      { name: OTHER_NAME, email: OTHER_EMAIL },
+    ],
+  };
 
   it("collects the person's data from the widget, the API, an import, an idempotent create and webhook deliveries", async () => {
     const chat = await widgetVisitor(NAME, EMAIL);
     const otherChat = await widgetVisitor(OTHER_NAME, OTHER_EMAIL);
     const created = (await api('post', '/api/v1/leads').set('Idempotency-Key', 'erase-create-1').send(createBody).expect(201)).body.lead;
-    await api('patch', `/api/v1/leads/${created.id}`).send({ status: 'contacted', tags: ['erasable'] }).expect(200);
+    await api('patch', `/api/v1/leads/${created.id}`)
+      .send({ status: 'contacted', tags: ['erasable'] })
+      .expect(200);
     const imported = (await api('post', '/api/v1/leads/import').set('Idempotency-Key', 'erase-import-1').send(importBody).expect(201)).body.leads;
     person = { ...chat, apiLeadId: created.id, importedLeadId: imported[0].id };
     other = { ...otherChat, importedLeadId: imported[1].id };
     elsewhereLeadId = (await api('post', '/api/v1/leads', elsewhere.key).send({ name: NAME, email: EMAIL }).expect(201)).body.lead.id;
     // A value an audit row holds, as a change recorded with the person's data would.
-    await t.prisma.auditEvent.create({ data: { tenantId: tenant.id, actor: 'system', action: 'lead.noted', targetType: 'lead', targetId: created.id, data: { email: EMAIL, name: NAME } } });
+    await t.prisma.auditEvent.create({
+      data: { tenantId: tenant.id, actor: 'system', action: 'lead.noted', targetType: 'lead', targetId: created.id, data: { email: EMAIL, name: NAME } },
+    });
 
     // Every event is delivered, and the receiver's answer (the payload itself) is stored.
-    await receiver.until(async () => (await t.prisma.webhookDelivery.count({ where: { tenantId: tenant.id, status: { not: 'succeeded' } } })) === 0 && receiver.received.length >= 10, 20_000);
-    expect(await scan(EMAIL)).toEqual(expect.arrayContaining([expect.stringMatching(/^Lead\.email/), expect.stringMatching(/^WebhookEvent\.data/), expect.stringMatching(/^WebhookDelivery\.lastResponseBody/), expect.stringMatching(/^IdempotencyRecord\.responseBody/), expect.stringMatching(/^Message\.content/)]));
+    await receiver.until(
+      async () =>
+        (await t.prisma.webhookDelivery.count({ where: { tenantId: tenant.id, status: { not: 'succeeded' } } })) === 0 && receiver.received.length >= 10,
+      20_000,
+    );
+    expect(await scan(EMAIL)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Lead\.email/),
+        expect.stringMatching(/^WebhookEvent\.data/),
+        expect.stringMatching(/^WebhookDelivery\.lastResponseBody/),
+        expect.stringMatching(/^IdempotencyRecord\.responseBody/),
+        expect.stringMatching(/^Message\.content/),
+      ]),
+    );
     expect(await scan(person.visitorId)).toEqual(expect.arrayContaining([expect.stringMatching(/^Conversation\.visitorId/)]));
   });
 
@@ -121,8 +155,12 @@ describe('Privacy: export and erasure of a person', () => {
 
   it('refuses a body without exactly one of email and visitorId, and keys without privacy:manage', async () => {
     expectError(await api('post', '/api/v1/privacy/exports').send({}), 400, 'VALIDATION_ERROR', [{ field: 'email', message: 'give email or visitorId' }]);
-    expectError(await api('post', '/api/v1/privacy/erasures').send({ email: EMAIL, visitorId: 'v' }), 400, 'VALIDATION_ERROR', [{ field: 'email', message: 'give either email or visitorId, not both' }]);
-    expectError(await api('post', '/api/v1/privacy/exports').send({ email: EMAIL, extra: 1 }), 400, 'VALIDATION_ERROR', [{ field: 'extra', message: expect.any(String) }]);
+    expectError(await api('post', '/api/v1/privacy/erasures').send({ email: EMAIL, visitorId: 'v' }), 400, 'VALIDATION_ERROR', [
+      { field: 'email', message: 'give either email or visitorId, not both' },
+    ]);
+    expectError(await api('post', '/api/v1/privacy/exports').send({ email: EMAIL, extra: 1 }), 400, 'VALIDATION_ERROR', [
+      { field: 'extra', message: expect.any(String) },
+    ]);
     const noPrivacy = (await createKey(t, tenant.id, { scopes: ['leads:read', 'leads:write', 'conversations:read'] })).key;
     expectError(await api('post', '/api/v1/privacy/exports', noPrivacy).send({ email: EMAIL }), 403, 'INSUFFICIENT_SCOPE');
     expectError(await api('post', '/api/v1/privacy/erasures', noPrivacy).send({ email: EMAIL }), 403, 'INSUFFICIENT_SCOPE');
@@ -131,7 +169,15 @@ describe('Privacy: export and erasure of a person', () => {
   it('erases the person: 202 pending with the counts, completed within seconds, and no column of any table holds them any more', async () => {
     const messages = (await api('get', `/api/v1/conversations/${person.conversationId}/messages`).expect(200)).body.pagination.total;
     const response = await api('post', '/api/v1/privacy/erasures').set('Idempotency-Key', 'erasure-1').send({ email: EMAIL }).expect(202);
-    expect(response.body).toEqual({ erasure: { id: expect.stringMatching(UUID), status: 'pending', counts: { leads: 3, conversations: 1, messages }, createdAt: expect.any(String), completedAt: null } });
+    expect(response.body).toEqual({
+      erasure: {
+        id: expect.stringMatching(UUID),
+        status: 'pending',
+        counts: { leads: 3, conversations: 1, messages },
+        createdAt: expect.any(String),
+        completedAt: null,
+      },
+    });
     const { id } = response.body.erasure;
     // The retry gets the same answer and queues nothing more.
     const replay = await api('post', '/api/v1/privacy/erasures').set('Idempotency-Key', 'erasure-1').send({ email: EMAIL }).expect(202);
@@ -139,7 +185,11 @@ describe('Privacy: export and erasure of a person', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
 
     await receiver.until(async () => (await api('get', `/api/v1/privacy/erasures/${id}`).expect(200)).body.erasure.status === 'completed', 10_000);
-    expect((await api('get', `/api/v1/privacy/erasures/${id}`).expect(200)).body.erasure).toEqual({ ...response.body.erasure, status: 'completed', completedAt: expect.any(String) });
+    expect((await api('get', `/api/v1/privacy/erasures/${id}`).expect(200)).body.erasure).toEqual({
+      ...response.body.erasure,
+      status: 'completed',
+      completedAt: expect.any(String),
+    });
     expectError(await api('get', `/api/v1/privacy/erasures/${id}`, elsewhere.key), 404, 'NOT_FOUND');
 
     expect(await scan(EMAIL)).toEqual([`Lead.email: 1`, `Lead.searchText: 1`]);
@@ -153,7 +203,10 @@ describe('Privacy: export and erasure of a person', () => {
     expect(await scan(EMAIL)).toEqual([]);
     expect(await scan(NAME)).toEqual([]);
     // The action of the audit row stays, its values are gone.
-    expect(await t.prisma.auditEvent.findFirst({ where: { tenantId: tenant.id, action: 'lead.noted' }, select: { action: true, data: true } })).toEqual({ action: 'lead.noted', data: { redacted: true } });
+    expect(await t.prisma.auditEvent.findFirst({ where: { tenantId: tenant.id, action: 'lead.noted' }, select: { action: true, data: true } })).toEqual({
+      action: 'lead.noted',
+      data: { redacted: true },
+    });
   });
 
   it("leaves the other person's data intact", async () => {
@@ -163,7 +216,9 @@ describe('Privacy: export and erasure of a person', () => {
     expect(messages.some((message: { content: string }) => message.content.includes(OTHER_EMAIL))).toBe(true);
     expect((await api('get', `/api/v1/conversations/${other.conversationId}`).expect(200)).body.conversation.visitorId).toBe(other.visitorId);
     // Their events are sent and stored as they were.
-    expect((await scan(OTHER_EMAIL)).filter((hit) => hit.startsWith('WebhookEvent.data') || hit.startsWith('WebhookDelivery.lastResponseBody'))).toHaveLength(2);
+    expect((await scan(OTHER_EMAIL)).filter((hit) => hit.startsWith('WebhookEvent.data') || hit.startsWith('WebhookDelivery.lastResponseBody'))).toHaveLength(
+      2,
+    );
     const exported = (await api('post', '/api/v1/privacy/exports').send({ email: OTHER_EMAIL }).expect(200)).body;
     expect(exported.leads.map((lead: { id: string }) => lead.id).sort()).toEqual([other.leadId, other.importedLeadId].sort());
   });
@@ -172,7 +227,11 @@ describe('Privacy: export and erasure of a person', () => {
     expectError(await api('post', '/api/v1/leads').set('Idempotency-Key', 'erase-create-1').send(createBody), 410, 'IDEMPOTENCY_RECORD_ERASED');
     expectError(await api('post', '/api/v1/leads/import').set('Idempotency-Key', 'erase-import-1').send(importBody), 410, 'IDEMPOTENCY_RECORD_ERASED');
     // Another request with the key is still a reuse.
-    expectError(await api('post', '/api/v1/leads').set('Idempotency-Key', 'erase-create-1').send({ name: 'Someone', email: 'someone@example.com' }), 409, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await api('post', '/api/v1/leads').set('Idempotency-Key', 'erase-create-1').send({ name: 'Someone', email: 'someone@example.com' }),
+      409,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expect(await scan(EMAIL)).toEqual([]);
     expect((await api('get', `/api/v1/leads?search=${encodeURIComponent('quixote')}`).expect(200)).body.pagination.total).toBe(0);
   });
@@ -181,7 +240,11 @@ describe('Privacy: export and erasure of a person', () => {
     const bot = (await api('get', `/api/v1/bots/${botId}`).expect(200)).body.bot;
     const conversations = (await api('get', `/api/v1/conversations?botId=${botId}`).expect(200)).body;
     let messages = 0;
-    for (const conversation of conversations.conversations) messages += (await api('get', `/api/v1/conversations/${conversation.id}/messages`).expect(200)).body.pagination.total;
-    expect({ conversationCount: bot.conversationCount, messageCount: bot.messageCount }).toEqual({ conversationCount: conversations.pagination.total, messageCount: messages });
+    for (const conversation of conversations.conversations)
+      messages += (await api('get', `/api/v1/conversations/${conversation.id}/messages`).expect(200)).body.pagination.total;
+    expect({ conversationCount: bot.conversationCount, messageCount: bot.messageCount }).toEqual({
+      conversationCount: conversations.pagination.total,
+      messageCount: messages,
+    });
   });
 });

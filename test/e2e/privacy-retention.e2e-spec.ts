@@ -35,25 +35,61 @@ describe('Privacy: the retention sweep', () => {
 
   it('deletes exactly the rows past their cut-off, once, from two instances sweeping at once while inserts go on', async () => {
     const { prisma } = first;
-    await first.http().patch('/api/v1/settings').set('X-API-Key', tenant.key).send({ retention: { conversationDays: 30, leadDays: 60 } }).expect(200);
+    await first
+      .http()
+      .patch('/api/v1/settings')
+      .set('X-API-Key', tenant.key)
+      .send({ retention: { conversationDays: 30, leadDays: 60 } })
+      .expect(200);
     const botId = (await createBot(first, tenant.id)).id;
     const keeperBot = (await createBot(first, keeper.id)).id;
-    const old = (days: number) => ({ createdAt: daysAgo(days).toISOString(), messages: [{ role: 'user', content: 'old', createdAt: daysAgo(days).toISOString() }] });
+    const old = (days: number) => ({
+      createdAt: daysAgo(days).toISOString(),
+      messages: [{ role: 'user', content: 'old', createdAt: daysAgo(days).toISOString() }],
+    });
     const oldConversations = await Promise.all([recordConversation(first, tenant.id, botId, old(45)), recordConversation(first, tenant.id, botId, old(31))]);
     // Started long ago, but its last message is recent: still going on, kept.
-    const ongoing = await recordConversation(first, tenant.id, botId, { createdAt: daysAgo(90).toISOString(), messages: [{ role: 'user', content: 'still here', createdAt: daysAgo(2).toISOString() }] });
+    const ongoing = await recordConversation(first, tenant.id, botId, {
+      createdAt: daysAgo(90).toISOString(),
+      messages: [{ role: 'user', content: 'still here', createdAt: daysAgo(2).toISOString() }],
+    });
     const recent = await recordConversation(first, tenant.id, botId, old(29));
     const keeperOld = await recordConversation(first, keeper.id, keeperBot, old(400));
 
-    const lead = (tenantId: string, days: number) => ({ id: v7(), tenantId, name: 'Old Lead', email: 'old@example.com', source: 'api' as const, tags: [], createdAt: daysAgo(days), updatedAt: daysAgo(days) });
+    const lead = (tenantId: string, days: number) => ({
+      id: v7(),
+      tenantId,
+      name: 'Old Lead',
+      email: 'old@example.com',
+      source: 'api' as const,
+      tags: [],
+      createdAt: daysAgo(days),
+      updatedAt: daysAgo(days),
+    });
     const oldLeads = [lead(tenant.id, 61), lead(tenant.id, 365)];
     const keptLeads = [lead(tenant.id, 59), lead(keeper.id, 1000)];
     await prisma.lead.createMany({ data: [...oldLeads, ...keptLeads] });
 
-    const endpoint = await prisma.webhookEndpoint.create({ data: { tenantId: tenant.id, url: 'https://hooks.example.com/in', events: ['*'], enabled: false, secret: 'whsec_dGVzdA==' }, select: { id: true } });
+    const endpoint = await prisma.webhookEndpoint.create({
+      data: { tenantId: tenant.id, url: 'https://hooks.example.com/in', events: ['*'], enabled: false, secret: 'whsec_dGVzdA==' },
+      select: { id: true },
+    });
     const event = async (days: number) => {
-      const { id } = await prisma.webhookEvent.create({ data: { tenantId: tenant.id, type: 'webhook.test', data: { object: {} }, createdAt: daysAgo(days) }, select: { id: true } });
-      await prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: endpoint.id, eventId: id, eventType: 'webhook.test', status: 'succeeded', nextAttemptAt: null, createdAt: daysAgo(days) } });
+      const { id } = await prisma.webhookEvent.create({
+        data: { tenantId: tenant.id, type: 'webhook.test', data: { object: {} }, createdAt: daysAgo(days) },
+        select: { id: true },
+      });
+      await prisma.webhookDelivery.create({
+        data: {
+          tenantId: tenant.id,
+          endpointId: endpoint.id,
+          eventId: id,
+          eventType: 'webhook.test',
+          status: 'succeeded',
+          nextAttemptAt: null,
+          createdAt: daysAgo(days),
+        },
+      });
       return id;
     };
     const oldEvents = [await event(31), await event(40)];
@@ -67,8 +103,19 @@ describe('Privacy: the retention sweep', () => {
     });
     // More old audit rows than one batch holds.
     const OLD_AUDIT = 2_500;
-    await prisma.auditEvent.createMany({ data: Array.from({ length: OLD_AUDIT }, () => ({ tenantId: keeper.id, actor: 'system', action: 'test.old', targetType: 'test', targetId: '-', createdAt: daysAgo(101) })) });
-    await prisma.auditEvent.create({ data: { tenantId: keeper.id, actor: 'system', action: 'test.recent', targetType: 'test', targetId: '-', createdAt: daysAgo(99) } });
+    await prisma.auditEvent.createMany({
+      data: Array.from({ length: OLD_AUDIT }, () => ({
+        tenantId: keeper.id,
+        actor: 'system',
+        action: 'test.old',
+        targetType: 'test',
+        targetId: '-',
+        createdAt: daysAgo(101),
+      })),
+    });
+    await prisma.auditEvent.create({
+      data: { tenantId: keeper.id, actor: 'system', action: 'test.recent', targetType: 'test', targetId: '-', createdAt: daysAgo(99) },
+    });
 
     // Inserts go on while two instances sweep at once.
     let inserting = true;
@@ -101,7 +148,15 @@ describe('Privacy: the retention sweep', () => {
     expect((await api('/api/v1/leads')).body.pagination.total).toBe(1 + inserted.length);
 
     // A second sweep right after finds nothing more.
-    expect(await first.app.get(RetentionSweeper).sweep({ force: true })).toEqual({ messages: 0, conversations: 0, leads: 0, webhookDeliveries: 0, webhookEvents: 0, idempotencyRecords: 0, auditEvents: 0 });
+    expect(await first.app.get(RetentionSweeper).sweep({ force: true })).toEqual({
+      messages: 0,
+      conversations: 0,
+      leads: 0,
+      webhookDeliveries: 0,
+      webhookEvents: 0,
+      idempotencyRecords: 0,
+      auditEvents: 0,
+    });
   });
 
   it('runs hourly: once done, a sweep that is not forced is not due', async () => {

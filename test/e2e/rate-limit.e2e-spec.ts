@@ -153,10 +153,18 @@ describe('failed-authentication guard', () => {
     await from(ip).get('/api/v1/verify').set('X-API-Key', tenant.key).expect(200);
     await from(ip).get('/api/v1/verify').expect(401);
     await from(ip).get('/api/v1/verify').set('X-API-Key', 'svc_sk_guess').expect(401);
-    await from(ip).get('/api/v1/bots').set('X-API-Key', tenant.key.slice(0, -1) + 'x').expect(401);
+    await from(ip)
+      .get('/api/v1/bots')
+      .set('X-API-Key', tenant.key.slice(0, -1) + 'x')
+      .expect(401);
 
     const blocked = await from(ip).get('/api/v1/verify').set('X-API-Key', 'svc_sk_another_guess').expect(429);
-    expect(blocked.body.error).toEqual({ code: 'RATE_LIMIT_EXCEEDED', message: expect.stringContaining('invalid API key'), status: 429, requestId: blocked.headers['x-request-id'] });
+    expect(blocked.body.error).toEqual({
+      code: 'RATE_LIMIT_EXCEEDED',
+      message: expect.stringContaining('invalid API key'),
+      status: 429,
+      requestId: blocked.headers['x-request-id'],
+    });
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(blocked.headers['retry-after'])).toBeLessThanOrEqual(60);
     expect(blocked.headers['x-ratelimit-limit']).toBeUndefined();
@@ -205,7 +213,12 @@ describe('failed-authentication guard', () => {
     await admin(ADMIN_TOKEN.slice(0, -1)).expect(401);
 
     const blocked = await admin('another-wrong-token').expect(429);
-    expect(blocked.body.error).toEqual({ code: 'RATE_LIMIT_EXCEEDED', message: expect.stringContaining('admin bearer token'), status: 429, requestId: blocked.headers['x-request-id'] });
+    expect(blocked.body.error).toEqual({
+      code: 'RATE_LIMIT_EXCEEDED',
+      message: expect.stringContaining('admin bearer token'),
+      status: 429,
+      requestId: blocked.headers['x-request-id'],
+    });
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(blocked.headers['retry-after'])).toBeLessThanOrEqual(60);
     await admin(undefined).expect(429);
@@ -237,7 +250,12 @@ describe('public keys', () => {
 
     for (let i = 0; i < 100; i++) {
       // Two client addresses, so that the public-key limit (60 a minute per address) is not reached.
-      const response = await t.http().get('/api/v1/verify').set('X-Forwarded-For', `198.51.100.${i % 2}`).set('X-API-Key', publicKey.key).expect(200);
+      const response = await t
+        .http()
+        .get('/api/v1/verify')
+        .set('X-Forwarded-For', `198.51.100.${i % 2}`)
+        .set('X-API-Key', publicKey.key)
+        .expect(200);
       expect(quotaHeadersOf(response)).toEqual([]);
     }
     const forbidden = await t.http().get('/api/v1/bots').set('X-Forwarded-For', '198.51.100.2').set('X-API-Key', publicKey.key).expect(403);
@@ -258,7 +276,12 @@ describe('public keys', () => {
 
     for (let i = 0; i < 60; i++) await verify(publicKey.key).expect(200);
     const refused = await verify(publicKey.key).expect(429);
-    expect(refused.body.error).toEqual({ code: 'RATE_LIMIT_EXCEEDED', message: expect.stringContaining('public-key limit of 60'), status: 429, requestId: refused.headers['x-request-id'] });
+    expect(refused.body.error).toEqual({
+      code: 'RATE_LIMIT_EXCEEDED',
+      message: expect.stringContaining('public-key limit of 60'),
+      status: 429,
+      requestId: refused.headers['x-request-id'],
+    });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
     expect(quotaHeadersOf(refused)).toEqual([]);

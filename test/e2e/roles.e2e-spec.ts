@@ -37,7 +37,8 @@ describe('Roles x routes', () => {
   afterAll(() => t.close());
 
   const allowed = (rule: AccessRule, role: Role): boolean => {
-    if (rule.kind === 'tenantUser') return (rule.role === 'member' || role === 'owner' || role === 'admin') && (rule.scopes ?? []).every((scope) => ROLE_SCOPES[role].includes(scope));
+    if (rule.kind === 'tenantUser')
+      return (rule.role === 'member' || role === 'owner' || role === 'admin') && (rule.scopes ?? []).every((scope) => ROLE_SCOPES[role].includes(scope));
     return rule.kind === 'apiKey' && rule.scopes.every((scope) => ROLE_SCOPES[role].includes(scope));
   };
 
@@ -50,10 +51,13 @@ describe('Roles x routes', () => {
   it.each(ROLES)('answers %s exactly as the roles table says, on every route', async (role) => {
     const cells: string[] = [];
     for (const { method, path, route, rule } of userRoutes) {
-      const response = await asUser(t, users[role].cookie, users.owner.tenantId)[method](path).send(method === 'get' ? undefined : {});
+      const response = await asUser(t, users[role].cookie, users.owner.tenantId)
+        [method](path)
+        .send(method === 'get' ? undefined : {});
       const refused = response.status === 403 && response.body.error?.code === 'INSUFFICIENT_ROLE';
       const expected = allowed(rule, role);
-      if (refused === expected || [401, 500].includes(response.status)) cells.push(`${route}: ${response.status} ${response.body.error?.code ?? ''} (expected ${expected ? 'allowed' : 'INSUFFICIENT_ROLE'})`);
+      if (refused === expected || [401, 500].includes(response.status))
+        cells.push(`${route}: ${response.status} ${response.body.error?.code ?? ''} (expected ${expected ? 'allowed' : 'INSUFFICIENT_ROLE'})`);
     }
     expect(cells).toEqual([]);
   });
@@ -71,7 +75,13 @@ describe('Roles x routes', () => {
     expect(ROLE_SCOPES.owner).toEqual(ALL_SCOPES);
     expect(ROLE_SCOPES.admin).toEqual(ALL_SCOPES);
     expect([...ROLE_SCOPES.viewer].sort()).toEqual(ALL_SCOPES.filter((scope) => scope.endsWith(':read')).sort());
-    expect(ROLE_SCOPES.agent.every((scope) => ['bots:read', 'conversations:read', 'conversations:write', 'leads:read', 'leads:write', 'analytics:read', 'settings:read'].includes(scope))).toBe(true);
-    expect(ROLE_SCOPES.agent).toEqual(expect.arrayContaining(['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'analytics:read', 'settings:read']));
+    expect(
+      ROLE_SCOPES.agent.every((scope) =>
+        ['bots:read', 'conversations:read', 'conversations:write', 'leads:read', 'leads:write', 'analytics:read', 'settings:read'].includes(scope),
+      ),
+    ).toBe(true);
+    expect(ROLE_SCOPES.agent).toEqual(
+      expect.arrayContaining(['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'analytics:read', 'settings:read']),
+    );
   });
 });

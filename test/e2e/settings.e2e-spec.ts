@@ -28,7 +28,12 @@ describe('Settings: the tenant and its bots', () => {
   afterAll(() => t.close());
 
   const get = (path: string, key = tenant.key) => t.http().get(path).set('X-API-Key', key);
-  const patch = (path: string, body: unknown, key = tenant.key) => t.http().patch(path).set('X-API-Key', key).send(body as object);
+  const patch = (path: string, body: unknown, key = tenant.key) =>
+    t
+      .http()
+      .patch(path)
+      .set('X-API-Key', key)
+      .send(body as object);
   const auditOf = (action: string, tenantId = tenant.id) => t.prisma.auditEvent.findMany({ where: { tenantId, action }, orderBy: { createdAt: 'asc' } });
 
   describe('GET and PATCH /api/v1/settings', () => {
@@ -61,7 +66,9 @@ describe('Settings: the tenant and its bots', () => {
       expect((await patch('/api/v1/settings', body, fresh.key).expect(200)).body).toEqual({ settings: expected });
       expect((await get('/api/v1/settings', fresh.key).expect(200)).body).toEqual({ settings: expected });
       const audit = await auditOf('settings.updated', fresh.id);
-      expect(audit).toEqual([expect.objectContaining({ actor: `api-key:${fresh.keyId}`, targetType: 'tenant', targetId: fresh.id, requestId: expect.any(String) })]);
+      expect(audit).toEqual([
+        expect.objectContaining({ actor: `api-key:${fresh.keyId}`, targetType: 'tenant', targetId: fresh.id, requestId: expect.any(String) }),
+      ]);
       expect((audit[0].data as { changes: Record<string, unknown> }).changes).toEqual({
         timezone: 'America/New_York',
         allowedOrigins: expected.allowedOrigins,
@@ -83,13 +90,21 @@ describe('Settings: the tenant and its bots', () => {
     });
 
     it('changes only the nested fields sent', async () => {
-      const answer = await patch('/api/v1/settings', { leadCapture: { requirePhone: true }, visitorMessageLimit: { windowSeconds: 30 } }, fresh.key).expect(200);
-      expect(answer.body.settings).toEqual({ ...DEFAULT_SETTINGS, visitorMessageLimit: { messages: 20, windowSeconds: 30 }, leadCapture: { enabled: true, requirePhone: true, requireCompany: false } });
+      const answer = await patch('/api/v1/settings', { leadCapture: { requirePhone: true }, visitorMessageLimit: { windowSeconds: 30 } }, fresh.key).expect(
+        200,
+      );
+      expect(answer.body.settings).toEqual({
+        ...DEFAULT_SETTINGS,
+        visitorMessageLimit: { messages: 20, windowSeconds: 30 },
+        leadCapture: { enabled: true, requirePhone: true, requireCompany: false },
+      });
     });
 
     it('writes and audits nothing when every value sent is the current one', async () => {
       const before = await t.prisma.tenant.findUniqueOrThrow({ where: { id: fresh.id } });
-      expect((await patch('/api/v1/settings', { timezone: 'UTC', allowedOrigins: [], leadCapture: { enabled: true } }, fresh.key).expect(200)).body).toEqual({ settings: DEFAULT_SETTINGS });
+      expect((await patch('/api/v1/settings', { timezone: 'UTC', allowedOrigins: [], leadCapture: { enabled: true } }, fresh.key).expect(200)).body).toEqual({
+        settings: DEFAULT_SETTINGS,
+      });
       expect((await t.prisma.tenant.findUniqueOrThrow({ where: { id: fresh.id } })).updatedAt).toEqual(before.updatedAt);
       expect(await auditOf('settings.updated', fresh.id)).toEqual([]);
     });
@@ -111,10 +126,22 @@ describe('Settings: the tenant and its bots', () => {
       [{ allowedOrigins: 'https://example.com' }, 'allowedOrigins', 'must be an array of origins'],
       [{ allowedOrigins: null }, 'allowedOrigins', 'must be an array of origins'],
       [{ allowedOrigins: ['http://example.com'] }, 'allowedOrigins', 'each entry must be an origin such as https://www.example.com (no path, no wildcard)'],
-      [{ allowedOrigins: ['https://example.com/shop'] }, 'allowedOrigins', 'each entry must be an origin such as https://www.example.com (no path, no wildcard)'],
+      [
+        { allowedOrigins: ['https://example.com/shop'] },
+        'allowedOrigins',
+        'each entry must be an origin such as https://www.example.com (no path, no wildcard)',
+      ],
       [{ allowedOrigins: ['https://*.example.com'] }, 'allowedOrigins', 'each entry must be an origin such as https://www.example.com (no path, no wildcard)'],
-      [{ allowedOrigins: ['https://user:pw@example.com'] }, 'allowedOrigins', 'each entry must be an origin such as https://www.example.com (no path, no wildcard)'],
-      [{ allowedOrigins: ['https://example.com?x=1'] }, 'allowedOrigins', 'each entry must be an origin such as https://www.example.com (no path, no wildcard)'],
+      [
+        { allowedOrigins: ['https://user:pw@example.com'] },
+        'allowedOrigins',
+        'each entry must be an origin such as https://www.example.com (no path, no wildcard)',
+      ],
+      [
+        { allowedOrigins: ['https://example.com?x=1'] },
+        'allowedOrigins',
+        'each entry must be an origin such as https://www.example.com (no path, no wildcard)',
+      ],
       [{ allowedOrigins: ['example.com'] }, 'allowedOrigins', 'each entry must be an origin such as https://www.example.com (no path, no wildcard)'],
       [{ allowedOrigins: [42] }, 'allowedOrigins', 'each entry must be an origin such as https://www.example.com (no path, no wildcard)'],
       [{ allowedOrigins: Array.from({ length: 51 }, (_, i) => `https://s${i}.example.com`) }, 'allowedOrigins', 'must have at most 50 entries'],
@@ -145,14 +172,31 @@ describe('Settings: the tenant and its bots', () => {
     });
 
     it('changes widgetLimits alone, down to 1 reply a day', async () => {
-      expect((await patch('/api/v1/settings', { widgetLimits: { repliesPerIpPerDay: 1 } }, fresh.key).expect(200)).body.settings).toEqual({ ...DEFAULT_SETTINGS, widgetLimits: { repliesPerIpPerDay: 1 } });
+      expect((await patch('/api/v1/settings', { widgetLimits: { repliesPerIpPerDay: 1 } }, fresh.key).expect(200)).body.settings).toEqual({
+        ...DEFAULT_SETTINGS,
+        widgetLimits: { repliesPerIpPerDay: 1 },
+      });
     });
 
     it('accepts the edges: 50 origins, 1 message per second, and time zones by current name, alias or any letter case', async () => {
       const origins = Array.from({ length: 50 }, (_, i) => `https://s${i}.example.com`);
-      const answer = await patch('/api/v1/settings', { allowedOrigins: origins, visitorMessageLimit: { messages: 1, windowSeconds: 1 }, timezone: 'America/Argentina/Buenos_Aires' }, fresh.key).expect(200);
-      expect(answer.body.settings).toMatchObject({ allowedOrigins: origins, visitorMessageLimit: { messages: 1, windowSeconds: 1 }, timezone: 'America/Argentina/Buenos_Aires' });
-      for (const [sent, stored] of [['Asia/Kolkata', 'Asia/Kolkata'], ['Asia/Calcutta', 'Asia/Calcutta'], ['europe/berlin', 'Europe/Berlin'], ['Etc/GMT+2', 'Etc/GMT+2'], ['UTC', 'UTC']]) {
+      const answer = await patch(
+        '/api/v1/settings',
+        { allowedOrigins: origins, visitorMessageLimit: { messages: 1, windowSeconds: 1 }, timezone: 'America/Argentina/Buenos_Aires' },
+        fresh.key,
+      ).expect(200);
+      expect(answer.body.settings).toMatchObject({
+        allowedOrigins: origins,
+        visitorMessageLimit: { messages: 1, windowSeconds: 1 },
+        timezone: 'America/Argentina/Buenos_Aires',
+      });
+      for (const [sent, stored] of [
+        ['Asia/Kolkata', 'Asia/Kolkata'],
+        ['Asia/Calcutta', 'Asia/Calcutta'],
+        ['europe/berlin', 'Europe/Berlin'],
+        ['Etc/GMT+2', 'Etc/GMT+2'],
+        ['UTC', 'UTC'],
+      ]) {
         expect((await patch('/api/v1/settings', { timezone: sent }, fresh.key).expect(200)).body.settings.timezone).toBe(stored);
       }
     });
@@ -177,12 +221,35 @@ describe('Settings: the tenant and its bots', () => {
     it('answers the defaults, then changes every field and audits it', async () => {
       const bot = (await createBot(t, tenant.id)).id;
       const defaults = (await get(`/api/v1/bots/${bot}/settings`).expect(200)).body.settings;
-      expect(defaults).toEqual({ welcomeMessage: expect.any(String), suggestedQuestions: [], fallbackMessage: expect.any(String), showSources: true, synonyms: [], handoff: { enabled: false, onFallback: false, message: expect.any(String) } });
-      const body = { welcomeMessage: ' Hello! ', suggestedQuestions: [' What does it cost? ', 'q'.repeat(200)], fallbackMessage: 'f'.repeat(500), showSources: false, synonyms: [' bill = invoice, receipt ', 'CPU,processor'], handoff: { enabled: true, onFallback: true, message: ' A person joins you. ' } };
-      const expected = { welcomeMessage: 'Hello!', suggestedQuestions: ['What does it cost?', 'q'.repeat(200)], fallbackMessage: 'f'.repeat(500), showSources: false, synonyms: ['bill = invoice, receipt', 'CPU,processor'], handoff: { enabled: true, onFallback: true, message: 'A person joins you.' } };
+      expect(defaults).toEqual({
+        welcomeMessage: expect.any(String),
+        suggestedQuestions: [],
+        fallbackMessage: expect.any(String),
+        showSources: true,
+        synonyms: [],
+        handoff: { enabled: false, onFallback: false, message: expect.any(String) },
+      });
+      const body = {
+        welcomeMessage: ' Hello! ',
+        suggestedQuestions: [' What does it cost? ', 'q'.repeat(200)],
+        fallbackMessage: 'f'.repeat(500),
+        showSources: false,
+        synonyms: [' bill = invoice, receipt ', 'CPU,processor'],
+        handoff: { enabled: true, onFallback: true, message: ' A person joins you. ' },
+      };
+      const expected = {
+        welcomeMessage: 'Hello!',
+        suggestedQuestions: ['What does it cost?', 'q'.repeat(200)],
+        fallbackMessage: 'f'.repeat(500),
+        showSources: false,
+        synonyms: ['bill = invoice, receipt', 'CPU,processor'],
+        handoff: { enabled: true, onFallback: true, message: 'A person joins you.' },
+      };
       expect((await patch(`/api/v1/bots/${bot}/settings`, body).expect(200)).body).toEqual({ settings: expected });
       expect((await get(`/api/v1/bots/${bot}/settings`).expect(200)).body).toEqual({ settings: expected });
-      expect(await auditOf('bot.settings_updated')).toContainEqual(expect.objectContaining({ actor: `api-key:${tenant.keyId}`, targetType: 'bot', targetId: bot }));
+      expect(await auditOf('bot.settings_updated')).toContainEqual(
+        expect.objectContaining({ actor: `api-key:${tenant.keyId}`, targetType: 'bot', targetId: bot }),
+      );
     });
 
     it.each([null, '', '   '])('clears the welcome message sent as %j', async (welcomeMessage) => {

@@ -36,19 +36,39 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
     ['PORT=abc', { PORT: 'abc' }, /^Invalid configuration: PORT /],
     ['PORT=70000', { PORT: '70000' }, /^Invalid configuration: PORT must not be greater than 65535$/],
     ['NODE_ENV=production without API_KEY_PEPPER', { NODE_ENV: 'production' }, /^Invalid configuration: API_KEY_PEPPER is required when NODE_ENV=production$/],
-    ['NODE_ENV=production without WIDGET_TOKEN_SECRET', { NODE_ENV: 'production', API_KEY_PEPPER: 'p'.repeat(16) + 'q'.repeat(16) }, /^Invalid configuration: WIDGET_TOKEN_SECRET is required when NODE_ENV=production$/],
+    [
+      'NODE_ENV=production without WIDGET_TOKEN_SECRET',
+      { NODE_ENV: 'production', API_KEY_PEPPER: 'p'.repeat(16) + 'q'.repeat(16) },
+      /^Invalid configuration: WIDGET_TOKEN_SECRET is required when NODE_ENV=production$/,
+    ],
     ['a short WIDGET_TOKEN_SECRET', { WIDGET_TOKEN_SECRET: 'short' }, /^Invalid configuration: WIDGET_TOKEN_SECRET must be at least 32 characters$/],
     ['DATABASE_URL=mysql://x', { DATABASE_URL: 'mysql://x' }, /^Invalid configuration: DATABASE_URL must be a postgresql:\/\/ connection string$/],
     ['ADMIN_API_TOKEN=short', { ADMIN_API_TOKEN: 'short' }, /^Invalid configuration: ADMIN_API_TOKEN must be at least 16 characters$/],
-    ['TLS_CERT_FILE without TLS_KEY_FILE', { TLS_CERT_FILE: '/etc/ssl/certs/none.pem' }, /^Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together$/],
-    ['TLS_KEY_FILE without TLS_CERT_FILE', { TLS_KEY_FILE: '/etc/ssl/private/none.key' }, /^Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together$/],
-    ['LOG_LEVEL=loud', { LOG_LEVEL: 'loud' }, /^Invalid configuration: LOG_LEVEL must be one of the following values: fatal, error, warn, info, debug, trace, silent$/],
+    [
+      'TLS_CERT_FILE without TLS_KEY_FILE',
+      { TLS_CERT_FILE: '/etc/ssl/certs/none.pem' },
+      /^Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together$/,
+    ],
+    [
+      'TLS_KEY_FILE without TLS_CERT_FILE',
+      { TLS_KEY_FILE: '/etc/ssl/private/none.key' },
+      /^Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together$/,
+    ],
+    [
+      'LOG_LEVEL=loud',
+      { LOG_LEVEL: 'loud' },
+      /^Invalid configuration: LOG_LEVEL must be one of the following values: fatal, error, warn, info, debug, trace, silent$/,
+    ],
     ['DEMO_DATA=maybe', { DEMO_DATA: 'maybe' }, /^Invalid configuration: DEMO_DATA must be true or false$/],
     ['TRUST_PROXY=not-an-address', { TRUST_PROXY: 'not-an-address' }, /^Invalid configuration: TRUST_PROXY /],
     ['TRUST_PROXY with one bad entry in a list', { TRUST_PROXY: 'loopback, 10.0.0.0/8, nope' }, /^Invalid configuration: TRUST_PROXY /],
     ['SHUTDOWN_GRACE_MS=-5', { SHUTDOWN_GRACE_MS: '-5' }, /^Invalid configuration: SHUTDOWN_GRACE_MS /],
     ['REDIS_URL=http://cache:6379', { REDIS_URL: 'http://cache:6379' }, /^Invalid configuration: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
-    ['DATABASE_URL=postgresql://db host/app', { DATABASE_URL: 'postgresql://db host/app' }, /^Invalid configuration: DATABASE_URL must be a postgresql:\/\/ connection string$/],
+    [
+      'DATABASE_URL=postgresql://db host/app',
+      { DATABASE_URL: 'postgresql://db host/app' },
+      /^Invalid configuration: DATABASE_URL must be a postgresql:\/\/ connection string$/,
+    ],
     ['NODE_ENV=Production', { NODE_ENV: 'Production' }, /^Invalid configuration: NODE_ENV must be exactly production/],
     [
       'production with a 26-character ADMIN_API_TOKEN',
@@ -148,7 +168,13 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       expect((await request({ port: server.port, path: `/api/v1/widget/bots/${botId}`, headers: { 'X-API-Key': publicKey } })).status).toBe(200);
       // The demo tenant's owner, to sign in to the dashboard at once.
       expect(server.stdout).toMatch(/\nDashboard: http:\/\/localhost:\d+\/dashboard {2}\(sign in as demo@example\.com \/ demo-password\)\n/);
-      const login = await request({ port: server.port, path: '/auth/v1/sessions', method: 'POST', headers: { Origin: `http://localhost:${server.port}`, Host: `localhost:${server.port}` }, body: { email: 'demo@example.com', password: 'demo-password' } });
+      const login = await request({
+        port: server.port,
+        path: '/auth/v1/sessions',
+        method: 'POST',
+        headers: { Origin: `http://localhost:${server.port}`, Host: `localhost:${server.port}` },
+        body: { email: 'demo@example.com', password: 'demo-password' },
+      });
       // Without PUBLIC_URL the service's own origin is derived from the request (scheme and Host).
       expect(login.status).toBe(201);
       server.process.kill('SIGTERM');
@@ -172,7 +198,12 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       const [beforeBanner] = first.stdout.split('\nDemo tenant created');
       // Nest's per-module and per-route lines are not logged: only the service's own start-up lines precede the key.
       expect(first.stdout).not.toMatch(/Mapped \{|dependencies initialized|RoutesResolver/);
-      expect(beforeBanner.split('\n').filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
+      expect(
+        beforeBanner
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => (JSON.parse(line) as { msg: string }).msg),
+      ).toEqual([
         // Applied by the migration process the server forks (and waits for) before it opens the folder.
         expect.stringMatching(/^Embedded database in .+; applied 20261121000000_init, \d{14}_/),
         expect.stringMatching(/^Listening on http:\/\/localhost:\d+$/),
@@ -193,7 +224,7 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       expect(third.stdout).not.toContain('start with ADMIN_API_TOKEN set');
     });
 
-    it('stops with exit code 1 and the schema engine\'s reason when the folder holds a failed migration, before listening', async () => {
+    it("stops with exit code 1 and the schema engine's reason when the folder holds a failed migration, before listening", async () => {
       const dir = dataDir();
       const first = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dir, DEMO_DATA: 'false', SHUTDOWN_DRAIN_MS: '0' });
       servers.push(first);
@@ -201,17 +232,28 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       first.process.kill('SIGTERM');
       expect((await first.waitForExit(15_000)).code).toBe(0);
       const pglite = await PGlite.create({ dataDir: dir, extensions: EMBEDDED_EXTENSIONS });
-      await pglite.query(`INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES (gen_random_uuid()::text, '-', '20261121000001_broken', now(), 0)`);
+      await pglite.query(
+        `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES (gen_random_uuid()::text, '-', '20261121000001_broken', now(), 0)`,
+      );
       await pglite.close();
 
       const { exit, stdout, stderr } = await runToExit({ DATA_DIR: dir });
       expect(exit.code).toBe(1);
       expect(stdout).toBe('');
-      expect(stderr).toMatch(/^Failed to start: Error: Migration failed: migrate found failed migrations in the target database.*\n.*`20261121000001_broken` migration started at/);
+      expect(stderr).toMatch(
+        /^Failed to start: Error: Migration failed: migrate found failed migrations in the target database.*\n.*`20261121000001_broken` migration started at/,
+      );
     });
 
     it('starts outside production with TRUST_PROXY=true, logging one warning that names TRUST_PROXY and suggests a list', async () => {
-      const server = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dataDir(), TRUST_PROXY: 'true', DEMO_DATA: 'false', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' });
+      const server = new ChildServer({
+        PORT: String(await freePort()),
+        DATA_DIR: dataDir(),
+        TRUST_PROXY: 'true',
+        DEMO_DATA: 'false',
+        LOG_LEVEL: 'info',
+        SHUTDOWN_DRAIN_MS: '0',
+      });
       servers.push(server);
       await server.waitFor('/health/ready');
       server.process.kill('SIGTERM');
@@ -227,7 +269,14 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
     });
 
     it('starts in development mode with TRUST_PROXY=loopback without that warning', async () => {
-      const server = new ChildServer({ PORT: String(await freePort()), DATA_DIR: dataDir(), TRUST_PROXY: 'loopback', DEMO_DATA: 'false', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' });
+      const server = new ChildServer({
+        PORT: String(await freePort()),
+        DATA_DIR: dataDir(),
+        TRUST_PROXY: 'loopback',
+        DEMO_DATA: 'false',
+        LOG_LEVEL: 'info',
+        SHUTDOWN_DRAIN_MS: '0',
+      });
       servers.push(server);
       await server.waitFor('/health/ready');
       server.process.kill('SIGTERM');
@@ -253,7 +302,12 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       const proxied = { 'X-Forwarded-Proto': 'https', Authorization: `Bearer ${STRONG_ADMIN_TOKEN}` };
       const tenant = await request({ port: server.port, path: '/admin/v1/tenants', headers: proxied, body: { name: 'Acme', slug: 'acme', plan: 'pro' } });
       expect(tenant.status).toBe(201);
-      const key = await request({ port: server.port, path: `/admin/v1/tenants/${tenant.json.tenant.id}/api-keys`, headers: proxied, body: { name: 'k', scopes: ['bots:read'] } });
+      const key = await request({
+        port: server.port,
+        path: `/admin/v1/tenants/${tenant.json.tenant.id}/api-keys`,
+        headers: proxied,
+        body: { name: 'k', scopes: ['bots:read'] },
+      });
       expect(key.status).toBe(201);
       const verify = await request({ port: server.port, path: '/api/v1/verify', headers: { 'X-Forwarded-Proto': 'https', 'X-API-Key': key.json.key } });
       expect(verify.status).toBe(200);
@@ -290,10 +344,15 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       expect((await server.waitForExit(15_000)).code).toBe(0);
       expect(server.stdout).toMatch(/"msg":"Listening on http:\/\/localhost:\d+"/);
       // The log says plainly that plain HTTP will be refused, and what to set.
-      const transport = server.stdout.split('\n').filter((line) => line.includes('HTTPS_REQUIRED')).map((line) => JSON.parse(line) as { level: number; msg: string });
+      const transport = server.stdout
+        .split('\n')
+        .filter((line) => line.includes('HTTPS_REQUIRED'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string });
       expect(transport).toHaveLength(1);
       expect(transport[0].level).toBe(40);
-      expect(transport[0].msg).toMatch(/^Production mode without TLS or a trusted proxy: every request but \/health\/\* is refused with 403 HTTPS_REQUIRED\. Set TRUST_PROXY .* or TLS_CERT_FILE and TLS_KEY_FILE/);
+      expect(transport[0].msg).toMatch(
+        /^Production mode without TLS or a trusted proxy: every request but \/health\/\* is refused with 403 HTTPS_REQUIRED\. Set TRUST_PROXY .* or TLS_CERT_FILE and TLS_KEY_FILE/,
+      );
       expect(server.stdout).not.toMatch(/svc_sk_|svc_pk_|Demo tenant|Try it/);
       expect(server.stdout).not.toContain('Development mode');
       expect(server.stderr).toBe('');

@@ -17,7 +17,8 @@ const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISO
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
 /** Sends the request, with its JSON body if it has one. */
-const call = (client: Record<Method, (path: string) => request.Test>, method: Method, path: string, body?: object) => (body ? client[method](path).send(body) : client[method](path));
+const call = (client: Record<Method, (path: string) => request.Test>, method: Method, path: string, body?: object) =>
+  body ? client[method](path).send(body) : client[method](path);
 
 const USER_ROUTES = (ids: { keyId: string; botId: string }) =>
   [
@@ -48,11 +49,23 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
 
   describe('API keys', () => {
     it('creates a secret key on Pro: 201 {apiKey, key}, the key only in that answer, and it works', async () => {
-      const created = await as(owner).post('/api/v1/api-keys').send({ name: 'CRM', scopes: ['bots:read', 'leads:read'] });
+      const created = await as(owner)
+        .post('/api/v1/api-keys')
+        .send({ name: 'CRM', scopes: ['bots:read', 'leads:read'] });
       expect({ status: created.status, body: created.body }).toEqual({
         status: 201,
         body: {
-          apiKey: { id: expect.stringMatching(UUID), name: 'CRM', type: 'secret', scopes: ['bots:read', 'leads:read'], prefix: 'svc_sk_', last4: created.body.key.slice(-4), expiresAt: null, lastUsedAt: null, createdAt: expect.stringMatching(ISO_MS) },
+          apiKey: {
+            id: expect.stringMatching(UUID),
+            name: 'CRM',
+            type: 'secret',
+            scopes: ['bots:read', 'leads:read'],
+            prefix: 'svc_sk_',
+            last4: created.body.key.slice(-4),
+            expiresAt: null,
+            lastUsedAt: null,
+            createdAt: expect.stringMatching(ISO_MS),
+          },
           key: expect.stringMatching(/^svc_sk_[0-9A-Za-z]{33}$/),
         },
       });
@@ -68,12 +81,19 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
       const b = (await as(freeOwner).post('/api/v1/api-keys').send({ name: 'B', scopes: [], type: 'public' }).expect(201)).body.apiKey;
       const listed = await as(freeOwner).get('/api/v1/api-keys');
       expect({ status: listed.status, ids: listed.body.apiKeys.map((key: { id: string }) => key.id) }).toEqual({ status: 200, ids: [a.id, b.id] });
-      for (const key of listed.body.apiKeys) expect(Object.keys(key).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'last4', 'lastUsedAt', 'name', 'prefix', 'scopes', 'type']);
+      for (const key of listed.body.apiKeys)
+        expect(Object.keys(key).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'last4', 'lastUsedAt', 'name', 'prefix', 'scopes', 'type']);
     });
 
     it('refuses a secret key on Free with 403 PLAN_UPGRADE_REQUIRED, and creates nothing', async () => {
       const before = await t.prisma.apiKey.count({ where: { tenantId: freeOwner.tenantId } });
-      expectError(await as(freeOwner).post('/api/v1/api-keys').send({ name: 'Nope', scopes: ['bots:read'] }), 403, 'PLAN_UPGRADE_REQUIRED');
+      expectError(
+        await as(freeOwner)
+          .post('/api/v1/api-keys')
+          .send({ name: 'Nope', scopes: ['bots:read'] }),
+        403,
+        'PLAN_UPGRADE_REQUIRED',
+      );
       expectError(await as(freeOwner).post('/api/v1/api-keys').send({ name: 'Nope', scopes: [], type: 'secret' }), 403, 'PLAN_UPGRADE_REQUIRED');
       expect(await t.prisma.apiKey.count({ where: { tenantId: freeOwner.tenantId } })).toBe(before);
     });
@@ -81,7 +101,11 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
     it('creates a public key on Free, which serves the widget', async () => {
       const bot = (await as(freeOwner).post('/api/v1/bots').send({ name: 'Free Bot' }).expect(201)).body.bot;
       const created = await as(freeOwner).post('/api/v1/api-keys').send({ name: 'Widget', scopes: [], type: 'public' });
-      expect({ status: created.status, type: created.body.apiKey?.type, key: created.body.key }).toEqual({ status: 201, type: 'public', key: expect.stringMatching(/^svc_pk_/) });
+      expect({ status: created.status, type: created.body.apiKey?.type, key: created.body.key }).toEqual({
+        status: 201,
+        type: 'public',
+        key: expect.stringMatching(/^svc_pk_/),
+      });
       const widget = await t.http().get(`/api/v1/widget/bots/${bot.id}`).set('X-API-Key', created.body.key);
       expect({ status: widget.status, id: widget.body.bot?.id }).toEqual({ status: 200, id: bot.id });
     });
@@ -93,9 +117,14 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
     });
 
     it('refuses scopes on a public key with 400 on scopes', async () => {
-      expectError(await as(owner).post('/api/v1/api-keys').send({ name: 'P', scopes: ['bots:read'], type: 'public' }), 400, 'VALIDATION_ERROR', [
-        { field: 'scopes', message: 'must be empty for a public key (it may call only verify and the widget endpoints)' },
-      ]);
+      expectError(
+        await as(owner)
+          .post('/api/v1/api-keys')
+          .send({ name: 'P', scopes: ['bots:read'], type: 'public' }),
+        400,
+        'VALIDATION_ERROR',
+        [{ field: 'scopes', message: 'must be empty for a public key (it may call only verify and the widget endpoints)' }],
+      );
     });
 
     it.each([
@@ -109,7 +138,12 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
     });
 
     it('deletes a key: 204, the key is refused at once, a second delete is 404', async () => {
-      const created = (await as(owner).post('/api/v1/api-keys').send({ name: 'Temp', scopes: ['bots:read'] }).expect(201)).body;
+      const created = (
+        await as(owner)
+          .post('/api/v1/api-keys')
+          .send({ name: 'Temp', scopes: ['bots:read'] })
+          .expect(201)
+      ).body;
       expect((await t.http().get('/api/v1/verify').set('X-API-Key', created.key)).status).toBe(200);
       const deleted = await as(owner).delete(`/api/v1/api-keys/${created.apiKey.id}`);
       expect({ status: deleted.status, text: deleted.text }).toEqual({ status: 204, text: '' });
@@ -180,7 +214,9 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
       await t.http().get(`/api/v1/bots/${randomUUID()}`).set('X-API-Key', key.key).expect(404);
       expect((await activity(key.id).expect(200)).body.days.at(-1)).toEqual({ date: today(), requests: 8, errors: 5 });
       await recorder().flush();
-      expect(await t.prisma.apiKeyActivity.findMany({ where: { apiKeyId: key.id }, select: { requests: true, errors: true } })).toEqual([{ requests: 8, errors: 5 }]);
+      expect(await t.prisma.apiKeyActivity.findMany({ where: { apiKeyId: key.id }, select: { requests: true, errors: true } })).toEqual([
+        { requests: 8, errors: 5 },
+      ]);
       // The other key's activity is its own.
       expect((await activity(narrow.id).expect(200)).body.days.at(-1)).toEqual({ date: today(), requests: 0, errors: 0 });
     });
@@ -227,16 +263,31 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
       await second.http().get(`/api/v1/bots/${randomUUID()}`).set('X-API-Key', fresh.key).expect(404);
       expect(await t.prisma.apiKeyActivity.count({ where: { apiKeyId: fresh.id } })).toBe(0);
       await second.close();
-      expect(await t.prisma.apiKeyActivity.findMany({ where: { apiKeyId: fresh.id }, select: { requests: true, errors: true } })).toEqual([{ requests: 2, errors: 1 }]);
+      expect(await t.prisma.apiKeyActivity.findMany({ where: { apiKeyId: fresh.id }, select: { requests: true, errors: true } })).toEqual([
+        { requests: 2, errors: 1 },
+      ]);
     });
   });
 
   describe('bots', () => {
     it('creates a bot: 201 {bot}, audited with the user as actor', async () => {
-      const created = await as(owner).post('/api/v1/bots').set('X-Request-Id', 'bot-create-1').send({ name: 'Helper', primaryColor: '#123456', language: 'de' });
+      const created = await as(owner)
+        .post('/api/v1/bots')
+        .set('X-Request-Id', 'bot-create-1')
+        .send({ name: 'Helper', primaryColor: '#123456', language: 'de' });
       expect({ status: created.status, bot: created.body.bot }).toEqual({
         status: 201,
-        bot: expect.objectContaining({ id: expect.stringMatching(UUID), name: 'Helper', primaryColor: '#123456', language: 'de', isActive: true, avatarUrl: null, messageCount: 0, conversationCount: 0, knowledgeBaseSize: 0 }),
+        bot: expect.objectContaining({
+          id: expect.stringMatching(UUID),
+          name: 'Helper',
+          primaryColor: '#123456',
+          language: 'de',
+          isActive: true,
+          avatarUrl: null,
+          messageCount: 0,
+          conversationCount: 0,
+          knowledgeBaseSize: 0,
+        }),
       });
       const listed = await as(owner).get('/api/v1/bots').expect(200);
       expect(listed.body.bots).toContainEqual(created.body.bot);
@@ -253,21 +304,39 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
 
     it('refuses bad bodies with 400', async () => {
       expectError(await as(owner).post('/api/v1/bots').send({}), 400, 'VALIDATION_ERROR', [{ field: 'name', message: expect.any(String) }]);
-      expectError(await as(owner).post('/api/v1/bots').send({ name: 'x', primaryColor: 'blue' }), 400, 'VALIDATION_ERROR', [{ field: 'primaryColor', message: expect.any(String) }]);
-      expectError(await as(owner).post('/api/v1/bots').send({ name: 'x', tenantId: randomUUID() }), 400, 'VALIDATION_ERROR', [{ field: 'tenantId', message: 'is not an allowed field' }]);
+      expectError(await as(owner).post('/api/v1/bots').send({ name: 'x', primaryColor: 'blue' }), 400, 'VALIDATION_ERROR', [
+        { field: 'primaryColor', message: expect.any(String) },
+      ]);
+      expectError(await as(owner).post('/api/v1/bots').send({ name: 'x', tenantId: randomUUID() }), 400, 'VALIDATION_ERROR', [
+        { field: 'tenantId', message: 'is not an allowed field' },
+      ]);
     });
 
     it('updates a bot: {bot}, and emits bot.updated with the previous attributes', async () => {
-      await as(owner).post('/api/v1/webhooks').send({ url: 'https://hooks.example.com/bots', events: ['bot.updated'] }).expect(201);
+      await as(owner)
+        .post('/api/v1/webhooks')
+        .send({ url: 'https://hooks.example.com/bots', events: ['bot.updated'] })
+        .expect(201);
       const bot = await createBot(t, owner.tenantId, { name: 'Before', language: 'en' });
-      const updated = await as(owner).patch(`/api/v1/bots/${bot.id}`).send({ name: 'After', isActive: false, primaryColor: '#abcdef', language: 'fr', avatarUrl: 'https://cdn.example.com/a.png' });
+      const updated = await as(owner)
+        .patch(`/api/v1/bots/${bot.id}`)
+        .send({ name: 'After', isActive: false, primaryColor: '#abcdef', language: 'fr', avatarUrl: 'https://cdn.example.com/a.png' });
       expect({ status: updated.status, bot: updated.body.bot }).toEqual({
         status: 200,
-        bot: expect.objectContaining({ id: bot.id, name: 'After', isActive: false, primaryColor: '#abcdef', language: 'fr', avatarUrl: 'https://cdn.example.com/a.png' }),
+        bot: expect.objectContaining({
+          id: bot.id,
+          name: 'After',
+          isActive: false,
+          primaryColor: '#abcdef',
+          language: 'fr',
+          avatarUrl: 'https://cdn.example.com/a.png',
+        }),
       });
       const events = await t.prisma.webhookEvent.findMany({ where: { tenantId: owner.tenantId, type: 'bot.updated' }, select: { data: true } });
       expect(events).toEqual([
-        { data: { object: updated.body.bot, previousAttributes: expect.objectContaining({ name: 'Before', isActive: true, language: 'en', avatarUrl: null }) } },
+        {
+          data: { object: updated.body.bot, previousAttributes: expect.objectContaining({ name: 'Before', isActive: true, language: 'en', avatarUrl: null }) },
+        },
       ]);
       const audit = (await as(owner).get(`/api/v1/audit-log?actor=user:${owner.id}&limit=2`).expect(200)).body.events;
       expect(audit.map((event: { action: string }) => event.action).sort()).toEqual(['bot.deactivated', 'bot.updated']);
@@ -290,24 +359,63 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
     beforeAll(async () => {
       user = await signUp(t, { tenantName: 'Audited Co' });
       await t.admin().patch(`/admin/v1/tenants/${user.tenantId}`).set('X-Request-Id', 'admin-1').send({ plan: 'business' }).expect(200);
-      key = (await as(user).post('/api/v1/api-keys').send({ name: 'Settings', scopes: ['settings:write'] }).expect(201)).body.apiKey;
+      key = (
+        await as(user)
+          .post('/api/v1/api-keys')
+          .send({ name: 'Settings', scopes: ['settings:write'] })
+          .expect(201)
+      ).body.apiKey;
     });
 
     it('answers {events, pagination} newest first, with actor, request id and client IP of each change', async () => {
-      const created = (await as(user).post('/api/v1/api-keys').set('X-Request-Id', 'user-req-1').send({ name: 'Writer', scopes: ['settings:write'] }).expect(201)).body;
+      const created = (
+        await as(user)
+          .post('/api/v1/api-keys')
+          .set('X-Request-Id', 'user-req-1')
+          .send({ name: 'Writer', scopes: ['settings:write'] })
+          .expect(201)
+      ).body;
       await t.http().patch('/api/v1/settings').set('X-API-Key', created.key).set('X-Request-Id', 'key-req-1').send({ timezone: 'Europe/Berlin' }).expect(200);
       const response = await as(user).get('/api/v1/audit-log?limit=3');
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         events: [
-          { id: expect.stringMatching(UUID), action: 'settings.updated', actor: `api-key:${created.apiKey.id}`, requestId: 'key-req-1', ip: expect.stringMatching(LOOPBACK), targetType: 'tenant', targetId: user.tenantId, data: expect.any(Object), createdAt: expect.stringMatching(ISO_MS) },
-          { id: expect.stringMatching(UUID), action: 'api_key.created', actor: `user:${user.id}`, requestId: 'user-req-1', ip: expect.stringMatching(LOOPBACK), targetType: 'api_key', targetId: created.apiKey.id, data: expect.any(Object), createdAt: expect.stringMatching(ISO_MS) },
+          {
+            id: expect.stringMatching(UUID),
+            action: 'settings.updated',
+            actor: `api-key:${created.apiKey.id}`,
+            requestId: 'key-req-1',
+            ip: expect.stringMatching(LOOPBACK),
+            targetType: 'tenant',
+            targetId: user.tenantId,
+            data: expect.any(Object),
+            createdAt: expect.stringMatching(ISO_MS),
+          },
+          {
+            id: expect.stringMatching(UUID),
+            action: 'api_key.created',
+            actor: `user:${user.id}`,
+            requestId: 'user-req-1',
+            ip: expect.stringMatching(LOOPBACK),
+            targetType: 'api_key',
+            targetId: created.apiKey.id,
+            data: expect.any(Object),
+            createdAt: expect.stringMatching(ISO_MS),
+          },
           expect.objectContaining({ action: 'api_key.created', actor: `user:${user.id}`, targetId: key.id }),
         ],
         pagination: { total: expect.any(Number), limit: 3, offset: 0, hasMore: true },
       });
       const admin = (await as(user).get('/api/v1/audit-log?actor=admin-api').expect(200)).body.events;
-      expect(admin).toEqual([expect.objectContaining({ action: 'tenant.plan_changed', actor: 'admin-api', requestId: 'admin-1', ip: expect.stringMatching(LOOPBACK), data: { from: 'free', to: 'business' } })]);
+      expect(admin).toEqual([
+        expect.objectContaining({
+          action: 'tenant.plan_changed',
+          actor: 'admin-api',
+          requestId: 'admin-1',
+          ip: expect.stringMatching(LOOPBACK),
+          data: { from: 'free', to: 'business' },
+        }),
+      ]);
     });
 
     it('filters by actor, action and a from/to window, and pages the filtered list', async () => {
@@ -316,20 +424,30 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
       expect(mine.body.events).toEqual(all.filter((event) => event.actor === `user:${user.id}`));
       expect(mine.body.pagination.total).toBe(mine.body.events.length);
       const created = await as(user).get('/api/v1/audit-log?action=api_key.created&limit=1').expect(200);
-      expect(created.body).toEqual({ events: [all.find((event) => event.action === 'api_key.created')], pagination: { total: 2, limit: 1, offset: 0, hasMore: true } });
+      expect(created.body).toEqual({
+        events: [all.find((event) => event.action === 'api_key.created')],
+        pagination: { total: 2, limit: 1, offset: 0, hasMore: true },
+      });
       const both = await as(user).get(`/api/v1/audit-log?action=api_key.created&actor=user:${user.id}&offset=1`).expect(200);
       expect(both.body.events).toEqual(all.filter((event) => event.action === 'api_key.created').slice(1));
       const oldest = all.at(-1)!;
-      const window = await as(user).get(`/api/v1/audit-log?from=${encodeURIComponent(oldest.createdAt)}&to=${encodeURIComponent(oldest.createdAt)}`).expect(200);
+      const window = await as(user)
+        .get(`/api/v1/audit-log?from=${encodeURIComponent(oldest.createdAt)}&to=${encodeURIComponent(oldest.createdAt)}`)
+        .expect(200);
       expect(window.body.events).toContainEqual(oldest);
       expect(window.body.events.every((event: { createdAt: string }) => event.createdAt === oldest.createdAt)).toBe(true);
-      expect((await as(user).get('/api/v1/audit-log?to=2000-01-01').expect(200)).body).toEqual({ events: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } });
+      expect((await as(user).get('/api/v1/audit-log?to=2000-01-01').expect(200)).body).toEqual({
+        events: [],
+        pagination: { total: 0, limit: 20, offset: 0, hasMore: false },
+      });
       expect((await as(user).get(`/api/v1/audit-log?actor=user:${randomUUID()}`).expect(200)).body.events).toEqual([]);
     });
 
     it('the admin API takes the same filters', async () => {
       const response = await t.admin().get(`/admin/v1/tenants/${user.tenantId}/audit-log?actor=admin-api&action=tenant.plan_changed`).expect(200);
-      expect(response.body.events).toEqual([expect.objectContaining({ actor: 'admin-api', action: 'tenant.plan_changed', ip: expect.stringMatching(LOOPBACK) })]);
+      expect(response.body.events).toEqual([
+        expect.objectContaining({ actor: 'admin-api', action: 'tenant.plan_changed', ip: expect.stringMatching(LOOPBACK) }),
+      ]);
     });
 
     it.each([
@@ -363,27 +481,49 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
       ids = { keyId: (await createKey(t, owner.tenantId)).id, botId: (await createBot(t, owner.tenantId)).id };
     });
 
-    it.each(USER_ROUTES({ keyId: 'k', botId: 'b' }).map(([method, path]) => `${method.toUpperCase()} ${path}`))('%s: a key, even with every scope, gets 403 INSUFFICIENT_SCOPE and changes nothing', async (route) => {
-      const tenant = await createTenant(t, { plan: 'enterprise', scopes: [...ALL_SCOPES] });
-      const index = USER_ROUTES({ keyId: 'k', botId: 'b' }).findIndex(([method, path]) => `${method.toUpperCase()} ${path}` === route);
-      const [method, path, body] = USER_ROUTES({ keyId: tenant.keyId, botId: (await createBot(t, tenant.id)).id })[index];
-      const withKey = { get: (p: string) => t.http().get(p).set('X-API-Key', tenant.key), post: (p: string) => t.http().post(p).set('X-API-Key', tenant.key), patch: (p: string) => t.http().patch(p).set('X-API-Key', tenant.key), delete: (p: string) => t.http().delete(p).set('X-API-Key', tenant.key) };
-      expectError(await call(withKey, method, path, body), 403, 'INSUFFICIENT_SCOPE');
-      expect((await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key)).status).toBe(200);
-      expect(await t.prisma.bot.count({ where: { tenantId: tenant.id } })).toBe(1);
-    });
+    it.each(USER_ROUTES({ keyId: 'k', botId: 'b' }).map(([method, path]) => `${method.toUpperCase()} ${path}`))(
+      '%s: a key, even with every scope, gets 403 INSUFFICIENT_SCOPE and changes nothing',
+      async (route) => {
+        const tenant = await createTenant(t, { plan: 'enterprise', scopes: [...ALL_SCOPES] });
+        const index = USER_ROUTES({ keyId: 'k', botId: 'b' }).findIndex(([method, path]) => `${method.toUpperCase()} ${path}` === route);
+        const [method, path, body] = USER_ROUTES({ keyId: tenant.keyId, botId: (await createBot(t, tenant.id)).id })[index];
+        const withKey = {
+          get: (p: string) => t.http().get(p).set('X-API-Key', tenant.key),
+          post: (p: string) => t.http().post(p).set('X-API-Key', tenant.key),
+          patch: (p: string) => t.http().patch(p).set('X-API-Key', tenant.key),
+          delete: (p: string) => t.http().delete(p).set('X-API-Key', tenant.key),
+        };
+        expectError(await call(withKey, method, path, body), 403, 'INSUFFICIENT_SCOPE');
+        expect((await t.http().get('/api/v1/verify').set('X-API-Key', tenant.key)).status).toBe(200);
+        expect(await t.prisma.bot.count({ where: { tenantId: tenant.id } })).toBe(1);
+      },
+    );
 
-    it.each(USER_ROUTES({ keyId: 'k', botId: 'b' }).map(([method, path]) => `${method.toUpperCase()} ${path}`))('%s: 401 without a session, 400 TENANT_REQUIRED without X-Tenant-Id, 403 NOT_A_MEMBER for another tenant', async (route) => {
-      const index = USER_ROUTES({ keyId: 'k', botId: 'b' }).findIndex(([method, path]) => `${method.toUpperCase()} ${path}` === route);
-      const [method, path, body] = USER_ROUTES(ids)[index];
-      const anonymous = { get: (p: string) => t.http().get(p), post: (p: string) => t.http().post(p), patch: (p: string) => t.http().patch(p), delete: (p: string) => t.http().delete(p) };
-      expectError(await call(anonymous, method, path, body).set('X-Tenant-Id', owner.tenantId), 401, 'INVALID_SESSION');
-      expectError(await call(asUser(t, owner.cookie, null), method, path, body), 400, 'TENANT_REQUIRED');
-      expectError(await call(asUser(t, freeOwner.cookie, owner.tenantId), method, path, body), 403, 'NOT_A_MEMBER');
-    });
+    it.each(USER_ROUTES({ keyId: 'k', botId: 'b' }).map(([method, path]) => `${method.toUpperCase()} ${path}`))(
+      '%s: 401 without a session, 400 TENANT_REQUIRED without X-Tenant-Id, 403 NOT_A_MEMBER for another tenant',
+      async (route) => {
+        const index = USER_ROUTES({ keyId: 'k', botId: 'b' }).findIndex(([method, path]) => `${method.toUpperCase()} ${path}` === route);
+        const [method, path, body] = USER_ROUTES(ids)[index];
+        const anonymous = {
+          get: (p: string) => t.http().get(p),
+          post: (p: string) => t.http().post(p),
+          patch: (p: string) => t.http().patch(p),
+          delete: (p: string) => t.http().delete(p),
+        };
+        expectError(await call(anonymous, method, path, body).set('X-Tenant-Id', owner.tenantId), 401, 'INVALID_SESSION');
+        expectError(await call(asUser(t, owner.cookie, null), method, path, body), 400, 'TENANT_REQUIRED');
+        expectError(await call(asUser(t, freeOwner.cookie, owner.tenantId), method, path, body), 403, 'NOT_A_MEMBER');
+      },
+    );
 
     it('refuses a write without the dashboard’s Origin with 403 CSRF_REJECTED', async () => {
-      const response = await t.http().post('/api/v1/bots').set('Cookie', owner.cookie).set('X-Tenant-Id', owner.tenantId).set('Origin', 'https://evil.example').send({ name: 'CSRF' });
+      const response = await t
+        .http()
+        .post('/api/v1/bots')
+        .set('Cookie', owner.cookie)
+        .set('X-Tenant-Id', owner.tenantId)
+        .set('Origin', 'https://evil.example')
+        .send({ name: 'CSRF' });
       expectError(response, 403, 'CSRF_REJECTED');
     });
 
@@ -399,7 +539,12 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
       });
 
       it('lets an admin create and delete keys, create and update bots, and read the audit log and key activity', async () => {
-        const created = (await as(admin).post('/api/v1/api-keys').send({ name: 'By admin', scopes: ['bots:read'] }).expect(201)).body.apiKey;
+        const created = (
+          await as(admin)
+            .post('/api/v1/api-keys')
+            .send({ name: 'By admin', scopes: ['bots:read'] })
+            .expect(201)
+        ).body.apiKey;
         await as(admin).get(`/api/v1/api-keys/${created.id}/activity`).expect(200);
         await as(admin).delete(`/api/v1/api-keys/${created.id}`).expect(204);
         const bot = (await as(admin).patch(`/api/v1/bots/${ids.botId}`).send({ name: 'By admin' }).expect(200)).body.bot;

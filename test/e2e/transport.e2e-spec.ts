@@ -59,7 +59,12 @@ describe('Transport', () => {
       const response = await t.http().get('/api/v1/verify').set('X-Forwarded-Proto', 'https').set('X-API-Key', tenant.key);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
-        body: { valid: true, tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug }, plan: { name: 'pro', botsLimit: 5, messagesLimit: 10000 }, usage: { messagesThisMonth: 0 } },
+        body: {
+          valid: true,
+          tenant: { id: tenant.id, name: tenant.name, slug: tenant.slug },
+          plan: { name: 'pro', botsLimit: 5, messagesLimit: 10000 },
+          usage: { messagesThisMonth: 0 },
+        },
       });
       expectSecurityHeaders(response);
     });
@@ -239,7 +244,10 @@ describe('Transport', () => {
       });
 
       it('answers 404 for a wrong method even with a valid key', async () => {
-        for (const [method, path] of [['delete', '/api/v1/bots'], ['put', '/api/v1/leads']] as const) {
+        for (const [method, path] of [
+          ['delete', '/api/v1/bots'],
+          ['put', '/api/v1/leads'],
+        ] as const) {
           const response = await t.http()[method](path).set('X-API-Key', tenant.key);
           expectError(response, 404, 'NOT_FOUND');
           expect(response.headers['content-type']).toMatch(/^application\/json/);
@@ -257,7 +265,10 @@ describe('Transport', () => {
         ['the Token scheme', `Token ${ADMIN_TOKEN}`],
       ])('answers 401 UNAUTHORIZED for %s', async (_what, authorization) => {
         const read = t.http().get(`/admin/v1/tenants/${tenant.id}`);
-        const write = t.http().post('/admin/v1/tenants').send({ name: 'Intruder', slug: `intruder-${Date.now()}`, plan: 'enterprise' });
+        const write = t
+          .http()
+          .post('/admin/v1/tenants')
+          .send({ name: 'Intruder', slug: `intruder-${Date.now()}`, plan: 'enterprise' });
         if (authorization !== undefined) {
           read.set('Authorization', authorization);
           write.set('Authorization', authorization);

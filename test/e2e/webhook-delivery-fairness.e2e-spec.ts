@@ -35,16 +35,27 @@ describe('Webhook delivery is fair between tenants', () => {
 
   it("delivers a tenant's lead.created within seconds while another tenant's 12 endpoints hang on 240 deliveries", async () => {
     for (let i = 0; i < HANGING_ENDPOINTS; i++) {
-      await t.http().post('/api/v1/webhooks').set('X-API-Key', hanging.key).send({ url: silentReceiver.url(`/hang/${i}`), events: ['lead.created'] }).expect(201);
+      await t
+        .http()
+        .post('/api/v1/webhooks')
+        .set('X-API-Key', hanging.key)
+        .send({ url: silentReceiver.url(`/hang/${i}`), events: ['lead.created'] })
+        .expect(201);
     }
-    await t.http().post('/api/v1/webhooks').set('X-API-Key', healthy.key).send({ url: receiver.url('/healthy'), events: ['lead.created'] }).expect(201);
+    await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', healthy.key)
+      .send({ url: receiver.url('/healthy'), events: ['lead.created'] })
+      .expect(201);
     const leads = Array.from({ length: IMPORTED_LEADS }, (_, i) => ({ name: `Hanging ${i}`, email: `hanging${i}@example.com` }));
     await t.http().post('/api/v1/leads/import').set('X-API-Key', hanging.key).send({ leads }).expect(201);
     // The hanging tenant's attempts have taken their slots before the other tenant's lead exists.
     await silentReceiver.until(() => silentReceiver.received.length >= 8);
 
     const created = Date.now();
-    const lead = (await t.http().post('/api/v1/leads').set('X-API-Key', healthy.key).send({ name: 'Healthy', email: 'healthy@example.com' }).expect(201)).body.lead;
+    const lead = (await t.http().post('/api/v1/leads').set('X-API-Key', healthy.key).send({ name: 'Healthy', email: 'healthy@example.com' }).expect(201)).body
+      .lead;
     await receiver.until(() => receiver.received.some((request) => request.body.includes(lead.id)), 9_000);
 
     expect(Date.now() - created).toBeLessThan(5_000);

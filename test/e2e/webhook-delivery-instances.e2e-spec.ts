@@ -25,7 +25,14 @@ describe('Webhook delivery across instances', () => {
     second = await createTestApp(env, { webhookDelivery: OPTIONS, connection });
     tenant = await createTenant(first, { plan: 'enterprise' });
     for (const app of [first, second]) Object.assign(app.app.get<DeliveryOptions>(DELIVERY_OPTIONS), { tenantIds: [tenant.id] });
-    endpointId = (await first.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: receiver.url('/both'), events: ['webhook.test'] }).expect(201)).body.webhook.id;
+    endpointId = (
+      await first
+        .http()
+        .post('/api/v1/webhooks')
+        .set('X-API-Key', tenant.key)
+        .send({ url: receiver.url('/both'), events: ['webhook.test'] })
+        .expect(201)
+    ).body.webhook.id;
   });
   afterAll(async () => {
     await second.close();
@@ -47,8 +54,12 @@ describe('Webhook delivery across instances', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const ids = receiver.received.map((r) => String(r.headers['webhook-id']));
     expect({ received: ids.length, distinct: new Set(ids).size }).toEqual({ received: EVENTS, distinct: EVENTS });
-    expect(await first.prisma.webhookDelivery.groupBy({ by: ['status'], where: { endpointId }, _count: true })).toEqual([{ status: 'succeeded', _count: EVENTS }]);
-    process.stdout.write(`\n[webhooks] ${EVENTS} events through two instances (${first.connection.kind}): ${took} ms from the first commit to the last receipt\n`);
+    expect(await first.prisma.webhookDelivery.groupBy({ by: ['status'], where: { endpointId }, _count: true })).toEqual([
+      { status: 'succeeded', _count: EVENTS },
+    ]);
+    process.stdout.write(
+      `\n[webhooks] ${EVENTS} events through two instances (${first.connection.kind}): ${took} ms from the first commit to the last receipt\n`,
+    );
   }, 90_000);
 
   it('takes over a delivery whose instance died holding it, once its lease has passed', async () => {
@@ -69,7 +80,11 @@ describe('Webhook delivery across instances', () => {
       expect(taken).toMatchObject({ status: 'pending', attempts: 1, lastError: 'interrupted: the delivering instance stopped', lastResponseStatus: null });
       answer!();
       await receiver.until(async () => (await first.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: taken.id } })).status === 'succeeded');
-      expect(await first.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: taken.id } })).toMatchObject({ attempts: 2, lastError: null, lastResponseStatus: 200 });
+      expect(await first.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: taken.id } })).toMatchObject({
+        attempts: 2,
+        lastError: null,
+        lastResponseStatus: 200,
+      });
       expect(receiver.received.filter((r) => r.body.includes('"dying":true'))).toHaveLength(1);
     } finally {
       receiver.respond = (_request, response) => response.writeHead(200).end('ok');
@@ -81,7 +96,9 @@ describe('Webhook delivery across instances', () => {
     // Answered after 1.8 s: longer than the 1 s lease, within the 2 s timeout.
     receiver.respond = (request, response) => void setTimeout(() => response.writeHead(200).end(), request.body.includes('"slow":true') ? 1_800 : 0);
     try {
-      await first.prisma.$transaction((tx) => first.app.get(EventRecorder).publish(tx, tenant.id, { type: 'webhook.test', object: { slow: true } }, endpointId));
+      await first.prisma.$transaction((tx) =>
+        first.app.get(EventRecorder).publish(tx, tenant.id, { type: 'webhook.test', object: { slow: true } }, endpointId),
+      );
       await receiver.until(() => receiver.received.some((r) => r.body.includes('"slow":true')), 10_000);
       const [delivery] = (await first.http().get(`/api/v1/webhooks/${endpointId}/deliveries?limit=1`).set('X-API-Key', tenant.key).expect(200)).body.deliveries;
       await receiver.until(async () => (await first.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).status === 'succeeded', 10_000);

@@ -26,7 +26,10 @@ describe('Webhook delivery', () => {
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32,::1/128', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2' }, { webhookDelivery: FAST });
+    t = await createTestApp(
+      { WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32,::1/128', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2' },
+      { webhookDelivery: FAST },
+    );
     tenant = await createTenant(t, { plan: 'enterprise' });
     deliverOnlyFor(t, tenant.id);
   });
@@ -40,14 +43,20 @@ describe('Webhook delivery', () => {
   });
 
   async function endpoint(path: string, body: Record<string, unknown> = {}): Promise<{ id: string; secret: string }> {
-    const created = await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: receiver.url(path), events: ['*'], ...body }).expect(201);
+    const created = await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', tenant.key)
+      .send({ url: receiver.url(path), events: ['*'], ...body })
+      .expect(201);
     return { id: created.body.webhook.id, secret: created.body.secret };
   }
   const deliveriesOf = async (id: string) => (await t.http().get(`/api/v1/webhooks/${id}/deliveries`).set('X-API-Key', tenant.key).expect(200)).body.deliveries;
 
   it('delivers an event signed per Standard Webhooks, with the resource as the API returns it', async () => {
     const { id, secret } = await endpoint('/signed');
-    const lead = (await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'Signed Lead', email: 'signed@example.com' }).expect(201)).body.lead;
+    const lead = (await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'Signed Lead', email: 'signed@example.com' }).expect(201)).body
+      .lead;
     await receiver.until(() => receiver.received.some((request) => request.body.includes(lead.id)));
     const request = receiver.received.find((r) => r.body.includes(lead.id))!;
     const payload = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Record<string, unknown>;
@@ -55,7 +64,15 @@ describe('Webhook delivery', () => {
     expect(request.headers['content-type']).toBe('application/json');
     await receiver.until(async () => (await deliveriesOf(id)).some((d: { status: string }) => d.status === 'succeeded'));
     const [delivery] = await deliveriesOf(id);
-    expect(delivery).toMatchObject({ eventId: request.headers['webhook-id'], eventType: 'lead.created', status: 'succeeded', attempts: 1, lastResponseStatus: 200, lastError: null, nextAttemptAt: null });
+    expect(delivery).toMatchObject({
+      eventId: request.headers['webhook-id'],
+      eventType: 'lead.created',
+      status: 'succeeded',
+      attempts: 1,
+      lastResponseStatus: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
     await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
   });
 
@@ -66,7 +83,8 @@ describe('Webhook delivery', () => {
     await receiver.until(() => receiver.received.length > 0);
     const [request] = receiver.received;
     expect(request.headers['webhook-signature']!.toString().split(' ')).toHaveLength(2);
-    for (const key of [secret, rotated]) expect(new Webhook(key).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
+    for (const key of [secret, rotated])
+      expect(new Webhook(key).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
     await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
   });
 
@@ -92,7 +110,12 @@ describe('Webhook delivery', () => {
     const down = await new WebhookReceiver().start();
     const port = down.port;
     await down.stop();
-    const created = await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: `http://127.0.0.1:${port}/later`, events: ['webhook.test'] }).expect(201);
+    const created = await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', tenant.key)
+      .send({ url: `http://127.0.0.1:${port}/later`, events: ['webhook.test'] })
+      .expect(201);
     const id = created.body.webhook.id;
     await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
     await receiver.until(async () => (await deliveriesOf(id))[0].attempts >= 1);
@@ -133,7 +156,11 @@ describe('Webhook delivery', () => {
     }
     await receiver.until(async () => (await Promise.all(Object.values(ids).map(deliveriesOf))).every((list) => list[0].attempts >= 1));
     expect((await deliveriesOf(ids.slow))[0]).toMatchObject({ status: 'pending', lastError: 'timeout after 1 s' });
-    expect((await deliveriesOf(ids.moved))[0]).toMatchObject({ status: expect.stringMatching(/^(pending|failed)$/), lastResponseStatus: 302, lastError: 'redirect (302) not followed' });
+    expect((await deliveriesOf(ids.moved))[0]).toMatchObject({
+      status: expect.stringMatching(/^(pending|failed)$/),
+      lastResponseStatus: 302,
+      lastError: 'redirect (302) not followed',
+    });
     const busy = (await deliveriesOf(ids.busy))[0];
     expect(busy).toMatchObject({ status: 'pending', lastResponseStatus: 503 });
     expect(Date.parse(busy.nextAttemptAt) - Date.parse(busy.lastAttemptAt)).toBeGreaterThanOrEqual(29_000);
@@ -204,7 +231,11 @@ describe('Webhook delivery', () => {
     await t.prisma.webhookEndpoint.update({ where: { id }, data: { url: `http://[::127.0.0.1]:${receiver.port}/compatible` } });
     await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
     await receiver.until(async () => (await deliveriesOf(id))[0].attempts >= 1);
-    expect((await deliveriesOf(id))[0]).toMatchObject({ status: 'pending', lastResponseStatus: null, lastError: 'address not allowed (private, loopback, link-local or reserved, outside WEBHOOK_ALLOWED_CIDRS)' });
+    expect((await deliveriesOf(id))[0]).toMatchObject({
+      status: 'pending',
+      lastResponseStatus: null,
+      lastError: 'address not allowed (private, loopback, link-local or reserved, outside WEBHOOK_ALLOWED_CIDRS)',
+    });
     expect(receiver.received.filter((request) => request.path === '/compatible')).toHaveLength(0);
     await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
   });
@@ -216,14 +247,27 @@ describe('Webhook delivery', () => {
     const logged = jest.spyOn(AppLogger.prototype, 'warn');
     const stray = [jest.spyOn(console, 'warn'), jest.spyOn(console, 'error'), jest.spyOn(console, 'log')];
     try {
-      const created = await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: `http://[::1]:${port}/v6`, events: ['webhook.test'] }).expect(201);
+      const created = await t
+        .http()
+        .post('/api/v1/webhooks')
+        .set('X-API-Key', tenant.key)
+        .send({ url: `http://[::1]:${port}/v6`, events: ['webhook.test'] })
+        .expect(201);
       const id = created.body.webhook.id;
       const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
       await receiver.until(async () => (await deliveriesOf(id))[0].attempts >= 1);
       expect((await deliveriesOf(id))[0]).toMatchObject({ lastError: 'connection refused' });
       const lines = logged.mock.calls.filter(([message]) => (message as { deliveryId?: string }).deliveryId === delivery.id);
       expect(lines[0]).toEqual([
-        { msg: 'Webhook delivery attempt failed', deliveryId: delivery.id, tenantId: tenant.id, endpointId: id, attempt: 1, status: 'pending', reason: 'connection refused' },
+        {
+          msg: 'Webhook delivery attempt failed',
+          deliveryId: delivery.id,
+          tenantId: tenant.id,
+          endpointId: id,
+          attempt: 1,
+          status: 'pending',
+          reason: 'connection refused',
+        },
         'Webhooks',
       ]);
       for (const spy of stray) expect(spy).not.toHaveBeenCalled();
@@ -235,7 +279,12 @@ describe('Webhook delivery', () => {
 
   it('sends nothing for a change that rolled back', async () => {
     const { id } = await endpoint('/rollback', { events: ['lead.created'] });
-    await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'No', email: 'no@example.com', botId: '0190b6a0-0000-7000-8000-00000000dead' }).expect(400);
+    await t
+      .http()
+      .post('/api/v1/leads')
+      .set('X-API-Key', tenant.key)
+      .send({ name: 'No', email: 'no@example.com', botId: '0190b6a0-0000-7000-8000-00000000dead' })
+      .expect(400);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.received.filter((request) => request.path === '/rollback')).toHaveLength(0);
     expect(await deliveriesOf(id)).toEqual([]);
@@ -253,7 +302,14 @@ describe('Webhook delivery without WEBHOOK_ALLOWED_CIDRS', () => {
       const tenant = await createTenant(t, { plan: 'enterprise' });
       deliverOnlyFor(t, tenant.id);
       // Written directly: the API refuses `localhost` itself; a public name resolving to 127.0.0.1 is what this stands for.
-      const endpoint = await t.prisma.webhookEndpoint.create({ data: { tenantId: tenant.id, url: `http://localhost:${receiver.port}/inside`, events: ['*'], secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=' } });
+      const endpoint = await t.prisma.webhookEndpoint.create({
+        data: {
+          tenantId: tenant.id,
+          url: `http://localhost:${receiver.port}/inside`,
+          events: ['*'],
+          secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=',
+        },
+      });
       const delivery = (await t.http().post(`/api/v1/webhooks/${endpoint.id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
       await receiver.until(async () => (await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).attempts >= 1);
       const attempted = await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
@@ -266,7 +322,6 @@ describe('Webhook delivery without WEBHOOK_ALLOWED_CIDRS', () => {
   });
 });
 
-
 describe('Webhook delivery: disabling a failing endpoint, and shutdown', () => {
   let t: TestApp;
   let tenant: TestTenant;
@@ -274,7 +329,10 @@ describe('Webhook delivery: disabling a failing endpoint, and shutdown', () => {
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_SCHEDULE: '0.2' }, { webhookDelivery: { ...FAST, drainMs: 300 } });
+    t = await createTestApp(
+      { WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_SCHEDULE: '0.2' },
+      { webhookDelivery: { ...FAST, drainMs: 300 } },
+    );
     tenant = await createTenant(t, { plan: 'enterprise' });
     deliverOnlyFor(t, tenant.id);
   });
@@ -285,24 +343,72 @@ describe('Webhook delivery: disabling a failing endpoint, and shutdown', () => {
 
   it('disables an endpoint whose deliveries have all failed for 5 days (failing), audited', async () => {
     receiver.respond = (_request, response) => response.writeHead(500).end();
-    const created = await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: receiver.url('/failing'), events: ['webhook.test'] }).expect(201);
+    const created = await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', tenant.key)
+      .send({ url: receiver.url('/failing'), events: ['webhook.test'] })
+      .expect(201);
     const id = created.body.webhook.id;
     // A delivery that failed six days ago, and no success since.
     const old = await t.prisma.webhookEvent.create({ data: { tenantId: tenant.id, type: 'webhook.test', data: { object: {} } } });
-    await t.prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: id, eventId: old.id, eventType: 'webhook.test', status: 'failed', attempts: 10, nextAttemptAt: null, createdAt: new Date(Date.now() - 6 * 86_400_000) } });
+    await t.prisma.webhookDelivery.create({
+      data: {
+        tenantId: tenant.id,
+        endpointId: id,
+        eventId: old.id,
+        eventType: 'webhook.test',
+        status: 'failed',
+        attempts: 10,
+        nextAttemptAt: null,
+        createdAt: new Date(Date.now() - 6 * 86_400_000),
+      },
+    });
     await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
     await receiver.until(async () => (await t.http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key)).body.webhook.enabled === false);
-    expect((await t.http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key)).body.webhook).toMatchObject({ enabled: false, disabledReason: 'failing' });
+    expect((await t.http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key)).body.webhook).toMatchObject({
+      enabled: false,
+      disabledReason: 'failing',
+    });
     const [audit] = (await t.admin().get(`/admin/v1/tenants/${tenant.id}/audit-log?limit=1`).expect(200)).body.events;
     expect(audit).toMatchObject({ actor: 'system', action: 'webhook.disabled', targetId: id, data: { reason: 'failing' } });
   });
 
   it('keeps an endpoint that failed once but succeeded within 5 days', async () => {
     receiver.respond = (_request, response) => response.writeHead(500).end();
-    const id = (await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: receiver.url('/flaky'), events: ['webhook.test'] }).expect(201)).body.webhook.id;
+    const id = (
+      await t
+        .http()
+        .post('/api/v1/webhooks')
+        .set('X-API-Key', tenant.key)
+        .send({ url: receiver.url('/flaky'), events: ['webhook.test'] })
+        .expect(201)
+    ).body.webhook.id;
     const old = await t.prisma.webhookEvent.create({ data: { tenantId: tenant.id, type: 'webhook.test', data: { object: {} } } });
-    await t.prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: id, eventId: old.id, eventType: 'webhook.test', status: 'failed', attempts: 10, nextAttemptAt: null, createdAt: new Date(Date.now() - 6 * 86_400_000) } });
-    await t.prisma.webhookDelivery.create({ data: { tenantId: tenant.id, endpointId: id, eventId: old.id, eventType: 'webhook.test', status: 'succeeded', attempts: 1, nextAttemptAt: null, lastAttemptAt: new Date(Date.now() - 86_400_000) } });
+    await t.prisma.webhookDelivery.create({
+      data: {
+        tenantId: tenant.id,
+        endpointId: id,
+        eventId: old.id,
+        eventType: 'webhook.test',
+        status: 'failed',
+        attempts: 10,
+        nextAttemptAt: null,
+        createdAt: new Date(Date.now() - 6 * 86_400_000),
+      },
+    });
+    await t.prisma.webhookDelivery.create({
+      data: {
+        tenantId: tenant.id,
+        endpointId: id,
+        eventId: old.id,
+        eventType: 'webhook.test',
+        status: 'succeeded',
+        attempts: 1,
+        nextAttemptAt: null,
+        lastAttemptAt: new Date(Date.now() - 86_400_000),
+      },
+    });
     const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
     await receiver.until(async () => (await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).status === 'failed');
     expect((await t.http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key)).body.webhook).toMatchObject({ enabled: true, disabledReason: null });
@@ -310,7 +416,14 @@ describe('Webhook delivery: disabling a failing endpoint, and shutdown', () => {
 
   it('on shutdown stops claiming and gives back a delivery still in flight after the drain', async () => {
     receiver.respond = () => undefined; // holds every request: the attempt stays in flight
-    const id = (await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: receiver.url('/held'), events: ['webhook.test'] }).expect(201)).body.webhook.id;
+    const id = (
+      await t
+        .http()
+        .post('/api/v1/webhooks')
+        .set('X-API-Key', tenant.key)
+        .send({ url: receiver.url('/held'), events: ['webhook.test'] })
+        .expect(201)
+    ).body.webhook.id;
     const delivery = (await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202)).body.delivery;
     await receiver.until(() => receiver.received.some((request) => request.path === '/held'));
     expect((await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).leaseUntil).not.toBeNull();

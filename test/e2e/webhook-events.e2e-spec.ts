@@ -17,11 +17,17 @@ describe('Webhook events: the outbox', () => {
 
   const endpoint = (tenantId: string, events: string[], enabled = true) =>
     t.prisma.webhookEndpoint
-      .create({ data: { tenantId, url: 'https://hooks.example.com/in', events, enabled, disabledReason: enabled ? null : 'manual', secret: 'whsec_dGVzdA==' }, select: { id: true } })
+      .create({
+        data: { tenantId, url: 'https://hooks.example.com/in', events, enabled, disabledReason: enabled ? null : 'manual', secret: 'whsec_dGVzdA==' },
+        select: { id: true },
+      })
       .then((row) => row.id);
 
   /** The events queued since `since`, per endpoint: [type, payload data]. */
-  async function queuedSince(since: Date, endpointId: string): Promise<{ type: string; data: { object: Record<string, unknown>; previousAttributes?: Record<string, unknown> } }[]> {
+  async function queuedSince(
+    since: Date,
+    endpointId: string,
+  ): Promise<{ type: string; data: { object: Record<string, unknown>; previousAttributes?: Record<string, unknown> } }[]> {
     const deliveries = await t.prisma.webhookDelivery.findMany({
       where: { endpointId, createdAt: { gte: since } },
       // The order the events happened in (a transaction's share its time): as the worker sends them.
@@ -44,7 +50,12 @@ describe('Webhook events: the outbox', () => {
 
   it('queues lead.created with the lead exactly as the API returned it, for the subscribed endpoints only', async () => {
     const since = new Date();
-    const created = await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'Ada', email: 'ada@example.com', tags: ['vip'] }).expect(201);
+    const created = await t
+      .http()
+      .post('/api/v1/leads')
+      .set('X-API-Key', tenant.key)
+      .send({ name: 'Ada', email: 'ada@example.com', tags: ['vip'] })
+      .expect(201);
     expect(await queuedSince(since, all)).toEqual([{ type: 'lead.created', data: { object: created.body.lead } }]);
     expect(await queuedSince(since, leadsOnly)).toEqual([{ type: 'lead.created', data: { object: created.body.lead } }]);
     expect(await queuedSince(since, disabled)).toEqual([]);
@@ -55,13 +66,20 @@ describe('Webhook events: the outbox', () => {
     const lead = (await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'Bo', email: 'bo@example.com' }).expect(201)).body.lead;
     const since = new Date();
     const moved = (await t.http().patch(`/api/v1/leads/${lead.id}`).set('X-API-Key', tenant.key).send({ status: 'contacted' }).expect(200)).body.lead;
-    expect(await queuedSince(since, all)).toEqual([{ type: 'lead.updated', data: { object: moved, previousAttributes: { status: 'new', updatedAt: lead.updatedAt } } }]);
+    expect(await queuedSince(since, all)).toEqual([
+      { type: 'lead.updated', data: { object: moved, previousAttributes: { status: 'new', updatedAt: lead.updatedAt } } },
+    ]);
     expect(await queuedSince(since, leadsOnly)).toEqual([]);
   });
 
   it('queues nothing for a change that rolled back or did not happen', async () => {
     const since = new Date();
-    await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'Cy', email: 'cy@example.com', botId: '0190b6a0-0000-7000-8000-00000000dead' }).expect(400);
+    await t
+      .http()
+      .post('/api/v1/leads')
+      .set('X-API-Key', tenant.key)
+      .send({ name: 'Cy', email: 'cy@example.com', botId: '0190b6a0-0000-7000-8000-00000000dead' })
+      .expect(400);
     const lead = (await t.http().post('/api/v1/leads').set('X-API-Key', tenant.key).send({ name: 'Di', email: 'di@example.com' }).expect(201)).body.lead;
     await t.http().patch(`/api/v1/leads/${lead.id}`).set('X-API-Key', tenant.key).send({ status: 'converted' }).expect(409);
     await t.http().patch(`/api/v1/leads/${lead.id}`).set('X-API-Key', tenant.key).send({ status: 'new' }).expect(200);
@@ -75,18 +93,28 @@ describe('Webhook events: the outbox', () => {
     await t.admin().patch(`/admin/v1/tenants/${tenant.id}/bots/${bot.id}`).send({ name: 'Helper 2' }).expect(200);
     const [event, ...rest] = await queuedSince(since, all);
     expect(rest).toEqual([]);
-    expect(event).toEqual({ type: 'bot.updated', data: { object: updated, previousAttributes: { name: 'Helper', isActive: true, updatedAt: expect.any(String) } } });
+    expect(event).toEqual({
+      type: 'bot.updated',
+      data: { object: updated, previousAttributes: { name: 'Helper', isActive: true, updatedAt: expect.any(String) } },
+    });
   });
 
   it('queues a recorded conversation as it would have come live: started, each message, ended, and its lead', async () => {
     const bot = await createBot(t, tenant.id);
     const since = new Date();
     const conversation = (
-      await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${bot.id}/conversations`).send({
-        status: 'ended',
-        messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }],
-        lead: { name: 'Eve', email: 'eve@example.com' },
-      }).expect(201)
+      await t
+        .admin()
+        .post(`/admin/v1/tenants/${tenant.id}/bots/${bot.id}/conversations`)
+        .send({
+          status: 'ended',
+          messages: [
+            { role: 'user', content: 'Hi' },
+            { role: 'assistant', content: 'Hello' },
+          ],
+          lead: { name: 'Eve', email: 'eve@example.com' },
+        })
+        .expect(201)
     ).body.conversation;
     const messages = (await t.http().get(`/api/v1/conversations/${conversation.id}/messages`).set('X-API-Key', tenant.key).expect(200)).body.messages;
     const lead = (await t.http().get(`/api/v1/leads/${conversation.leadId}`).set('X-API-Key', tenant.key).expect(200)).body.lead;

@@ -3,7 +3,8 @@ import { createTestApp, TestApp } from '../support/create-test-app';
 import { createKey, createTenant, TestTenant } from '../support/factories';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
-const URL_REFUSED = 'must not point to a private, loopback, link-local or reserved address (WEBHOOK_ALLOWED_CIDRS can allow a range, e.g. 127.0.0.1/32 for a local receiver)';
+const URL_REFUSED =
+  'must not point to a private, loopback, link-local or reserved address (WEBHOOK_ALLOWED_CIDRS can allow a range, e.g. 127.0.0.1/32 for a local receiver)';
 const CONTROL_CHARACTERS = 'must not contain control characters (such as CR or LF)';
 
 /** The management API of webhooks (API_DECISIONS, Webhooks), scope webhooks:manage. */
@@ -18,7 +19,10 @@ describe('Webhooks: the management API', () => {
     patch: (url: string) => t.http().patch(url).set('X-API-Key', key),
     delete: (url: string) => t.http().delete(url).set('X-API-Key', key),
   });
-  const create = (key: string, body: Record<string, unknown> = {}) => as(key).post('/api/v1/webhooks').send({ url: 'https://hooks.example.com/in', events: ['lead.created'], ...body });
+  const create = (key: string, body: Record<string, unknown> = {}) =>
+    as(key)
+      .post('/api/v1/webhooks')
+      .send({ url: 'https://hooks.example.com/in', events: ['lead.created'], ...body });
 
   beforeAll(async () => {
     t = await createTestApp({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' });
@@ -32,8 +36,14 @@ describe('Webhooks: the management API', () => {
       expect(response.status).toBe(201);
       expect(response.body).toEqual({
         webhook: {
-          id: expect.stringMatching(UUID), url: 'https://hooks.example.com/in', events: ['lead.created', 'lead.updated'], description: 'CRM',
-          enabled: true, disabledReason: null, createdAt: expect.stringMatching(ISO_MS), updatedAt: expect.stringMatching(ISO_MS),
+          id: expect.stringMatching(UUID),
+          url: 'https://hooks.example.com/in',
+          events: ['lead.created', 'lead.updated'],
+          description: 'CRM',
+          enabled: true,
+          disabledReason: null,
+          createdAt: expect.stringMatching(ISO_MS),
+          updatedAt: expect.stringMatching(ISO_MS),
         },
         secret: expect.stringMatching(SECRET),
       });
@@ -44,23 +54,25 @@ describe('Webhooks: the management API', () => {
       expect(got.text + listed.text).not.toContain(response.body.secret);
     });
 
-    it.each([
-      ['http://hooks.example.com/in', 'must be an absolute https URL'],
-      ['hooks.example.com/in', 'must be an absolute https URL'],
-      ['https://user:pw@hooks.example.com/in', 'must not contain a user name or password'],
-      ['https://10.0.0.1/in', URL_REFUSED],
-      ['https://169.254.169.254/latest', URL_REFUSED],
-      ['https://[::1]/in', URL_REFUSED],
-      ['http://127.0.0.2/in', URL_REFUSED],
-      ['https://[::127.0.0.1]/in', URL_REFUSED],
-      ['https://[::ffff:10.0.0.1]/in', URL_REFUSED],
-      ['https://[::ffff:a9fe:a9fe]/latest', URL_REFUSED],
-      ['https://[0:0:0:0:0:0:7f00:2]/in', URL_REFUSED],
-      ['https://hooks.example.com/in\r\nX-Injected: 1', CONTROL_CHARACTERS],
-      ['https://hooks.example.com/i\nn', CONTROL_CHARACTERS],
-      ['https://hooks.example.com/i\u0001n', CONTROL_CHARACTERS],
-      [`https://example.com/${'a'.repeat(2_050)}`, 'must be at most 2048 characters'],
-    ].map(([url, message]) => [url.length > 60 ? `${url.slice(0, 60)}...` : url, message, url]))('refuses the URL %s: %s', async (_label, message, url) => {
+    it.each(
+      [
+        ['http://hooks.example.com/in', 'must be an absolute https URL'],
+        ['hooks.example.com/in', 'must be an absolute https URL'],
+        ['https://user:pw@hooks.example.com/in', 'must not contain a user name or password'],
+        ['https://10.0.0.1/in', URL_REFUSED],
+        ['https://169.254.169.254/latest', URL_REFUSED],
+        ['https://[::1]/in', URL_REFUSED],
+        ['http://127.0.0.2/in', URL_REFUSED],
+        ['https://[::127.0.0.1]/in', URL_REFUSED],
+        ['https://[::ffff:10.0.0.1]/in', URL_REFUSED],
+        ['https://[::ffff:a9fe:a9fe]/latest', URL_REFUSED],
+        ['https://[0:0:0:0:0:0:7f00:2]/in', URL_REFUSED],
+        ['https://hooks.example.com/in\r\nX-Injected: 1', CONTROL_CHARACTERS],
+        ['https://hooks.example.com/i\nn', CONTROL_CHARACTERS],
+        ['https://hooks.example.com/i\u0001n', CONTROL_CHARACTERS],
+        [`https://example.com/${'a'.repeat(2_050)}`, 'must be at most 2048 characters'],
+      ].map(([url, message]) => [url.length > 60 ? `${url.slice(0, 60)}...` : url, message, url]),
+    )('refuses the URL %s: %s', async (_label, message, url) => {
       expectError(await create(tenant.key, { url }), 400, 'VALIDATION_ERROR', [{ field: 'url', message }]);
     });
 
@@ -82,9 +94,17 @@ describe('Webhooks: the management API', () => {
 
     it('takes a description of up to 500 characters or null, and every event type or ["*"]', async () => {
       const all = ['lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test'];
-      expect((await create(tenant.key, { events: all, description: 'd'.repeat(500) }).expect(201)).body.webhook).toMatchObject({ events: all, description: 'd'.repeat(500) });
-      expect((await create(tenant.key, { events: ['*', '*'], description: null }).expect(201)).body.webhook).toMatchObject({ events: ['*'], description: null });
-      expectError(await create(tenant.key, { description: 'd'.repeat(501) }), 400, 'VALIDATION_ERROR', [{ field: 'description', message: 'must be at most 500 characters' }]);
+      expect((await create(tenant.key, { events: all, description: 'd'.repeat(500) }).expect(201)).body.webhook).toMatchObject({
+        events: all,
+        description: 'd'.repeat(500),
+      });
+      expect((await create(tenant.key, { events: ['*', '*'], description: null }).expect(201)).body.webhook).toMatchObject({
+        events: ['*'],
+        description: null,
+      });
+      expectError(await create(tenant.key, { description: 'd'.repeat(501) }), 400, 'VALIDATION_ERROR', [
+        { field: 'description', message: 'must be at most 500 characters' },
+      ]);
       expectError(await create(tenant.key, { url: null }), 400, 'VALIDATION_ERROR', [{ field: 'url', message: 'must be a string' }]);
     });
 
@@ -112,13 +132,22 @@ describe('Webhooks: the management API', () => {
     });
 
     it('updates url, events and description; null clears the description', async () => {
-      const updated = await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ url: 'https://hooks.example.com/v2', events: ['*'], description: 'New' }).expect(200);
+      const updated = await as(tenant.key)
+        .patch(`/api/v1/webhooks/${id}`)
+        .send({ url: 'https://hooks.example.com/v2', events: ['*'], description: 'New' })
+        .expect(200);
       expect(updated.body.webhook).toMatchObject({ id, url: 'https://hooks.example.com/v2', events: ['*'], description: 'New' });
       const cleared = await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ description: null }).expect(200);
       expect(cleared.body.webhook.description).toBeNull();
-      expectError(await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ url: 'https://10.0.0.1/x' }), 400, 'VALIDATION_ERROR', [{ field: 'url', message: URL_REFUSED }]);
-      expectError(await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ url: 'https://[::127.0.0.1]/x' }), 400, 'VALIDATION_ERROR', [{ field: 'url', message: URL_REFUSED }]);
-      expectError(await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ url: 'https://hooks.example.com/x\r\nHost: evil' }), 400, 'VALIDATION_ERROR', [{ field: 'url', message: CONTROL_CHARACTERS }]);
+      expectError(await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ url: 'https://10.0.0.1/x' }), 400, 'VALIDATION_ERROR', [
+        { field: 'url', message: URL_REFUSED },
+      ]);
+      expectError(await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ url: 'https://[::127.0.0.1]/x' }), 400, 'VALIDATION_ERROR', [
+        { field: 'url', message: URL_REFUSED },
+      ]);
+      expectError(await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ url: 'https://hooks.example.com/x\r\nHost: evil' }), 400, 'VALIDATION_ERROR', [
+        { field: 'url', message: CONTROL_CHARACTERS },
+      ]);
     });
 
     it('disables (reason manual) and enables again', async () => {
@@ -153,8 +182,16 @@ describe('Webhooks: the management API', () => {
       const first = await as(tenant.key).post(`/api/v1/webhooks/${id}/test`).expect(202);
       expect(first.body).toEqual({
         delivery: {
-          id: expect.stringMatching(UUID), eventId: expect.stringMatching(UUID), eventType: 'webhook.test', status: 'pending', attempts: 0,
-          lastAttemptAt: null, nextAttemptAt: expect.stringMatching(ISO_MS), lastResponseStatus: null, lastError: null, createdAt: expect.stringMatching(ISO_MS),
+          id: expect.stringMatching(UUID),
+          eventId: expect.stringMatching(UUID),
+          eventType: 'webhook.test',
+          status: 'pending',
+          attempts: 0,
+          lastAttemptAt: null,
+          nextAttemptAt: expect.stringMatching(ISO_MS),
+          lastResponseStatus: null,
+          lastError: null,
+          createdAt: expect.stringMatching(ISO_MS),
         },
       });
       const second = (await as(tenant.key).post(`/api/v1/webhooks/${id}/test`).send({}).expect(202)).body.delivery;
@@ -164,8 +201,12 @@ describe('Webhooks: the management API', () => {
       const listed = await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?limit=1`).expect(200);
       expect(listed.body).toEqual({ deliveries: [second], pagination: { total: 2, limit: 1, offset: 0, hasMore: true } });
       await t.prisma.webhookDelivery.update({ where: { id: second.id }, data: { status: 'failed', attempts: 10, nextAttemptAt: null } });
-      expect((await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=failed`).expect(200)).body.deliveries.map((d: { id: string }) => d.id)).toEqual([second.id]);
-      expect((await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=pending`).expect(200)).body.deliveries.map((d: { id: string }) => d.id)).toEqual([first.body.delivery.id]);
+      expect(
+        (await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=failed`).expect(200)).body.deliveries.map((d: { id: string }) => d.id),
+      ).toEqual([second.id]);
+      expect(
+        (await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=pending`).expect(200)).body.deliveries.map((d: { id: string }) => d.id),
+      ).toEqual([first.body.delivery.id]);
 
       // Held by an instance (an attempt in flight): no second, concurrent attempt.
       await t.prisma.webhookDelivery.update({ where: { id: second.id }, data: { leaseUntil: new Date(Date.now() + 60_000), lastError: 'timeout' } });
@@ -175,24 +216,33 @@ describe('Webhooks: the management API', () => {
       await t.prisma.webhookDelivery.update({ where: { id: second.id }, data: { leaseUntil: new Date(Date.now() - 1_000) } });
       const retriedAt = Date.now();
       const retried = await as(tenant.key).post(`/api/v1/webhooks/${id}/deliveries/${second.id}/retry`).expect(202);
-      expect(retried.body).toEqual({ delivery: { ...second, status: 'pending', attempts: 10, lastError: 'timeout', nextAttemptAt: expect.stringMatching(ISO_MS) } });
+      expect(retried.body).toEqual({
+        delivery: { ...second, status: 'pending', attempts: 10, lastError: 'timeout', nextAttemptAt: expect.stringMatching(ISO_MS) },
+      });
       expect(Math.abs(Date.parse(retried.body.delivery.nextAttemptAt) - retriedAt)).toBeLessThan(10_000);
       expect((await t.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: second.id } })).leaseUntil).toBeNull();
       expect((await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=pending&limit=1&offset=1`).expect(200)).body).toEqual({
         deliveries: [expect.objectContaining({ id: first.body.delivery.id })],
         pagination: { total: 2, limit: 1, offset: 1, hasMore: false },
       });
-      expectError(await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=done`), 400, 'VALIDATION_ERROR', [{ field: 'status', message: 'must be one of pending, succeeded, failed' }]);
-      expectError(await as(tenant.key).post(`/api/v1/webhooks/${id}/test`).send({ extra: 1 }), 400, 'VALIDATION_ERROR', [{ field: 'extra', message: 'is not an allowed field' }]);
+      expectError(await as(tenant.key).get(`/api/v1/webhooks/${id}/deliveries?status=done`), 400, 'VALIDATION_ERROR', [
+        { field: 'status', message: 'must be one of pending, succeeded, failed' },
+      ]);
+      expectError(await as(tenant.key).post(`/api/v1/webhooks/${id}/test`).send({ extra: 1 }), 400, 'VALIDATION_ERROR', [
+        { field: 'extra', message: 'is not an allowed field' },
+      ]);
     });
 
     it('queues a test event for a disabled endpoint too', async () => {
       await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ enabled: false }).expect(200);
-      expect((await as(tenant.key).post(`/api/v1/webhooks/${id}/test`).expect(202)).body.delivery).toMatchObject({ eventType: 'webhook.test', status: 'pending' });
+      expect((await as(tenant.key).post(`/api/v1/webhooks/${id}/test`).expect(202)).body.delivery).toMatchObject({
+        eventType: 'webhook.test',
+        status: 'pending',
+      });
       await as(tenant.key).patch(`/api/v1/webhooks/${id}`).send({ enabled: true }).expect(200);
     });
 
-    it("is invisible to another tenant: 404 on get, update, delete, rotate, test, deliveries and retry", async () => {
+    it('is invisible to another tenant: 404 on get, update, delete, rotate, test, deliveries and retry', async () => {
       const delivery = (await as(tenant.key).post(`/api/v1/webhooks/${id}/test`).expect(202)).body.delivery;
       const theirs = as(other.key);
       for (const response of [
@@ -244,7 +294,11 @@ describe('Webhooks: the management API', () => {
       ['https://[::ffff:10.0.0.1]/hook', URL_REFUSED],
       ['https://0x7f.1/hook', URL_REFUSED],
     ])('refuses %s', async (url, message) => {
-      const response = await strict.http().post('/api/v1/webhooks').set('X-API-Key', strictKey).send({ url, events: ['*'] });
+      const response = await strict
+        .http()
+        .post('/api/v1/webhooks')
+        .set('X-API-Key', strictKey)
+        .send({ url, events: ['*'] });
       expectError(response, 400, 'VALIDATION_ERROR', [{ field: 'url', message }]);
     });
   });

@@ -27,30 +27,57 @@ describe('Widget API: messages, replies and limits', () => {
     tenant = await createTenant(t, { plan: 'pro' });
     publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
     botId = (await createBot(t, tenant.id, { language: 'en' })).id;
-    pricingDoc = (await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({ title: 'Plans and pricing', content: PRICING }).expect(201)).body.document;
+    pricingDoc = (
+      await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({ title: 'Plans and pricing', content: PRICING }).expect(201)
+    ).body.document;
     await t.admin().post(`/admin/v1/tenants/${tenant.id}/bots/${botId}/documents`).send({ title: 'Shipping', content: SHIPPING }).expect(201);
-    await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: 'https://hooks.example.com/in', events: ['message.created'] }).expect(201);
+    await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', tenant.key)
+      .send({ url: 'https://hooks.example.com/in', events: ['message.created'] })
+      .expect(201);
   });
   afterAll(() => t.close());
 
   const visitor = async (bot = botId, key = publicKey): Promise<Visitor> => {
     const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId: bot }).expect(201)).body.visitorToken as string;
-    const conversationId = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id as string;
+    const conversationId = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body
+      .conversation.id as string;
     return { key, token, conversationId };
   };
-  const send = (v: Visitor, content: unknown) => t.http().post(`/api/v1/widget/conversations/${v.conversationId}/messages`).set('X-API-Key', v.key).set('X-Visitor-Token', v.token).send({ content });
+  const send = (v: Visitor, content: unknown) =>
+    t.http().post(`/api/v1/widget/conversations/${v.conversationId}/messages`).set('X-API-Key', v.key).set('X-Visitor-Token', v.token).send({ content });
   const usage = async (key = tenant.key) => (await t.http().get('/api/v1/verify').set('X-API-Key', key).expect(200)).body.usage.messagesThisMonth as number;
 
   it("answers from the bot's knowledge with the source, stores both messages, counts them and announces them", async () => {
     const v = await visitor();
-    const before = { usage: await usage(), bot: (await t.http().get(`/api/v1/bots/${botId}`).set('X-API-Key', tenant.key).expect(200)).body.bot.messageCount as number };
+    const before = {
+      usage: await usage(),
+      bot: (await t.http().get(`/api/v1/bots/${botId}`).set('X-API-Key', tenant.key).expect(200)).body.bot.messageCount as number,
+    };
     const answer = await send(v, '  How much does the Pro plan cost?  ').expect(201);
     expect(answer.body).toEqual({
-      message: { id: expect.stringMatching(UUID), conversationId: v.conversationId, role: 'user', content: 'How much does the Pro plan cost?', createdAt: expect.stringMatching(ISO_MS) },
-      reply: { id: expect.stringMatching(UUID), conversationId: v.conversationId, role: 'assistant', content: expect.stringContaining('49 EUR'), createdAt: expect.stringMatching(ISO_MS), sources: [{ id: pricingDoc.id, title: 'Plans and pricing' }] },
+      message: {
+        id: expect.stringMatching(UUID),
+        conversationId: v.conversationId,
+        role: 'user',
+        content: 'How much does the Pro plan cost?',
+        createdAt: expect.stringMatching(ISO_MS),
+      },
+      reply: {
+        id: expect.stringMatching(UUID),
+        conversationId: v.conversationId,
+        role: 'assistant',
+        content: expect.stringContaining('49 EUR'),
+        createdAt: expect.stringMatching(ISO_MS),
+        sources: [{ id: pricingDoc.id, title: 'Plans and pricing' }],
+      },
     });
     expect(Date.parse(answer.body.reply.createdAt)).toBeGreaterThan(Date.parse(answer.body.message.createdAt));
-    const listed = (await t.http().get(`/api/v1/widget/conversations/${v.conversationId}/messages`).set('X-API-Key', publicKey).set('X-Visitor-Token', v.token).expect(200)).body.messages;
+    const listed = (
+      await t.http().get(`/api/v1/widget/conversations/${v.conversationId}/messages`).set('X-API-Key', publicKey).set('X-Visitor-Token', v.token).expect(200)
+    ).body.messages;
     const { sources: _sources, ...replyMessage } = answer.body.reply;
     expect(listed.slice(-2)).toEqual([answer.body.message, replyMessage]);
     const conversation = (await t.http().get(`/api/v1/conversations/${v.conversationId}`).set('X-API-Key', tenant.key).expect(200)).body.conversation;
@@ -82,30 +109,50 @@ describe('Widget API: messages, replies and limits', () => {
 
   it('streams the reply as server-sent events: deltas in order, then done with the JSON answer', async () => {
     const v = await visitor();
-    const response = await send(v, 'How long does shipping take?').set('Accept', 'text/event-stream').buffer(true).parse((res, done) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => done(null, text));
-    });
+    const response = await send(v, 'How long does shipping take?')
+      .set('Accept', 'text/event-stream')
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => done(null, text));
+      });
     expect(response.status).toBe(201);
     expect(response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
-    const events = (response.body as string).trim().split('\n\n').map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
-      return { event: eventLine.replace('event: ', ''), data: JSON.parse(dataLine.replace('data: ', '')) };
-    });
+    const events = (response.body as string)
+      .trim()
+      .split('\n\n')
+      .map((block) => {
+        const [eventLine, dataLine] = block.split('\n');
+        return { event: eventLine.replace('event: ', ''), data: JSON.parse(dataLine.replace('data: ', '')) };
+      });
     expect(events.length).toBeGreaterThanOrEqual(2);
     expect(events.slice(0, -1).every((e) => e.event === 'delta')).toBe(true);
     const done = events.at(-1)!;
     expect(done.event).toBe('done');
-    expect(done.data).toEqual({ message: expect.objectContaining({ role: 'user', content: 'How long does shipping take?' }), reply: expect.objectContaining({ role: 'assistant', sources: [expect.objectContaining({ title: 'Shipping' })] }) });
-    expect(events.slice(0, -1).map((e) => e.data.text).join('')).toBe(done.data.reply.content);
+    expect(done.data).toEqual({
+      message: expect.objectContaining({ role: 'user', content: 'How long does shipping take?' }),
+      reply: expect.objectContaining({ role: 'assistant', sources: [expect.objectContaining({ title: 'Shipping' })] }),
+    });
+    expect(
+      events
+        .slice(0, -1)
+        .map((e) => e.data.text)
+        .join(''),
+    ).toBe(done.data.reply.content);
     expect(done.data.reply.content).toContain('two business days');
   });
 
   it('answers a refused stream with the status and envelope, not an event stream', async () => {
     const v = await visitor();
-    await t.http().post(`/api/v1/widget/conversations/${v.conversationId}/end`).set('X-API-Key', publicKey).set('X-Visitor-Token', v.token).send({}).expect(200);
+    await t
+      .http()
+      .post(`/api/v1/widget/conversations/${v.conversationId}/end`)
+      .set('X-API-Key', publicKey)
+      .set('X-Visitor-Token', v.token)
+      .send({})
+      .expect(200);
     const response = await send(v, 'Hello?').set('Accept', 'text/event-stream');
     expectError(response, 409, 'CONVERSATION_ENDED');
   });
@@ -123,7 +170,12 @@ describe('Widget API: messages, replies and limits', () => {
     const limited = await createTenant(t, { plan: 'pro' });
     const key = (await createKey(t, limited.id, { type: 'public', scopes: [] })).key;
     const bot = (await createBot(t, limited.id)).id;
-    await t.http().patch('/api/v1/settings').set('X-API-Key', limited.key).send({ visitorMessageLimit: { messages: 3, windowSeconds: 3600 } }).expect(200);
+    await t
+      .http()
+      .patch('/api/v1/settings')
+      .set('X-API-Key', limited.key)
+      .send({ visitorMessageLimit: { messages: 3, windowSeconds: 3600 } })
+      .expect(200);
     const first = await visitor(bot, key);
     for (let i = 0; i < 3; i++) await send(first, `Question ${i}`).expect(201);
     const refused = await send(first, 'One too many');
@@ -138,7 +190,12 @@ describe('Widget API: messages, replies and limits', () => {
     const limited = await createTenant(t, { plan: 'pro' });
     const key = (await createKey(t, limited.id, { type: 'public', scopes: [] })).key;
     const bot = (await createBot(t, limited.id)).id;
-    await t.http().patch('/api/v1/settings').set('X-API-Key', limited.key).send({ widgetLimits: { repliesPerIpPerDay: 3 } }).expect(200);
+    await t
+      .http()
+      .patch('/api/v1/settings')
+      .set('X-API-Key', limited.key)
+      .send({ widgetLimits: { repliesPerIpPerDay: 3 } })
+      .expect(200);
     const network = `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}:`;
     const sendFrom = (from: string, v: Visitor, content: string) => send(v, content).set('X-Forwarded-For', from);
     // A new visitor (new session) for every message: minting sessions does not buy more replies.
@@ -197,18 +254,32 @@ describe('Widget API: messages, replies and limits', () => {
       });
     });
     await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));
-    const llmApp = await createTestApp({ LLM_BASE_URL: `http://127.0.0.1:${(llm.address() as AddressInfo).port}/v1`, LLM_MODEL: 'test-model', LLM_API_KEY: 'sk-test-llm-key' });
+    const llmApp = await createTestApp({
+      LLM_BASE_URL: `http://127.0.0.1:${(llm.address() as AddressInfo).port}/v1`,
+      LLM_MODEL: 'test-model',
+      LLM_API_KEY: 'sk-test-llm-key',
+    });
     try {
       const owner = await createTenant(llmApp, { plan: 'pro' });
       const key = (await createKey(llmApp, owner.id, { type: 'public', scopes: [] })).key;
       const bot = (await createBot(llmApp, owner.id)).id;
       await llmApp.admin().post(`/admin/v1/tenants/${owner.id}/bots/${bot}/documents`).send({ title: 'Plans and pricing', content: PRICING }).expect(201);
       const token = (await llmApp.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId: bot }).expect(201)).body.visitorToken;
-      const conversation = (await llmApp.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id;
-      const ask = () => llmApp.http().post(`/api/v1/widget/conversations/${conversation}/messages`).set('X-API-Key', key).set('X-Visitor-Token', token).send({ content: 'What does the Pro plan cost?' });
+      const conversation = (await llmApp.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201))
+        .body.conversation.id;
+      const ask = () =>
+        llmApp
+          .http()
+          .post(`/api/v1/widget/conversations/${conversation}/messages`)
+          .set('X-API-Key', key)
+          .set('X-Visitor-Token', token)
+          .send({ content: 'What does the Pro plan cost?' });
 
       const answered = await ask().expect(201);
-      expect(answered.body.reply).toMatchObject({ content: 'The Pro plan is 49 EUR a month.', sources: [expect.objectContaining({ title: 'Plans and pricing' })] });
+      expect(answered.body.reply).toMatchObject({
+        content: 'The Pro plan is 49 EUR a month.',
+        sources: [expect.objectContaining({ title: 'Plans and pricing' })],
+      });
       expect(requests).toHaveLength(1);
       expect(requests[0].authorization).toBe('Bearer sk-test-llm-key');
       expect(requests[0].body).toMatchObject({ model: 'test-model', stream: true });

@@ -21,15 +21,30 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
     tenant = await createTenant(t, { plan: 'enterprise' });
     publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
     botId = (await createBot(t, tenant.id, { name: 'Helper', primaryColor: '#112233', language: 'de' })).id;
-    await t.http().patch(`/api/v1/bots/${botId}/settings`).set('X-API-Key', tenant.key).send({ welcomeMessage: 'Hallo!', suggestedQuestions: ['Was kostet es?'] }).expect(200);
-    await t.http().post('/api/v1/webhooks').set('X-API-Key', tenant.key).send({ url: 'https://hooks.example.com/in', events: ['*'] }).expect(201);
+    await t
+      .http()
+      .patch(`/api/v1/bots/${botId}/settings`)
+      .set('X-API-Key', tenant.key)
+      .send({ welcomeMessage: 'Hallo!', suggestedQuestions: ['Was kostet es?'] })
+      .expect(200);
+    await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set('X-API-Key', tenant.key)
+      .send({ url: 'https://hooks.example.com/in', events: ['*'] })
+      .expect(201);
   });
   afterAll(() => t.close());
 
   const widget = (method: 'get' | 'post', path: string, key = publicKey) => t.http()[method](`/api/v1/widget${path}`).set('X-API-Key', key);
   const session = async (bot = botId, key = publicKey, previous: { visitorToken?: string; visitorId?: string } = {}) =>
-    (await widget('post', '/sessions', key).send({ botId: bot, ...previous }).expect(201)).body as { visitorToken: string; visitorId: string; expiresAt: string };
-  const startConversation = async (token: string, key = publicKey) => (await widget('post', '/conversations', key).set('X-Visitor-Token', token).send({}).expect(201)).body;
+    (
+      await widget('post', '/sessions', key)
+        .send({ botId: bot, ...previous })
+        .expect(201)
+    ).body as { visitorToken: string; visitorId: string; expiresAt: string };
+  const startConversation = async (token: string, key = publicKey) =>
+    (await widget('post', '/conversations', key).set('X-Visitor-Token', token).send({}).expect(201)).body;
   const eventsOf = async (type: string, id: string) =>
     (await t.prisma.webhookEvent.findMany({ where: { tenantId: tenant.id, type } })).filter((event) => JSON.stringify(event.data).includes(id));
 
@@ -53,7 +68,13 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       const response = await widget('get', `/bots/${botId}`).expect(200);
       expect(response.body).toEqual({
         bot: {
-          id: botId, name: 'Helper', avatarUrl: null, primaryColor: '#112233', language: 'de', welcomeMessage: 'Hallo!', suggestedQuestions: ['Was kostet es?'],
+          id: botId,
+          name: 'Helper',
+          avatarUrl: null,
+          primaryColor: '#112233',
+          language: 'de',
+          welcomeMessage: 'Hallo!',
+          suggestedQuestions: ['Was kostet es?'],
           leadCapture: { enabled: true, requirePhone: false, requireCompany: false },
           handoff: { enabled: false, message: expect.any(String) },
         },
@@ -63,16 +84,25 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
 
     it('starts a session with a visitor id the service mints', async () => {
       const fresh = await session();
-      expect(fresh).toEqual({ visitorToken: expect.stringMatching(/^v1\./), visitorId: expect.stringMatching(/^v_[A-Za-z0-9_-]{16}$/), expiresAt: expect.stringMatching(ISO_MS) });
+      expect(fresh).toEqual({
+        visitorToken: expect.stringMatching(/^v1\./),
+        visitorId: expect.stringMatching(/^v_[A-Za-z0-9_-]{16}$/),
+        expiresAt: expect.stringMatching(ISO_MS),
+      });
       expect(Date.parse(fresh.expiresAt) - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
       expect((await session()).visitorId).not.toBe(fresh.visitorId);
     });
 
-    it("keeps the visitor of an earlier token of the tenant, even expired up to 30 days ago", async () => {
+    it('keeps the visitor of an earlier token of the tenant, even expired up to 30 days ago', async () => {
       const first = await session();
       expect((await session(botId, publicKey, { visitorToken: first.visitorToken })).visitorId).toBe(first.visitorId);
       const nowS = Math.floor(Date.now() / 1000);
-      const expired = new VisitorTokens(TEST_WIDGET_SECRET).sign({ tenantId: tenant.id, botId, visitorId: 'v_returning-visitor1', expiresAt: nowS - 29 * DAY_S });
+      const expired = new VisitorTokens(TEST_WIDGET_SECRET).sign({
+        tenantId: tenant.id,
+        botId,
+        visitorId: 'v_returning-visitor1',
+        expiresAt: nowS - 29 * DAY_S,
+      });
       const renewed = await session(botId, publicKey, { visitorToken: expired });
       expect(renewed.visitorId).toBe('v_returning-visitor1');
       // The new token is a valid one: the visitor goes on with it.
@@ -83,10 +113,21 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       const victim = await session();
       const nowS = Math.floor(Date.now() / 1000);
       const tooOld = new VisitorTokens(TEST_WIDGET_SECRET).sign({ tenantId: tenant.id, botId, visitorId: victim.visitorId, expiresAt: nowS - 31 * DAY_S });
-      const forged = new VisitorTokens('another-secret-of-at-least-32-characters!').sign({ tenantId: tenant.id, botId, visitorId: victim.visitorId, expiresAt: nowS + 60 });
+      const forged = new VisitorTokens('another-secret-of-at-least-32-characters!').sign({
+        tenantId: tenant.id,
+        botId,
+        visitorId: victim.visitorId,
+        expiresAt: nowS + 60,
+      });
       const other = await createTenant(t, { plan: 'enterprise' });
       const foreign = new VisitorTokens(TEST_WIDGET_SECRET).sign({ tenantId: other.id, botId, visitorId: victim.visitorId, expiresAt: nowS + 60 });
-      for (const previous of [{ visitorId: victim.visitorId }, { visitorToken: tooOld }, { visitorToken: forged }, { visitorToken: foreign }, { visitorToken: 'garbage' }]) {
+      for (const previous of [
+        { visitorId: victim.visitorId },
+        { visitorToken: tooOld },
+        { visitorToken: forged },
+        { visitorToken: foreign },
+        { visitorToken: 'garbage' },
+      ]) {
         const minted = await session(botId, publicKey, previous);
         expect(minted.visitorId).toMatch(/^v_[A-Za-z0-9_-]{16}$/);
         expect(minted.visitorId).not.toBe(victim.visitorId);
@@ -126,8 +167,18 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       const { visitorToken } = await session();
       const [version, payload, signature] = visitorToken.split('.');
       const tampered = `${version}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), v: 'someone-else' })).toString('base64url')}.${signature}`;
-      const expired = new VisitorTokens(TEST_WIDGET_SECRET).sign({ tenantId: tenant.id, botId, visitorId: 'visitor-expired', expiresAt: Math.floor(Date.now() / 1000) - 1 });
-      const forged = new VisitorTokens('another-secret-of-at-least-32-characters!').sign({ tenantId: tenant.id, botId, visitorId: 'visitor-forged', expiresAt: Math.floor(Date.now() / 1000) + 60 });
+      const expired = new VisitorTokens(TEST_WIDGET_SECRET).sign({
+        tenantId: tenant.id,
+        botId,
+        visitorId: 'visitor-expired',
+        expiresAt: Math.floor(Date.now() / 1000) - 1,
+      });
+      const forged = new VisitorTokens('another-secret-of-at-least-32-characters!').sign({
+        tenantId: tenant.id,
+        botId,
+        visitorId: 'visitor-forged',
+        expiresAt: Math.floor(Date.now() / 1000) + 60,
+      });
       const other = await createTenant(t, { plan: 'enterprise' });
       const otherKey = (await createKey(t, other.id, { type: 'public', scopes: [] })).key;
       const foreign = (await session((await createBot(t, other.id)).id, otherKey)).visitorToken;
@@ -150,12 +201,35 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       const { visitorToken, visitorId } = await session();
       const started = await startConversation(visitorToken);
       expect(started).toEqual({
-        conversation: expect.objectContaining({ id: expect.stringMatching(UUID), botId, status: 'active', channel: 'widget', visitorId, leadId: null, messageCount: 1, lastMessageAt: expect.stringMatching(ISO_MS), endedAt: null }),
-        messages: [{ id: expect.stringMatching(UUID), conversationId: started.conversation.id, role: 'assistant', content: 'Hallo!', createdAt: expect.stringMatching(ISO_MS) }],
+        conversation: expect.objectContaining({
+          id: expect.stringMatching(UUID),
+          botId,
+          status: 'active',
+          channel: 'widget',
+          visitorId,
+          leadId: null,
+          messageCount: 1,
+          lastMessageAt: expect.stringMatching(ISO_MS),
+          endedAt: null,
+        }),
+        messages: [
+          {
+            id: expect.stringMatching(UUID),
+            conversationId: started.conversation.id,
+            role: 'assistant',
+            content: 'Hallo!',
+            createdAt: expect.stringMatching(ISO_MS),
+          },
+        ],
       });
       const after = (await t.http().get(`/api/v1/bots/${botId}`).set('X-API-Key', tenant.key).expect(200)).body.bot;
-      expect({ conversations: after.conversationCount - before.conversationCount, messages: after.messageCount - before.messageCount }).toEqual({ conversations: 1, messages: 1 });
-      expect((await t.http().get(`/api/v1/conversations/${started.conversation.id}`).set('X-API-Key', tenant.key).expect(200)).body.conversation).toEqual(started.conversation);
+      expect({ conversations: after.conversationCount - before.conversationCount, messages: after.messageCount - before.messageCount }).toEqual({
+        conversations: 1,
+        messages: 1,
+      });
+      expect((await t.http().get(`/api/v1/conversations/${started.conversation.id}`).set('X-API-Key', tenant.key).expect(200)).body.conversation).toEqual(
+        started.conversation,
+      );
       expect(await eventsOf('conversation.started', started.conversation.id)).toHaveLength(1);
       expect(await eventsOf('message.created', started.messages[0].id)).toHaveLength(1);
     });
@@ -166,7 +240,9 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       const read = (query = '') => widget('get', `/conversations/${conversation.id}/messages${query}`).set('X-Visitor-Token', visitorToken);
       expect((await read().expect(200)).body).toEqual({ messages });
       expect((await read(`?after=${messages[0].id}`).expect(200)).body).toEqual({ messages: [] });
-      expectError(await read('?after=00000000-0000-7000-8000-000000000000'), 400, 'VALIDATION_ERROR', [{ field: 'after', message: 'must be the id of a message of this conversation' }]);
+      expectError(await read('?after=00000000-0000-7000-8000-000000000000'), 400, 'VALIDATION_ERROR', [
+        { field: 'after', message: 'must be the id of a message of this conversation' },
+      ]);
       expectError(await read('?after=x'), 400, 'VALIDATION_ERROR', [{ field: 'after', message: 'must be a UUID' }]);
     });
 
@@ -180,7 +256,11 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       for (const token of [stranger.visitorToken, sameVisitorOtherBot.visitorToken]) {
         expectError(await widget('get', `/conversations/${conversation.id}/messages`).set('X-Visitor-Token', token), 404, 'NOT_FOUND');
         expectError(await widget('post', `/conversations/${conversation.id}/end`).set('X-Visitor-Token', token).send({}), 404, 'NOT_FOUND');
-        expectError(await widget('post', `/conversations/${conversation.id}/lead`).set('X-Visitor-Token', token).send({ name: 'X', email: 'x@example.com' }), 404, 'NOT_FOUND');
+        expectError(
+          await widget('post', `/conversations/${conversation.id}/lead`).set('X-Visitor-Token', token).send({ name: 'X', email: 'x@example.com' }),
+          404,
+          'NOT_FOUND',
+        );
       }
       expectError(await widget('get', '/conversations/not-a-uuid/messages').set('X-Visitor-Token', mine.visitorToken), 404, 'NOT_FOUND');
     });
@@ -190,7 +270,9 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       const { conversation } = await startConversation(visitorToken);
       const ended = (await widget('post', `/conversations/${conversation.id}/end`).set('X-Visitor-Token', visitorToken).send({}).expect(200)).body.conversation;
       expect(ended).toMatchObject({ id: conversation.id, status: 'ended', endedAt: expect.stringMatching(ISO_MS) });
-      expect((await widget('post', `/conversations/${conversation.id}/end`).set('X-Visitor-Token', visitorToken).send({}).expect(200)).body.conversation).toEqual(ended);
+      expect(
+        (await widget('post', `/conversations/${conversation.id}/end`).set('X-Visitor-Token', visitorToken).send({}).expect(200)).body.conversation,
+      ).toEqual(ended);
       expect(await eventsOf('conversation.ended', conversation.id)).toHaveLength(1);
     });
 
@@ -202,8 +284,16 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
       expectError(await widget('get', `/bots/${bot}`), 409, 'BOT_INACTIVE');
       expectError(await widget('post', '/conversations').set('X-Visitor-Token', visitorToken).send({}), 409, 'BOT_INACTIVE');
       expectError(await widget('get', `/conversations/${conversation.id}/messages`).set('X-Visitor-Token', visitorToken), 409, 'BOT_INACTIVE');
-      expectError(await widget('post', `/conversations/${conversation.id}/messages`).set('X-Visitor-Token', visitorToken).send({ content: 'Hi' }), 409, 'BOT_INACTIVE');
-      expectError(await widget('post', `/conversations/${conversation.id}/lead`).set('X-Visitor-Token', visitorToken).send({ name: 'A', email: 'a@example.com' }), 409, 'BOT_INACTIVE');
+      expectError(
+        await widget('post', `/conversations/${conversation.id}/messages`).set('X-Visitor-Token', visitorToken).send({ content: 'Hi' }),
+        409,
+        'BOT_INACTIVE',
+      );
+      expectError(
+        await widget('post', `/conversations/${conversation.id}/lead`).set('X-Visitor-Token', visitorToken).send({ name: 'A', email: 'a@example.com' }),
+        409,
+        'BOT_INACTIVE',
+      );
       expectError(await widget('post', `/conversations/${conversation.id}/end`).set('X-Visitor-Token', visitorToken).send({}), 409, 'BOT_INACTIVE');
       await t.http().get(`/api/v1/conversations/${conversation.id}`).set('X-API-Key', tenant.key).expect(200);
     });
@@ -213,12 +303,30 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
     it('captures a widget lead linked to the conversation, found through GET /api/v1/leads, once', async () => {
       const { visitorToken } = await session();
       const { conversation } = await startConversation(visitorToken);
-      const lead = (await widget('post', `/conversations/${conversation.id}/lead`).set('X-Visitor-Token', visitorToken).send({ name: ' Erika Muster ', email: 'erika@example.com', company: 'Muster AG' }).expect(201)).body.lead;
-      expect(lead).toMatchObject({ name: 'Erika Muster', email: 'erika@example.com', company: 'Muster AG', source: 'widget', status: 'new', botId, conversationId: conversation.id, tags: [] });
+      const lead = (
+        await widget('post', `/conversations/${conversation.id}/lead`)
+          .set('X-Visitor-Token', visitorToken)
+          .send({ name: ' Erika Muster ', email: 'erika@example.com', company: 'Muster AG' })
+          .expect(201)
+      ).body.lead;
+      expect(lead).toMatchObject({
+        name: 'Erika Muster',
+        email: 'erika@example.com',
+        company: 'Muster AG',
+        source: 'widget',
+        status: 'new',
+        botId,
+        conversationId: conversation.id,
+        tags: [],
+      });
       expect((await t.http().get('/api/v1/leads?search=erika').set('X-API-Key', tenant.key).expect(200)).body.leads).toEqual([lead]);
       expect((await t.http().get(`/api/v1/conversations/${conversation.id}`).set('X-API-Key', tenant.key).expect(200)).body.conversation.leadId).toBe(lead.id);
       expect(await eventsOf('lead.created', lead.id)).toHaveLength(1);
-      expectError(await widget('post', `/conversations/${conversation.id}/lead`).set('X-Visitor-Token', visitorToken).send({ name: 'Again', email: 'again@example.com' }), 409, 'LEAD_ALREADY_CAPTURED');
+      expectError(
+        await widget('post', `/conversations/${conversation.id}/lead`).set('X-Visitor-Token', visitorToken).send({ name: 'Again', email: 'again@example.com' }),
+        409,
+        'LEAD_ALREADY_CAPTURED',
+      );
     });
 
     it('refuses tags and botId, and enforces the tenant’s required fields and its switch', async () => {
@@ -232,12 +340,22 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
         { field: 'tags', message: 'is not an allowed field' },
         { field: 'botId', message: 'is not an allowed field' },
       ]);
-      await t.http().patch('/api/v1/settings').set('X-API-Key', tenant2.key).send({ leadCapture: { requirePhone: true, requireCompany: true } }).expect(200);
+      await t
+        .http()
+        .patch('/api/v1/settings')
+        .set('X-API-Key', tenant2.key)
+        .send({ leadCapture: { requirePhone: true, requireCompany: true } })
+        .expect(200);
       expectError(await send({ name: 'A', email: 'a@example.com', phone: '' }), 400, 'VALIDATION_ERROR', [
         { field: 'phone', message: 'is required' },
         { field: 'company', message: 'is required' },
       ]);
-      await t.http().patch('/api/v1/settings').set('X-API-Key', tenant2.key).send({ leadCapture: { enabled: false } }).expect(200);
+      await t
+        .http()
+        .patch('/api/v1/settings')
+        .set('X-API-Key', tenant2.key)
+        .send({ leadCapture: { enabled: false } })
+        .expect(200);
       expectError(await send({ name: 'A', email: 'a@example.com', phone: '1', company: 'C' }), 409, 'LEAD_CAPTURE_DISABLED');
       expect(await t.prisma.lead.count({ where: { tenantId: tenant2.id } })).toBe(0);
     });
@@ -291,8 +409,18 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
 
     it('counts the public-key limit of an IPv6 client by /64 too', async () => {
       const network = randomNetwork64();
-      for (let i = 1; i <= 20; i++) await limited.http().get(`/api/v1/widget/bots/${bot}`).set('X-Forwarded-For', `${network}${i.toString(16)}::2`).set('X-API-Key', key).expect(200);
-      expectError(await limited.http().get(`/api/v1/widget/bots/${bot}`).set('X-Forwarded-For', `${network}abcd::2`).set('X-API-Key', key), 429, 'RATE_LIMIT_EXCEEDED');
+      for (let i = 1; i <= 20; i++)
+        await limited
+          .http()
+          .get(`/api/v1/widget/bots/${bot}`)
+          .set('X-Forwarded-For', `${network}${i.toString(16)}::2`)
+          .set('X-API-Key', key)
+          .expect(200);
+      expectError(
+        await limited.http().get(`/api/v1/widget/bots/${bot}`).set('X-Forwarded-For', `${network}abcd::2`).set('X-API-Key', key),
+        429,
+        'RATE_LIMIT_EXCEEDED',
+      );
     });
   });
 
@@ -313,7 +441,12 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
     });
 
     it('refuses an origin not listed with 403 ORIGIN_NOT_ALLOWED and no CORS headers; a listed one and no Origin pass', async () => {
-      await t.http().patch('/api/v1/settings').set('X-API-Key', shop.key).send({ allowedOrigins: ['https://shop.example.com'] }).expect(200);
+      await t
+        .http()
+        .patch('/api/v1/settings')
+        .set('X-API-Key', shop.key)
+        .send({ allowedOrigins: ['https://shop.example.com'] })
+        .expect(200);
       const refused = await widget('get', `/bots/${shopBot}`, shopKey).set('Origin', 'https://evil.example');
       expectError(refused, 403, 'ORIGIN_NOT_ALLOWED');
       expect(refused.headers['access-control-allow-origin']).toBeUndefined();
@@ -323,7 +456,12 @@ describe('Widget API: sessions, conversations, leads, origins', () => {
     });
 
     it('answers preflights on widget paths only', async () => {
-      const preflight = await t.http().options('/api/v1/widget/sessions').set('Origin', 'https://shop.example.com').set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'x-api-key, content-type');
+      const preflight = await t
+        .http()
+        .options('/api/v1/widget/sessions')
+        .set('Origin', 'https://shop.example.com')
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'x-api-key, content-type');
       expect(preflight.status).toBe(204);
       expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': 'https://shop.example.com', 'access-control-allow-methods': 'GET, POST' });
       expect(preflight.headers['access-control-allow-headers']).toMatch(/X-API-Key/);

@@ -83,7 +83,10 @@ export class ChildServer {
   async waitFor(pathname: string, status = 200, ms = 60_000): Promise<void> {
     const deadline = Date.now() + ms;
     while (Date.now() < deadline) {
-      if (this.exit) throw new Error(`the server exited (${JSON.stringify(this.exit)}) before ${pathname} answered ${status}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      if (this.exit)
+        throw new Error(
+          `the server exited (${JSON.stringify(this.exit)}) before ${pathname} answered ${status}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`,
+        );
       const answer = await request({ port: this.port, path: pathname }).catch(() => undefined);
       if (answer?.status === status) return;
       await sleep(100);
@@ -133,7 +136,14 @@ export function request(options: RequestOptions): Promise<Answer> {
   }
   return new Promise<Answer>((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port: options.port, path: options.path, method: options.method ?? (payload ? 'POST' : 'GET'), headers, agent: options.agent ?? false },
+      {
+        host: '127.0.0.1',
+        port: options.port,
+        path: options.path,
+        method: options.method ?? (payload ? 'POST' : 'GET'),
+        headers,
+        agent: options.agent ?? false,
+      },
       (res) => {
         const parts: Buffer[] = [];
         res.on('data', (part: Buffer) => parts.push(part));

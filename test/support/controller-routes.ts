@@ -15,7 +15,10 @@ export interface ControllerRoute {
 }
 
 export function joinPath(...parts: string[]): string {
-  return `/${parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+  return `/${parts
+    .map((part) => part.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
 }
 
 /** Every handler of every controller in the app, with the access rule Nest resolves for it and the request parts it reads. */
@@ -48,7 +51,11 @@ export function controllerRoutes(app: INestApplication): ControllerRoute[] {
 /** The built-in parameter decorators of a handler; their metadata keys are "<RouteParamtypes>:<index>". */
 function paramTypes(controller: object, methodName: string): Set<RouteParamtypes> {
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<string, unknown>;
-  return new Set(Object.keys(args).map((key) => Number(key.split(':')[0])).filter((type) => Number.isInteger(type)));
+  return new Set(
+    Object.keys(args)
+      .map((key) => Number(key.split(':')[0]))
+      .filter((type) => Number.isInteger(type)),
+  );
 }
 
 /**
@@ -61,7 +68,9 @@ export function servedExpressRoutes(app: INestApplication): string[] {
   const middlewarePaths = middlewareMounts(app);
   return express.router.stack.flatMap(({ route }) => {
     if (!route || middlewarePaths.has(withoutOptionalGroups(route.path))) return [];
-    return Object.keys(route.methods).filter((method) => route.methods[method]).map((method) => `${method.toUpperCase()} ${route.path}`);
+    return Object.keys(route.methods)
+      .filter((method) => route.methods[method])
+      .map((method) => `${method.toUpperCase()} ${route.path}`);
   });
 }
 

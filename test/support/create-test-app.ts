@@ -52,13 +52,24 @@ export interface TestApp {
  */
 export async function createTestApp(
   env: Record<string, string | undefined> = {},
-  options: { rateLimitPlans?: RateLimitPlans; connection?: DatabaseConnection; webhookDelivery?: Partial<DeliveryOptions>; privacy?: Partial<PrivacyOptions> } = {},
+  options: {
+    rateLimitPlans?: RateLimitPlans;
+    connection?: DatabaseConnection;
+    webhookDelivery?: Partial<DeliveryOptions>;
+    privacy?: Partial<PrivacyOptions>;
+  } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ ...TEST_ENV, ...env });
   // A second instance can share the first one's database, as replicas behind a load balancer do.
   const connection = options.connection ?? (await openTestDatabase());
   const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(config, connection, { rateLimitPlans: options.rateLimitPlans ?? GENEROUS_RATE_LIMITS, webhookDelivery: options.webhookDelivery, privacy: options.privacy })],
+    imports: [
+      AppModule.forRoot(config, connection, {
+        rateLimitPlans: options.rateLimitPlans ?? GENEROUS_RATE_LIMITS,
+        webhookDelivery: options.webhookDelivery,
+        privacy: options.privacy,
+      }),
+    ],
   }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error', 'warn'] });
   configureApp(app, config);

@@ -145,15 +145,22 @@ export class EphemeralPostgres {
     const child = spawn(
       path.join(this.binDir, 'postgres'),
       [
-        '-D', this.dataDir,
-        '-p', String(this.port),
-        '-k', path.join(this.root, 'socket'),
-        '-c', 'listen_addresses=127.0.0.1',
-        '-c', 'max_connections=60',
-        '-c', 'shared_buffers=16MB',
+        '-D',
+        this.dataDir,
+        '-p',
+        String(this.port),
+        '-k',
+        path.join(this.root, 'socket'),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'max_connections=60',
+        '-c',
+        'shared_buffers=16MB',
         // A process crash keeps whatever was written to the kernel; only a machine crash needs
         // fsync, and these tests never crash the machine. Commits are still written before the ack.
-        '-c', 'fsync=off',
+        '-c',
+        'fsync=off',
       ],
       { cwd: this.root, env: this.env(), stdio: ['ignore', 'ignore', 'pipe'], ...(this.user ?? {}) },
     );
@@ -235,7 +242,8 @@ export class EphemeralPostgres {
         await this.withClient(ADMIN_DATABASE, (client) => client.query('SELECT 1'));
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`postgres did not accept connections within ${READY_TIMEOUT_MS} ms (${String(error)}):\n${this.logText}`, { cause: error });
+        if (Date.now() > deadline)
+          throw new Error(`postgres did not accept connections within ${READY_TIMEOUT_MS} ms (${String(error)}):\n${this.logText}`, { cause: error });
         await sleep(50);
       }
     }

@@ -26,7 +26,10 @@ export async function createTenant(
 ): Promise<TestTenant> {
   const plan = options.plan ?? 'pro';
   const slug = `t-${randomUUID().slice(0, 13)}`;
-  const created = await t.admin().post('/admin/v1/tenants').send({ name: `Tenant ${slug}`, slug, plan: plan === 'free' ? 'pro' : plan });
+  const created = await t
+    .admin()
+    .post('/admin/v1/tenants')
+    .send({ name: `Tenant ${slug}`, slug, plan: plan === 'free' ? 'pro' : plan });
   expectStatus(created, 201, 'create tenant');
   const tenant = created.body.tenant;
   const key = await createKey(t, tenant.id, { scopes: options.scopes, type: options.keyType, expiresAt: options.expiresAt });
@@ -39,37 +42,55 @@ export async function createKey(
   tenantId: string,
   options: { scopes?: Scope[]; type?: 'secret' | 'public'; expiresAt?: string; name?: string } = {},
 ): Promise<{ key: string; id: string }> {
-  const response = await t.admin().post(`/admin/v1/tenants/${tenantId}/api-keys`).send({
-    name: options.name ?? 'test key',
-    // A public key takes no scopes.
-    scopes: options.scopes ?? (options.type === 'public' ? [] : [...ALL_SCOPES]),
-    ...(options.type ? { type: options.type } : {}),
-    ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}),
-  });
+  const response = await t
+    .admin()
+    .post(`/admin/v1/tenants/${tenantId}/api-keys`)
+    .send({
+      name: options.name ?? 'test key',
+      // A public key takes no scopes.
+      scopes: options.scopes ?? (options.type === 'public' ? [] : [...ALL_SCOPES]),
+      ...(options.type ? { type: options.type } : {}),
+      ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}),
+    });
   expectStatus(response, 201, 'create key');
   return { key: response.body.key, id: response.body.apiKey.id };
 }
 
 export async function createBot(t: TestApp, tenantId: string, body: Record<string, unknown> = {}): Promise<{ id: string; name: string; isActive: boolean }> {
-  const response = await t.admin().post(`/admin/v1/tenants/${tenantId}/bots`).send({ name: `Bot ${randomUUID().slice(0, 6)}`, ...body });
+  const response = await t
+    .admin()
+    .post(`/admin/v1/tenants/${tenantId}/bots`)
+    .send({ name: `Bot ${randomUUID().slice(0, 6)}`, ...body });
   expectStatus(response, 201, 'create bot');
   return response.body.bot;
 }
 
-export async function recordConversation(t: TestApp, tenantId: string, botId: string, body: Record<string, unknown> = {}): Promise<{ id: string; leadId: string | null }> {
-  const response = await t.admin().post(`/admin/v1/tenants/${tenantId}/bots/${botId}/conversations`).send({
-    messages: [
-      { role: 'user', content: 'Hello' },
-      { role: 'assistant', content: 'Hi! How can I help?' },
-    ],
-    ...body,
-  });
+export async function recordConversation(
+  t: TestApp,
+  tenantId: string,
+  botId: string,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; leadId: string | null }> {
+  const response = await t
+    .admin()
+    .post(`/admin/v1/tenants/${tenantId}/bots/${botId}/conversations`)
+    .send({
+      messages: [
+        { role: 'user', content: 'Hello' },
+        { role: 'assistant', content: 'Hi! How can I help?' },
+      ],
+      ...body,
+    });
   expectStatus(response, 201, 'record conversation');
   return response.body.conversation;
 }
 
 export async function createLead(t: TestApp, key: string, body: Record<string, unknown> = {}): Promise<Record<string, unknown> & { id: string }> {
-  const response = await t.http().post('/api/v1/leads').set('X-API-Key', key).send({ name: 'Test Lead', email: `lead-${randomUUID().slice(0, 8)}@example.com`, ...body });
+  const response = await t
+    .http()
+    .post('/api/v1/leads')
+    .set('X-API-Key', key)
+    .send({ name: 'Test Lead', email: `lead-${randomUUID().slice(0, 8)}@example.com`, ...body });
   expectStatus(response, 201, 'create lead');
   return response.body.lead;
 }

@@ -84,7 +84,9 @@ export class OpenApiContract {
   /** Every operation as "METHOD /path/{param}". */
   operations(): string[] {
     return Object.entries(this.document.paths).flatMap(([route, item]) =>
-      Object.keys(item).filter((key) => (HTTP_METHODS as readonly string[]).includes(key)).map((method) => `${method.toUpperCase()} ${route}`),
+      Object.keys(item)
+        .filter((key) => (HTTP_METHODS as readonly string[]).includes(key))
+        .map((method) => `${method.toUpperCase()} ${route}`),
     );
   }
 
@@ -128,7 +130,9 @@ export class OpenApiContract {
     const status = String(response.status);
     const reference = responses[status] ?? responses[`${status[0]}XX`] ?? responses.default;
     if (!reference) {
-      throw new Error(`${route} answered ${status}, which the document does not list (it lists ${Object.keys(responses).join(', ')}): ${response.text.slice(0, 500)}`);
+      throw new Error(
+        `${route} answered ${status}, which the document does not list (it lists ${Object.keys(responses).join(', ')}): ${response.text.slice(0, 500)}`,
+      );
     }
     const documented = this.resolve(reference);
     const problems = [...this.headerProblems(route, status, documented, response), ...this.bodyProblems(route, status, documented, response)];
@@ -148,13 +152,17 @@ export class OpenApiContract {
       }
       if (!header.schema) continue;
       const validate = this.validator(`${route} ${status} header ${name}`, header.schema);
-      if (!validate(coerceHeader(value, header.schema))) problems.push(`header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors, { dataVar: name })}`);
+      if (!validate(coerceHeader(value, header.schema)))
+        problems.push(`header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors, { dataVar: name })}`);
     }
     return problems;
   }
 
   private bodyProblems(route: string, status: string, documented: ResponseDoc, response: Response): string[] {
-    const contentType = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const contentType = String(response.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     if (!documented.content) {
       return response.text ? [`a ${contentType || 'body'} body was sent, but the document lists none`] : [];
     }
@@ -164,7 +172,9 @@ export class OpenApiContract {
     if (!schema) return [];
     const body: unknown = mediaType === 'application/json' ? JSON.parse(response.text) : response.text;
     const validate = this.validator(`${route} ${status} ${mediaType}`, schema);
-    return validate(body) ? [] : (validate.errors ?? []).map((error) => `body${error.instancePath} ${error.message}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`);
+    return validate(body)
+      ? []
+      : (validate.errors ?? []).map((error) => `body${error.instancePath} ${error.message}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`);
   }
 
   /** Follows a `#/components/...` reference (responses and headers are shared there). */
@@ -184,7 +194,9 @@ export class OpenApiContract {
       try {
         validate = this.ajv.compile(rewriteRefs(schema) as Json);
       } catch (error) {
-        throw new Error(`The schema of ${key} does not compile as JSON Schema 2020-12: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new Error(`The schema of ${key} does not compile as JSON Schema 2020-12: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
       }
       this.validators.set(key, validate);
     }
@@ -244,5 +256,7 @@ export function toOpenApiRoute(route: string): string {
 
 /** The routes the app's Express router serves (servedExpressRoutes), as "METHOD /path" in OpenAPI form. */
 export function servedRoutes(app: INestApplication): string[] {
-  return servedExpressRoutes(app).filter((route) => !route.startsWith('_ALL ')).map(toOpenApiRoute);
+  return servedExpressRoutes(app)
+    .filter((route) => !route.startsWith('_ALL '))
+    .map(toOpenApiRoute);
 }

@@ -26,12 +26,16 @@ function pluginOptions() {
 }
 
 function compilerOptions() {
-  const parsed = ts.getParsedCommandLineOfConfigFile(TSCONFIG, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    TSCONFIG,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
     },
-  });
+  );
   return { ...parsed.options, noEmit: false, declaration: false, sourceMap: false, inlineSourceMap: true, inlineSources: true };
 }
 
@@ -49,9 +53,15 @@ function compile(sourceText, fileName) {
   const program = ts.createProgram({ rootNames: [fileName], options, host, oldProgram: previousProgram });
   previousProgram = program;
   let code;
-  const result = program.emit(program.getSourceFile(fileName), (name, text) => {
-    if (name.endsWith('.js')) code = text;
-  }, undefined, false, { before: [before({ ...plugin }, program)] });
+  const result = program.emit(
+    program.getSourceFile(fileName),
+    (name, text) => {
+      if (name.endsWith('.js')) code = text;
+    },
+    undefined,
+    false,
+    { before: [before({ ...plugin }, program)] },
+  );
   if (code === undefined) {
     const messages = result.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     throw new Error(`Could not compile ${fileName}: ${messages.join('; ') || 'no output'}`);
@@ -85,7 +95,8 @@ module.exports = {
       transformOptions.configString,
       sourcePath,
       sourceText,
-    ]) hash.update(part).update('\0');
+    ])
+      hash.update(part).update('\0');
     for (const [name, text] of localSources(path.resolve(sourcePath))) hash.update(name).update(text).update('\0');
     return hash.digest('hex');
   },

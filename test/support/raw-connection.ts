@@ -92,4 +92,3 @@ export async function listen(t: TestApp): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
 }
-

@@ -33,7 +33,13 @@ export async function signUp(t: TestApp, overrides: { email?: string; password?:
   const body = { email: newEmail(), password: 'correct horse battery', name: 'Test User', tenantName: 'Test Tenant', ...overrides };
   const response = await t.http().post('/auth/v1/signup').set('Origin', ORIGIN).set('User-Agent', 'e2e-browser').send(body);
   if (response.status !== 201) throw new Error(`sign-up answered ${response.status}: ${JSON.stringify(response.body)}`);
-  return { id: response.body.user.id, email: body.email, password: body.password, cookie: sessionCookieOf(response), tenantId: response.body.memberships[0].tenant.id };
+  return {
+    id: response.body.user.id,
+    email: body.email,
+    password: body.password,
+    cookie: sessionCookieOf(response),
+    tenantId: response.body.memberships[0].tenant.id,
+  };
 }
 
 export async function logIn(t: TestApp, email: string, password: string): Promise<string> {
@@ -61,7 +67,11 @@ export async function addMember(t: TestApp, owner: TestUser, role: 'owner' | 'ad
   const invited = await asUser(t, owner.cookie, owner.tenantId).post('/api/v1/invitations').send({ email, role });
   if (invited.status !== 201) throw new Error(`invitation answered ${invited.status}: ${JSON.stringify(invited.body)}`);
   const token = new URL(invited.body.acceptUrl).searchParams.get('token');
-  const accepted = await t.http().post('/auth/v1/invitations/accept').set('Origin', ORIGIN).send({ token, name: `A ${role}`, password });
+  const accepted = await t
+    .http()
+    .post('/auth/v1/invitations/accept')
+    .set('Origin', ORIGIN)
+    .send({ token, name: `A ${role}`, password });
   if (accepted.status !== 201) throw new Error(`accepting answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
   return { id: accepted.body.user.id, email, password, cookie: sessionCookieOf(accepted), tenantId: owner.tenantId };
 }

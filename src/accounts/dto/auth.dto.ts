@@ -14,65 +14,107 @@ const STRING_RULE = { message: 'must be a string' };
 // their bounds. Passwords: 10 to 256 characters, nothing else imposed (NIST 800-63B).
 
 export class SignUpDto {
-  @Trim() @IsString(STRING_RULE) @MaxLength(254, EMAIL_LENGTH_RULE) @IsEmail({}, EMAIL_RULE)
+  @Trim()
+  @IsString(STRING_RULE)
+  @MaxLength(254, EMAIL_LENGTH_RULE)
+  @IsEmail({}, EMAIL_RULE)
   email!: string;
 
-  @IsString(STRING_RULE) @MinLength(10, PASSWORD_RULE) @MaxLength(256, PASSWORD_RULE)
+  @IsString(STRING_RULE)
+  @MinLength(10, PASSWORD_RULE)
+  @MaxLength(256, PASSWORD_RULE)
   password!: string;
 
-  @Trim() @IsString(STRING_RULE) @MinLength(1, NAME_RULE) @MaxLength(100, NAME_RULE)
+  @Trim()
+  @IsString(STRING_RULE)
+  @MinLength(1, NAME_RULE)
+  @MaxLength(100, NAME_RULE)
   name!: string;
 
-  @Trim() @IsString(STRING_RULE) @MinLength(1, { message: 'must be 1 to 200 characters' }) @MaxLength(200, { message: 'must be 1 to 200 characters' })
+  @Trim()
+  @IsString(STRING_RULE)
+  @MinLength(1, { message: 'must be 1 to 200 characters' })
+  @MaxLength(200, { message: 'must be 1 to 200 characters' })
   tenantName!: string;
 }
 
 export class LogInDto {
-  @Trim() @IsString(STRING_RULE) @MaxLength(254, EMAIL_LENGTH_RULE) @IsEmail({}, EMAIL_RULE)
+  @Trim()
+  @IsString(STRING_RULE)
+  @MaxLength(254, EMAIL_LENGTH_RULE)
+  @IsEmail({}, EMAIL_RULE)
   email!: string;
 
   // Any length is compared (and fails) on log-in, so that the rules never tell a guesser anything.
-  @IsString(STRING_RULE) @MinLength(1, { message: 'must not be empty' }) @MaxLength(1024, { message: 'must be at most 1024 characters' })
+  @IsString(STRING_RULE)
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(1024, { message: 'must be at most 1024 characters' })
   password!: string;
 }
 
 export class UpdateMeDto {
-  @OptionalNotNull() @Trim() @IsString(STRING_RULE) @MinLength(1, NAME_RULE) @MaxLength(100, NAME_RULE)
+  @OptionalNotNull()
+  @Trim()
+  @IsString(STRING_RULE)
+  @MinLength(1, NAME_RULE)
+  @MaxLength(100, NAME_RULE)
   name?: string;
 
-  @OptionalNotNull() @IsString(STRING_RULE) @MinLength(10, PASSWORD_RULE) @MaxLength(256, PASSWORD_RULE)
+  @OptionalNotNull()
+  @IsString(STRING_RULE)
+  @MinLength(10, PASSWORD_RULE)
+  @MaxLength(256, PASSWORD_RULE)
   password?: string;
 
-  @IsString(STRING_RULE) @MinLength(1, { message: 'must not be empty' }) @MaxLength(1024, { message: 'must be at most 1024 characters' })
+  @IsString(STRING_RULE)
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(1024, { message: 'must be at most 1024 characters' })
   currentPassword!: string;
 }
 
 export class PasswordResetRequestDto {
-  @Trim() @IsString(STRING_RULE) @MaxLength(254, EMAIL_LENGTH_RULE) @IsEmail({}, EMAIL_RULE)
+  @Trim()
+  @IsString(STRING_RULE)
+  @MaxLength(254, EMAIL_LENGTH_RULE)
+  @IsEmail({}, EMAIL_RULE)
   email!: string;
 }
 
 export class PasswordResetConfirmDto {
-  @IsString(STRING_RULE) @MaxLength(100, { message: 'must be at most 100 characters' })
+  @IsString(STRING_RULE)
+  @MaxLength(100, { message: 'must be at most 100 characters' })
   token!: string;
 
-  @IsString(STRING_RULE) @MinLength(10, PASSWORD_RULE) @MaxLength(256, PASSWORD_RULE)
+  @IsString(STRING_RULE)
+  @MinLength(10, PASSWORD_RULE)
+  @MaxLength(256, PASSWORD_RULE)
   password!: string;
 }
 
 export class AcceptInvitationDto {
-  @IsString(STRING_RULE) @MaxLength(100, { message: 'must be at most 100 characters' })
+  @IsString(STRING_RULE)
+  @MaxLength(100, { message: 'must be at most 100 characters' })
   token!: string;
 
-  @OptionalNotNull() @Trim() @IsString(STRING_RULE) @MinLength(1, NAME_RULE) @MaxLength(100, NAME_RULE)
+  @OptionalNotNull()
+  @Trim()
+  @IsString(STRING_RULE)
+  @MinLength(1, NAME_RULE)
+  @MaxLength(100, NAME_RULE)
   name?: string;
 
-  @OptionalNotNull() @IsString(STRING_RULE) @MinLength(10, PASSWORD_RULE) @MaxLength(256, PASSWORD_RULE)
+  @OptionalNotNull()
+  @IsString(STRING_RULE)
+  @MinLength(10, PASSWORD_RULE)
+  @MaxLength(256, PASSWORD_RULE)
   password?: string;
 }
 
 export class CreateInvitationDto {
-  @Trim() @IsString(STRING_RULE) @MaxLength(254, EMAIL_LENGTH_RULE) @IsEmail({}, EMAIL_RULE)
+  @Trim()
+  @IsString(STRING_RULE)
+  @MaxLength(254, EMAIL_LENGTH_RULE)
+  @IsEmail({}, EMAIL_RULE)
   email!: string;
 
   @IsIn(ROLES, { message: `must be one of ${ROLES.join(', ')}` })

@@ -44,5 +44,13 @@ export class InvitationListResponse {
 
 export function toInvitationResponse(row: InvitationRow, now = new Date()): InvitationResponse {
   const status: InvitationState = row.acceptedAt ? 'accepted' : row.expiresAt <= now ? 'expired' : 'pending';
-  return { id: row.id, email: row.email, role: row.role, status, invitedBy: row.invitedBy, expiresAt: row.expiresAt.toISOString(), createdAt: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    status,
+    invitedBy: row.invitedBy,
+    expiresAt: row.expiresAt.toISOString(),
+    createdAt: row.createdAt.toISOString(),
+  };
 }

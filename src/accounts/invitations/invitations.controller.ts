@@ -32,7 +32,12 @@ export class InvitationsController {
     type: CreatedInvitationResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.CONFLICT],
   })
-  async create(@Principal() caller: UserPrincipal, @Body() body: CreateInvitationDto, @CurrentActor() actor: Actor, @Req() request: Request): Promise<CreatedInvitationResponse> {
+  async create(
+    @Principal() caller: UserPrincipal,
+    @Body() body: CreateInvitationDto,
+    @CurrentActor() actor: Actor,
+    @Req() request: Request,
+  ): Promise<CreatedInvitationResponse> {
     const { invitation, acceptUrl } = await this.invitations.invite(caller, body, actor, (token) => acceptInvitationUrl(request, this.config, token));
     return { invitation: toInvitationResponse(invitation), acceptUrl };
   }
@@ -45,7 +50,14 @@ export class InvitationsController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiUserEndpoint({ role: 'manager', operationId: 'deleteInvitation', summary: 'Withdraw an invitation', description: 'Its link is refused from now on (410), like a used one.', status: 204, errors: [ErrorCode.NOT_FOUND] })
+  @ApiUserEndpoint({
+    role: 'manager',
+    operationId: 'deleteInvitation',
+    summary: 'Withdraw an invitation',
+    description: 'Its link is refused from now on (410), like a used one.',
+    status: 204,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'Invitation')
   async delete(@Principal() { tenant }: UserPrincipal, @Param('id', IdOf('Invitation')) id: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.invitations.withdraw(tenant.id, id, actor);

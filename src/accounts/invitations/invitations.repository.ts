@@ -3,20 +3,37 @@ import { PrismaService, PrismaTransaction } from '../../database/prisma.service'
 import { Prisma } from '../../generated/prisma/client';
 import type { Role } from '../../generated/prisma/enums';
 
-export const invitationSelect = { id: true, tenantId: true, email: true, role: true, invitedBy: true, expiresAt: true, acceptedAt: true, createdAt: true } satisfies Prisma.InvitationSelect;
+export const invitationSelect = {
+  id: true,
+  tenantId: true,
+  email: true,
+  role: true,
+  invitedBy: true,
+  expiresAt: true,
+  acceptedAt: true,
+  createdAt: true,
+} satisfies Prisma.InvitationSelect;
 export type InvitationRow = Prisma.InvitationGetPayload<{ select: typeof invitationSelect }>;
 
 @Injectable()
 export class InvitationsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(tenantId: string, data: { email: string; role: Role; tokenDigest: string; invitedBy: string; expiresAt: Date }, tx: PrismaTransaction = this.prisma): Promise<InvitationRow> {
+  create(
+    tenantId: string,
+    data: { email: string; role: Role; tokenDigest: string; invitedBy: string; expiresAt: Date },
+    tx: PrismaTransaction = this.prisma,
+  ): Promise<InvitationRow> {
     return tx.invitation.create({ data: { tenantId, ...data }, select: invitationSelect });
   }
 
   /** The tenant's invitations not deleted, newest first (accepted and expired ones included, with their state). */
   list(tenantId: string): Promise<InvitationRow[]> {
-    return this.prisma.invitation.findMany({ where: { tenantId, deletedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: invitationSelect });
+    return this.prisma.invitation.findMany({
+      where: { tenantId, deletedAt: null },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: invitationSelect,
+    });
   }
 
   async delete(tenantId: string, invitationId: string, now: Date, tx: PrismaTransaction = this.prisma): Promise<boolean> {
@@ -31,7 +48,10 @@ export class InvitationsRepository {
 
   /** Marks it used, if it still may be: one accept wins, whatever races it. */
   async claim(invitationId: string, now: Date, tx: PrismaTransaction): Promise<boolean> {
-    const { count } = await tx.invitation.updateMany({ where: { id: invitationId, acceptedAt: null, deletedAt: null, expiresAt: { gt: now } }, data: { acceptedAt: now } });
+    const { count } = await tx.invitation.updateMany({
+      where: { id: invitationId, acceptedAt: null, deletedAt: null, expiresAt: { gt: now } },
+      data: { acceptedAt: now },
+    });
     return count > 0;
   }
 }

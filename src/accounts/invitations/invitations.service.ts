@@ -38,19 +38,38 @@ export class InvitationsService {
     private readonly mailer: Mailer,
   ) {}
 
-  async invite(caller: UserPrincipal, input: { email: string; role: Role }, actor: Actor, acceptUrlOf: (token: string) => string): Promise<{ invitation: InvitationRow; acceptUrl: string }> {
+  async invite(
+    caller: UserPrincipal,
+    input: { email: string; role: Role },
+    actor: Actor,
+    acceptUrlOf: (token: string) => string,
+  ): Promise<{ invitation: InvitationRow; acceptUrl: string }> {
     if (input.role === 'owner' && caller.user.role !== 'owner') throw insufficientRole('Only owners may invite owners.');
     const tenantId = caller.tenant.id;
-    if (await this.members.findByEmail(tenantId, emailKeyOf(input.email))) throw new AppError(ErrorCode.CONFLICT, 'This person is already a member of the tenant.');
+    if (await this.members.findByEmail(tenantId, emailKeyOf(input.email)))
+      throw new AppError(ErrorCode.CONFLICT, 'This person is already a member of the tenant.');
     const { token, digest } = newSecretToken();
     const invitation = await this.prisma.$transaction(async (tx) => {
-      const created = await this.invitations.create(tenantId, { email: input.email, role: input.role, tokenDigest: digest, invitedBy: actor.name, expiresAt: new Date(Date.now() + INVITATION_LIFETIME_MS) }, tx);
-      await this.events.record(tx, tenantId, actor, { action: 'invitation.created', targetType: 'invitation', targetId: created.id, data: { email: created.email, role: created.role } });
+      const created = await this.invitations.create(
+        tenantId,
+        { email: input.email, role: input.role, tokenDigest: digest, invitedBy: actor.name, expiresAt: new Date(Date.now() + INVITATION_LIFETIME_MS) },
+        tx,
+      );
+      await this.events.record(tx, tenantId, actor, {
+        action: 'invitation.created',
+        targetType: 'invitation',
+        targetId: created.id,
+        data: { email: created.email, role: created.role },
+      });
       return created;
     });
     const acceptUrl = acceptUrlOf(token);
     await this.mailer.send(
-      { to: invitation.email, subject: `You are invited to ${caller.tenant.name}`, text: `You have been invited to join ${caller.tenant.name} as ${invitation.role}.\n\nAccept within 7 days: ${acceptUrl}\n` },
+      {
+        to: invitation.email,
+        subject: `You are invited to ${caller.tenant.name}`,
+        text: `You have been invited to join ${caller.tenant.name} as ${invitation.role}.\n\nAccept within 7 days: ${acceptUrl}\n`,
+      },
       acceptUrl,
     );
     return { invitation, acceptUrl };
@@ -73,23 +92,36 @@ export class InvitationsService {
    * otherwise creates the user (name and password needed). An e-mail that already has a user must
    * sign in first. Used, withdrawn and expired links are 410; one accept wins a race.
    */
-  async accept(token: string, input: { name?: string; password?: string }, session: SessionContext | undefined, origin: SessionOrigin & { requestId: string }): Promise<SignedIn> {
+  async accept(
+    token: string,
+    input: { name?: string; password?: string },
+    session: SessionContext | undefined,
+    origin: SessionOrigin & { requestId: string },
+  ): Promise<SignedIn> {
     const invitation = isWellFormedToken(token) ? await this.invitations.findByToken(digestOf(token)) : null;
     if (!invitation || invitation.acceptedAt || invitation.deletedAt || invitation.expiresAt <= new Date()) throw expired();
     const signedInAsInvitee = session && emailKeyOf(session.user.email) === emailKeyOf(invitation.email) ? session.user.id : undefined;
     let passwordHash: string | undefined;
     if (!signedInAsInvitee) {
-      if (await this.users.findByEmail(invitation.email)) throw new AppError(ErrorCode.EMAIL_TAKEN, 'This e-mail already has an account: sign in as that user, then accept the invitation.');
+      if (await this.users.findByEmail(invitation.email))
+        throw new AppError(ErrorCode.EMAIL_TAKEN, 'This e-mail already has an account: sign in as that user, then accept the invitation.');
       const missing = (['name', 'password'] as const).filter((field) => input[field] === undefined);
       if (missing.length) throw new ValidationError(missing.map((field) => ({ field, message: 'is required to create your account' })));
       passwordHash = await this.hasher.hash(input.password!);
     }
     const signedIn = await this.prisma.$transaction(async (tx) => {
       if (!(await this.invitations.claim(invitation.id, new Date(), tx))) throw expired();
-      const user = signedInAsInvitee ? (await this.users.findById(signedInAsInvitee, tx))! : await this.users.create({ email: invitation.email, name: input.name!, passwordHash: passwordHash! }, tx);
+      const user = signedInAsInvitee
+        ? (await this.users.findById(signedInAsInvitee, tx))!
+        : await this.users.create({ email: invitation.email, name: input.name!, passwordHash: passwordHash! }, tx);
       await this.users.addMembership(invitation.tenantId, user.id, invitation.role, tx);
       const actor: Actor = { name: userActorName(user.id), requestId: origin.requestId, ip: origin.ip };
-      await this.events.record(tx, invitation.tenantId, actor, { action: 'member.added', targetType: 'user', targetId: user.id, data: { role: invitation.role, invitationId: invitation.id } });
+      await this.events.record(tx, invitation.tenantId, actor, {
+        action: 'member.added',
+        targetType: 'user',
+        targetId: user.id,
+        data: { role: invitation.role, invitationId: invitation.id },
+      });
       const { token: sessionToken } = await this.sessions.start(user.id, origin, new Date(), tx);
       return { user, memberships: await this.users.memberships(user.id, tx), token: sessionToken };
     });

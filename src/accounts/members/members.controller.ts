@@ -26,12 +26,18 @@ export class MembersController {
     role: 'manager',
     operationId: 'changeMemberRole',
     summary: "Change a member's role",
-    description: 'Admins manage members who are not owners and cannot make owners (403 `INSUFFICIENT_ROLE`). The last owner cannot be demoted (409 `LAST_OWNER`).',
+    description:
+      'Admins manage members who are not owners and cannot make owners (403 `INSUFFICIENT_ROLE`). The last owner cannot be demoted (409 `LAST_OWNER`).',
     type: MemberEnvelope,
     errors: [...JSON_BODY_ERRORS, ErrorCode.NOT_FOUND, ErrorCode.LAST_OWNER],
   })
   @ApiIdParam('userId', 'User')
-  async changeRole(@Principal() caller: UserPrincipal, @Param('userId', IdOf('Member')) userId: string, @Body() body: UpdateMemberDto, @CurrentActor() actor: Actor): Promise<MemberEnvelope> {
+  async changeRole(
+    @Principal() caller: UserPrincipal,
+    @Param('userId', IdOf('Member')) userId: string,
+    @Body() body: UpdateMemberDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<MemberEnvelope> {
     return { member: toMemberResponse(await this.members.changeRole(caller, userId, body.role, actor)) };
   }
 
@@ -41,7 +47,8 @@ export class MembersController {
     role: 'member',
     operationId: 'removeMember',
     summary: 'Remove a member, or leave the tenant',
-    description: 'Anyone may remove themselves; removing another member needs owner or admin (admins cannot remove owners). The last owner cannot leave (409 `LAST_OWNER`).',
+    description:
+      'Anyone may remove themselves; removing another member needs owner or admin (admins cannot remove owners). The last owner cannot leave (409 `LAST_OWNER`).',
     status: 204,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.LAST_OWNER],
   })

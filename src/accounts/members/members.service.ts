@@ -42,7 +42,12 @@ export class MembersService {
       if (target.role === role) return target;
       if (target.role === 'owner' && (await this.members.countOwners(tenantId, tx)) === 1) throw lastOwner();
       const member = await this.members.updateRole(tenantId, userId, role, tx);
-      await this.events.record(tx, tenantId, actor, { action: 'member.role_changed', targetType: 'user', targetId: userId, data: { from: target.role, to: role } });
+      await this.events.record(tx, tenantId, actor, {
+        action: 'member.role_changed',
+        targetType: 'user',
+        targetId: userId,
+        data: { from: target.role, to: role },
+      });
       return member;
     });
     await this.sessions.announceChanged(userId);
@@ -82,5 +87,6 @@ export class MembersService {
 /** Owners manage anyone; admins only members who are not owners, and cannot make owners. */
 function assertMayManage(callerRole: Role, currentRole: Role, newRole: Role): void {
   if (!isManager(callerRole)) throw insufficientRole(`Only owners and admins may change other members; your role is ${callerRole}.`);
-  if (callerRole !== 'owner' && (currentRole === 'owner' || newRole === 'owner')) throw insufficientRole('Only owners may change owners or make a member owner.');
+  if (callerRole !== 'owner' && (currentRole === 'owner' || newRole === 'owner'))
+    throw insufficientRole('Only owners may change owners or make a member owner.');
 }

@@ -34,7 +34,14 @@ export class PasswordResetsService {
     if (!user) return;
     const resetUrl = await this.issue(user.id, resetUrlOf);
     // Not awaited: an SMTP round trip would tell a known e-mail from an unknown one by the time taken.
-    void this.mailer.send({ to: user.email, subject: 'Reset your password', text: `Someone (we hope you) asked to reset your password.\n\nSet a new one within an hour: ${resetUrl}\n\nIf it was not you, ignore this mail.` }, resetUrl);
+    void this.mailer.send(
+      {
+        to: user.email,
+        subject: 'Reset your password',
+        text: `Someone (we hope you) asked to reset your password.\n\nSet a new one within an hour: ${resetUrl}\n\nIf it was not you, ignore this mail.`,
+      },
+      resetUrl,
+    );
   }
 
   /** A reset link for a user, returned to the operator (the admin API, for platforms without mail). */

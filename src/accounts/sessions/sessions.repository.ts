@@ -17,7 +17,11 @@ export type AuthenticatedSessionRow = Prisma.SessionGetPayload<{ select: typeof 
 export class SessionsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(userId: string, data: { tokenDigest: string; userAgent: string | null; ip: string | null; expiresAt: Date }, tx: PrismaTransaction = this.prisma): Promise<SessionRow> {
+  create(
+    userId: string,
+    data: { tokenDigest: string; userAgent: string | null; ip: string | null; expiresAt: Date },
+    tx: PrismaTransaction = this.prisma,
+  ): Promise<SessionRow> {
     return tx.session.create({ data: { userId, ...data }, select: sessionSelect });
   }
 
@@ -27,7 +31,11 @@ export class SessionsRepository {
   }
 
   listLive(userId: string, now: Date): Promise<SessionRow[]> {
-    return this.prisma.session.findMany({ where: { userId, endedAt: null, expiresAt: { gt: now } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect });
+    return this.prisma.session.findMany({
+      where: { userId, endedAt: null, expiresAt: { gt: now } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: sessionSelect,
+    });
   }
 
   /** Ends one of the user's sessions; false when it is not theirs or already ended. */

@@ -32,7 +32,11 @@ export class SessionsService {
   /** Starts a session; the token goes into the cookie and is never stored or shown again. */
   async start(userId: string, origin: SessionOrigin, now = new Date(), tx?: PrismaTransaction): Promise<{ token: string; session: SessionRow }> {
     const { token, digest } = newSecretToken();
-    const session = await this.sessions.create(userId, { tokenDigest: digest, userAgent: origin.userAgent?.slice(0, 512) ?? null, ip: origin.ip, expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS) }, tx);
+    const session = await this.sessions.create(
+      userId,
+      { tokenDigest: digest, userAgent: origin.userAgent?.slice(0, 512) ?? null, ip: origin.ip, expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS) },
+      tx,
+    );
     return { token, session };
   }
 
@@ -87,7 +91,15 @@ function contextOf(row: AuthenticatedSessionRow): SessionContext {
     context = Object.freeze({
       sessionId: row.id,
       user: Object.freeze(user),
-      memberships: new Map(memberships.map((membership) => [membership.tenant.id, Object.freeze({ role: membership.role, tenant: Object.freeze({ id: membership.tenant.id, name: membership.tenant.name, slug: membership.tenant.slug, plan: membership.tenant.plan }) })])),
+      memberships: new Map(
+        memberships.map((membership) => [
+          membership.tenant.id,
+          Object.freeze({
+            role: membership.role,
+            tenant: Object.freeze({ id: membership.tenant.id, name: membership.tenant.name, slug: membership.tenant.slug, plan: membership.tenant.plan }),
+          }),
+        ]),
+      ),
     });
     contexts.set(row, context);
   }

@@ -15,7 +15,11 @@ export class TenantAccountService {
   ) {}
 
   async view(tenantId: string): Promise<TenantAccountResponse> {
-    const [tenant, messagesThisMonth, botCount] = await Promise.all([this.tenants.getTenant(tenantId), this.usage.usedThisMonth(tenantId), this.bots.count(tenantId)]);
+    const [tenant, messagesThisMonth, botCount] = await Promise.all([
+      this.tenants.getTenant(tenantId),
+      this.usage.usedThisMonth(tenantId),
+      this.bots.count(tenantId),
+    ]);
     return toTenantAccountResponse(tenant, { messagesThisMonth, botCount });
   }
 

@@ -88,5 +88,12 @@ export function toAccountResponse(user: UserRow, memberships: readonly Pick<Memb
 }
 
 export function toSessionResponse(row: SessionRow, currentId: string): SessionResponse {
-  return { id: row.id, createdAt: row.createdAt.toISOString(), lastSeenAt: row.lastSeenAt.toISOString(), userAgent: row.userAgent, ip: row.ip, current: row.id === currentId };
+  return {
+    id: row.id,
+    createdAt: row.createdAt.toISOString(),
+    lastSeenAt: row.lastSeenAt.toISOString(),
+    userAgent: row.userAgent,
+    ip: row.ip,
+    current: row.id === currentId,
+  };
 }

@@ -39,7 +39,10 @@ export class UsersRepository {
   }
 
   create(data: { email: string; name: string; passwordHash: string }, tx: PrismaTransaction = this.prisma): Promise<UserRow> {
-    return tx.user.create({ data: { email: data.email.trim(), emailKey: emailKeyOf(data.email), name: data.name, passwordHash: data.passwordHash }, select: userSelect });
+    return tx.user.create({
+      data: { email: data.email.trim(), emailKey: emailKeyOf(data.email), name: data.name, passwordHash: data.passwordHash },
+      select: userSelect,
+    });
   }
 
   update(userId: string, data: { name?: string; passwordHash?: string }, tx: PrismaTransaction = this.prisma): Promise<UserRow> {
@@ -51,6 +54,8 @@ export class UsersRepository {
   }
 
   addMembership(tenantId: string, userId: string, role: Role, tx: PrismaTransaction = this.prisma): Promise<void> {
-    return tx.membership.upsert({ where: { tenantId_userId: { tenantId, userId } }, create: { tenantId, userId, role }, update: {}, select: { role: true } }).then(() => undefined);
+    return tx.membership
+      .upsert({ where: { tenantId_userId: { tenantId, userId } }, create: { tenantId, userId, role }, update: {}, select: { role: true } })
+      .then(() => undefined);
   }
 }

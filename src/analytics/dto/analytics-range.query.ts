@@ -16,19 +16,33 @@ const IsDateBound = () =>
     },
   });
 
-const BOUND_DOCS = 'An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive.';
+const BOUND_DOCS =
+  'An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive.';
 
 /** The window and bot of an analytics figure. */
 export class AnalyticsRangeQueryDto {
   /** Only this bot's conversations, leads and messages (a bot of another tenant gives zeros). */
-  @IsOptional() @IsUUID('all', { message: 'must be a UUID' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a UUID' })
   botId?: string;
 
-  @ApiPropertyOptional({ type: String, ...BOUND_SCHEMA, description: `Start of the range. ${BOUND_DOCS} By default 30 days before \`to\`; at most 366 days before it.`, example: '2026-01-01' })
-  @IsOptional() @IsDateBound()
+  @ApiPropertyOptional({
+    type: String,
+    ...BOUND_SCHEMA,
+    description: `Start of the range. ${BOUND_DOCS} By default 30 days before \`to\`; at most 366 days before it.`,
+    example: '2026-01-01',
+  })
+  @IsOptional()
+  @IsDateBound()
   from?: string;
 
-  @ApiPropertyOptional({ type: String, ...BOUND_SCHEMA, description: `End of the range. ${BOUND_DOCS} By default now. Not earlier than \`from\`.`, example: '2026-01-31' })
-  @IsOptional() @IsDateBound()
+  @ApiPropertyOptional({
+    type: String,
+    ...BOUND_SCHEMA,
+    description: `End of the range. ${BOUND_DOCS} By default now. Not earlier than \`from\`.`,
+    example: '2026-01-31',
+  })
+  @IsOptional()
+  @IsDateBound()
   to?: string;
 }

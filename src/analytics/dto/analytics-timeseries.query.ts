@@ -12,7 +12,8 @@ export class AnalyticsTimeseriesQueryDto extends AnalyticsRangeQueryDto {
   @ApiProperty({
     enum: ANALYTICS_METRICS,
     enumName: 'AnalyticsMetric',
-    description: 'What each point counts: conversations, messages or leads created in the period, or `visitors`, the distinct visitor ids of the conversations created in it.',
+    description:
+      'What each point counts: conversations, messages or leads created in the period, or `visitors`, the distinct visitor ids of the conversations created in it.',
   })
   @IsIn(ANALYTICS_METRICS, { message: `must be one of ${ANALYTICS_METRICS.join(', ')}` })
   metric!: AnalyticsMetric;
@@ -23,6 +24,7 @@ export class AnalyticsTimeseriesQueryDto extends AnalyticsRangeQueryDto {
     default: 'day',
     description: 'The length of a period: a day (the default), an ISO week (from Monday) or a calendar month of the tenant’s time zone.',
   })
-  @IsOptional() @IsIn(ANALYTICS_INTERVALS, { message: `must be one of ${ANALYTICS_INTERVALS.join(', ')}` })
+  @IsOptional()
+  @IsIn(ANALYTICS_INTERVALS, { message: `must be one of ${ANALYTICS_INTERVALS.join(', ')}` })
   interval?: AnalyticsInterval;
 }

@@ -12,7 +12,13 @@ const avatarRules = [IsPublicHttpsUrl(), MaxLength(2048, { message: 'must be at 
 const nameDocs = { minLength: 1, maxLength: 100 };
 const colorDocs = { maxLength: 7, pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$', description: 'Hex colour; `#2563eb` by default.', example: '#2563eb' };
 const languageDocs = { maxLength: 2, pattern: '^[a-z]{2}$', description: 'ISO 639-1 code; `en` by default.', example: 'en' };
-const avatarDocs = { type: String, format: 'uri', maxLength: 2048, nullable: true, description: 'A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.' };
+const avatarDocs = {
+  type: String,
+  format: 'uri',
+  maxLength: 2048,
+  nullable: true,
+  description: 'A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.',
+};
 
 function apply(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, key) => decorators.forEach((decorator) => decorator(target, key));
@@ -20,23 +26,33 @@ function apply(...decorators: PropertyDecorator[]): PropertyDecorator {
 
 export class CreateBotDto {
   @ApiProperty(nameDocs)
-  @Trim() @IsString({ message: 'must be a string' }) @apply(...nameRules)
+  @Trim()
+  @IsString({ message: 'must be a string' })
+  @apply(...nameRules)
   name!: string;
 
   @ApiPropertyOptional(colorDocs)
-  @OptionalNotNull() @IsString({ message: 'must be a string' }) @colorRule
+  @OptionalNotNull()
+  @IsString({ message: 'must be a string' })
+  @colorRule
   primaryColor?: string;
 
   @ApiPropertyOptional(languageDocs)
-  @OptionalNotNull() @IsString({ message: 'must be a string' }) @languageRule
+  @OptionalNotNull()
+  @IsString({ message: 'must be a string' })
+  @languageRule
   language?: string;
 
   @ApiPropertyOptional(avatarDocs)
-  @IsOptional() @ValidateIf((_, value) => value !== null) @IsString({ message: 'must be a string or null' }) @apply(...avatarRules)
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString({ message: 'must be a string or null' })
+  @apply(...avatarRules)
   avatarUrl?: string | null;
 
   /** Whether the widget is shown and the bot answers; true by default. */
-  @OptionalNotNull() @IsBoolean({ message: 'must be true or false' })
+  @OptionalNotNull()
+  @IsBoolean({ message: 'must be true or false' })
   isActive?: boolean;
 }
 

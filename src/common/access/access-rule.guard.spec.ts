@@ -41,7 +41,11 @@ describe('AccessRuleGuard', () => {
       admin: [check('admin-token', ran)],
       apiKey: [check('api-key', ran), check('plan', ran), check('rate-limit', ran), check('scopes', ran)],
       widget: [check('api-key', ran), check('rate-limit', ran), check('widget-key', ran), check('widget-origin', ran)],
-      visitor: [check('api-key', ran), check('rate-limit', ran), check('widget-key', ran), check('widget-origin', ran), check('visitor-token', ran)], user: [], keyOnUserRoute: [], session: [], signIn: []
+      visitor: [check('api-key', ran), check('rate-limit', ran), check('widget-key', ran), check('widget-origin', ran), check('visitor-token', ran)],
+      user: [],
+      keyOnUserRoute: [],
+      session: [],
+      signIn: [],
     };
     guard = new AccessRuleGuard(new Reflector(), checks);
     logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
@@ -76,17 +80,41 @@ describe('AccessRuleGuard', () => {
     const failing = new AccessRuleGuard(new Reflector(), {
       public: [],
       admin: [],
-      apiKey: [{ canActivate: () => { throw refused; } }, check('plan', ran)],
+      apiKey: [
+        {
+          canActivate: () => {
+            throw refused;
+          },
+        },
+        check('plan', ran),
+      ],
       widget: [],
-      visitor: [], user: [], keyOnUserRoute: [], session: [], signIn: []
+      visitor: [],
+      user: [],
+      keyOnUserRoute: [],
+      session: [],
+      signIn: [],
     });
     await expect(failing.canActivate(contextFor(MixedController, MixedController.prototype.listBots))).rejects.toBe(refused);
     expect(ran).toEqual([]);
   });
 
   it('refuses with 403 when a check says no without throwing', async () => {
-    const saysNo = new AccessRuleGuard(new Reflector(), { public: [], admin: [check('admin-token', ran, false)], apiKey: [], widget: [], visitor: [], user: [], keyOnUserRoute: [], session: [], signIn: [] });
-    await expect(saysNo.canActivate(contextFor(AdminController, AdminController.prototype.list))).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', status: 403 });
+    const saysNo = new AccessRuleGuard(new Reflector(), {
+      public: [],
+      admin: [check('admin-token', ran, false)],
+      apiKey: [],
+      widget: [],
+      visitor: [],
+      user: [],
+      keyOnUserRoute: [],
+      session: [],
+      signIn: [],
+    });
+    await expect(saysNo.canActivate(contextFor(AdminController, AdminController.prototype.list))).rejects.toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      status: 403,
+    });
   });
 
   it('refuses a route without a rule with 403 and logs which route it is', async () => {

@@ -66,7 +66,8 @@ export const RequireScopes = (...scopes: Scope[]) => Access({ kind: 'apiKey', sc
  * The dashboard's users only (keys get 403): any member of the tenant, or its owners and admins;
  * with scopes, only members whose role also holds them (assigning conversations: conversations:write).
  */
-export const UsersOnly = (role: UserRouteRole, ...scopes: Scope[]) => Access(scopes.length ? { kind: 'tenantUser', role, scopes } : { kind: 'tenantUser', role });
+export const UsersOnly = (role: UserRouteRole, ...scopes: Scope[]) =>
+  Access(scopes.length ? { kind: 'tenantUser', role, scopes } : { kind: 'tenantUser', role });
 
 /** A signed-in user, whatever their tenants (`/auth/v1/me`, the user's sessions). */
 export const SignedIn = () => Access({ kind: 'session' });

@@ -55,24 +55,43 @@ export interface ErrorCodeEntry {
 
 /** The one table of error codes: each code's status, meaning and default message. */
 export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
-  VALIDATION_ERROR: { status: 400, when: 'invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field', defaultMessage: 'The request is invalid.' },
+  VALIDATION_ERROR: {
+    status: 400,
+    when: 'invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field',
+    defaultMessage: 'The request is invalid.',
+  },
   INVALID_API_KEY: { status: 401, when: 'the API key is missing, malformed, unknown, expired or deleted' },
   UNAUTHORIZED: { status: 401, when: 'the admin bearer token is missing or wrong' },
   HTTPS_REQUIRED: { status: 403, when: 'the request came over plain HTTP' },
   PLAN_UPGRADE_REQUIRED: { status: 403, when: "the tenant's plan has no API access (Free)" },
   INSUFFICIENT_SCOPE: { status: 403, when: "the key lacks the endpoint's scope, or is a public key" },
   PLAN_LIMIT_REACHED: { status: 403, when: "the plan's bot limit is reached" },
-  NOT_FOUND: { status: 404, when: 'the resource does not exist or is not the tenant’s (malformed ids included)', defaultMessage: 'The requested resource does not exist.' },
+  NOT_FOUND: {
+    status: 404,
+    when: 'the resource does not exist or is not the tenant’s (malformed ids included)',
+    defaultMessage: 'The requested resource does not exist.',
+  },
   CONFLICT: { status: 409, when: 'the resource already exists' },
   INVALID_STATUS_TRANSITION: { status: 409, when: 'the lead status machine does not allow this move' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, when: 'the `Idempotency-Key` was already used in the last 24 hours with a different request' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, when: 'a request with the same `Idempotency-Key` is still being processed; retry shortly' },
-  IDEMPOTENCY_RECORD_ERASED: { status: 410, when: 'a retry with an `Idempotency-Key` whose first answer held personal data erased since (privacy erasure): nothing is replayed or created again' },
+  IDEMPOTENCY_RECORD_ERASED: {
+    status: 410,
+    when: 'a retry with an `Idempotency-Key` whose first answer held personal data erased since (privacy erasure): nothing is replayed or created again',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'the body is larger than 64 KiB', defaultMessage: 'The request body is larger than 64 KiB.' },
   HEADERS_TOO_LARGE: { status: 431, when: 'the request headers are larger than 16 KiB (answered by the HTTP server before routing; the connection is closed)' },
   REQUEST_TIMEOUT: { status: 408, when: 'the request (headers and body) did not arrive within 30 seconds; the connection is closed' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body is not UTF-8 `application/json`', defaultMessage: 'The request body must be sent as application/json.' },
-  RATE_LIMIT_EXCEEDED: { status: 429, when: "the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address", defaultMessage: 'Rate limit exceeded.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    when: 'the body is not UTF-8 `application/json`',
+    defaultMessage: 'The request body must be sent as application/json.',
+  },
+  RATE_LIMIT_EXCEEDED: {
+    status: 429,
+    when: "the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address",
+    defaultMessage: 'Rate limit exceeded.',
+  },
   INVALID_VISITOR_TOKEN: { status: 401, when: 'the widget call lacks `X-Visitor-Token`, or it is malformed, forged, expired, or for another bot' },
   ORIGIN_NOT_ALLOWED: { status: 403, when: "the browser's `Origin` is not one of the tenant's `allowedOrigins`" },
   BOT_INACTIVE: { status: 409, when: 'the bot is inactive: its widget is not loaded and it answers no messages' },
@@ -93,6 +112,14 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   INVITATION_EXPIRED: { status: 410, when: 'the invitation was used, deleted, or is past its 7 days' },
   ALREADY_ASSIGNED: { status: 409, when: 'another user holds the conversation; send `force: true` to take it over' },
   HANDOFF_DISABLED: { status: 409, when: "the bot's handoff setting is off: the visitor cannot ask for a person" },
-  INTERNAL_ERROR: { status: 500, when: 'an unexpected error; quote the request id', defaultMessage: 'An internal error occurred. Quote the request id when reporting it.' },
-  SERVICE_UNAVAILABLE: { status: 503, when: 'the database is unreachable or not migrated; retry after `Retry-After` seconds', defaultMessage: 'The service is temporarily unavailable. Retry shortly.' },
+  INTERNAL_ERROR: {
+    status: 500,
+    when: 'an unexpected error; quote the request id',
+    defaultMessage: 'An internal error occurred. Quote the request id when reporting it.',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    when: 'the database is unreachable or not migrated; retry after `Retry-After` seconds',
+    defaultMessage: 'The service is temporarily unavailable. Retry shortly.',
+  },
 };

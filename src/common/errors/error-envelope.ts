@@ -2,7 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ErrorCode } from './error-codes';
 
 export class FieldErrorResponse {
-  @ApiProperty({ description: 'The field, query parameter or `body`; nested fields are dotted (`messages[0].role`). A name over 64 characters is cut there and ends in `…`.', example: 'email' })
+  @ApiProperty({
+    description: 'The field, query parameter or `body`; nested fields are dotted (`messages[0].role`). A name over 64 characters is cut there and ends in `…`.',
+    example: 'email',
+  })
   field: string;
 
   @ApiProperty({ description: 'The rule the value broke; never the value itself.', example: 'must be a valid e-mail address' })

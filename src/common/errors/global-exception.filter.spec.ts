@@ -70,11 +70,22 @@ const databaseError = (sqlState: string, message: string) =>
     clientVersion: CLIENT_VERSION,
     meta: {
       modelName: 'ApiKey',
-      driverAdapterError: new DriverAdapterError({ kind: 'postgres', code: sqlState, severity: 'FATAL', message, detail: undefined, column: undefined, hint: undefined, originalCode: sqlState, originalMessage: message }),
+      driverAdapterError: new DriverAdapterError({
+        kind: 'postgres',
+        code: sqlState,
+        severity: 'FATAL',
+        message,
+        detail: undefined,
+        column: undefined,
+        hint: undefined,
+        originalCode: sqlState,
+        originalMessage: message,
+      }),
     },
   });
 
-const bodyParserError = (type: string, status: number, message: string) => Object.assign(new Error(message), { type, status, statusCode: status, expose: true });
+const bodyParserError = (type: string, status: number, message: string) =>
+  Object.assign(new Error(message), { type, status, statusCode: status, expose: true });
 
 describe('GlobalExceptionFilter', () => {
   let errorLog: jest.SpyInstance;
@@ -98,7 +109,13 @@ describe('GlobalExceptionFilter', () => {
       const response = handle(new ValidationError([{ field: 'email', message: 'must be a valid e-mail address' }]));
       expect(response.statusCode).toBe(400);
       expect(response.body).toEqual({
-        error: { code: 'VALIDATION_ERROR', message: 'The request has invalid fields.', status: 400, requestId: REQUEST_ID, details: [{ field: 'email', message: 'must be a valid e-mail address' }] },
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: 'The request has invalid fields.',
+          status: 400,
+          requestId: REQUEST_ID,
+          details: [{ field: 'email', message: 'must be a valid e-mail address' }],
+        },
       });
     });
 
@@ -133,10 +150,12 @@ describe('GlobalExceptionFilter', () => {
       expect(response.body).toEqual(envelope(code, status));
     });
 
-    it('maps the framework\'s own 400 (an undecodable path) to VALIDATION_ERROR with a detail on the path', () => {
+    it("maps the framework's own 400 (an undecodable path) to VALIDATION_ERROR with a detail on the path", () => {
       const response = handle(new BadRequestException('Failed to decode param'));
       expect(response.statusCode).toBe(400);
-      expect(response.body).toEqual({ error: { ...envelope('VALIDATION_ERROR', 400).error, details: [{ field: 'path', message: 'is not a valid request path' }] } });
+      expect(response.body).toEqual({
+        error: { ...envelope('VALIDATION_ERROR', 400).error, details: [{ field: 'path', message: 'is not a valid request path' }] },
+      });
     });
 
     it("never passes the framework's message through", () => {
@@ -165,7 +184,13 @@ describe('GlobalExceptionFilter', () => {
       const response = handle(bodyParserError('entity.parse.failed', 400, 'Unexpected token s in JSON at position 9: {"name": secret-body}'));
       expect(response.statusCode).toBe(400);
       expect(response.body).toEqual({
-        error: { code: 'VALIDATION_ERROR', message: 'The request body is not valid JSON.', status: 400, requestId: REQUEST_ID, details: [{ field: 'body', message: expect.any(String) }] },
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: 'The request body is not valid JSON.',
+          status: 400,
+          requestId: REQUEST_ID,
+          details: [{ field: 'body', message: expect.any(String) }],
+        },
       });
       expect(JSON.stringify(response.body)).not.toContain('secret-body');
       expect(JSON.stringify(response.body)).not.toContain('Unexpected token');
@@ -181,30 +206,54 @@ describe('GlobalExceptionFilter', () => {
       const response = handle(bodyParserError('request.aborted', 400, 'request aborted'));
       expect(response.statusCode).toBe(400);
       expect(response.body).toEqual({
-        error: { code: 'VALIDATION_ERROR', message: expect.any(String), status: 400, requestId: REQUEST_ID, details: [{ field: 'body', message: expect.any(String) }] },
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: expect.any(String),
+          status: 400,
+          requestId: REQUEST_ID,
+          details: [{ field: 'body', message: expect.any(String) }],
+        },
       });
     });
   });
 
   describe('database unavailability', () => {
     it.each([
-      ['P1001 (cannot reach the server)', new Prisma.PrismaClientKnownRequestError("Can't reach database server", { code: 'P1001', clientVersion: CLIENT_VERSION })],
-      ['P2024 (pool timeout)', new Prisma.PrismaClientKnownRequestError('Timed out fetching a new connection from the connection pool', { code: 'P2024', clientVersion: CLIENT_VERSION })],
+      [
+        'P1001 (cannot reach the server)',
+        new Prisma.PrismaClientKnownRequestError("Can't reach database server", { code: 'P1001', clientVersion: CLIENT_VERSION }),
+      ],
+      [
+        'P2024 (pool timeout)',
+        new Prisma.PrismaClientKnownRequestError('Timed out fetching a new connection from the connection pool', {
+          code: 'P2024',
+          clientVersion: CLIENT_VERSION,
+        }),
+      ],
       ['PrismaClientInitializationError', new Prisma.PrismaClientInitializationError('Authentication failed against database server', CLIENT_VERSION)],
       ['ECONNREFUSED from the driver', Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' })],
       ['a terminated connection', new Error('Connection terminated unexpectedly')],
       ['a statement timeout (57014)', Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })],
-      ['P2037 (too many connections)', new Prisma.PrismaClientKnownRequestError('Too many database connections opened', { code: 'P2037', clientVersion: CLIENT_VERSION })],
+      [
+        'P2037 (too many connections)',
+        new Prisma.PrismaClientKnownRequestError('Too many database connections opened', { code: 'P2037', clientVersion: CLIENT_VERSION }),
+      ],
       ['P2039 57P03 (crash recovery after a restart)', databaseError('57P03', 'the database system is not yet accepting connections')],
       ['P2039 57P01 (immediate or fast shutdown)', databaseError('57P01', 'terminating connection due to administrator command')],
       ['P2039 57014 (statement_timeout)', databaseError('57014', 'canceling statement due to statement timeout')],
       ['P2039 08006 (connection failure)', databaseError('08006', 'connection failure')],
       ["pg's query_timeout", new Error('Query read timeout')],
       ['a query on a client whose connection failed mid-transaction', new Error('Client has encountered a connection error and is not queryable')],
-      ['the same, reported by Prisma', new Prisma.PrismaClientKnownRequestError('Client has encountered a connection error and is not queryable', { code: 'P2010', clientVersion: CLIENT_VERSION })],
+      [
+        'the same, reported by Prisma',
+        new Prisma.PrismaClientKnownRequestError('Client has encountered a connection error and is not queryable', {
+          code: 'P2010',
+          clientVersion: CLIENT_VERSION,
+        }),
+      ],
       ...(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'] as const).map((kind) => [
         `a raw query's P2010 whose driver adapter error is ${kind}`,
-        new Prisma.PrismaClientKnownRequestError('Raw query failed. Code: `N/A`. Message: `Can\'t reach database server at 10.0.0.5:5432`', {
+        new Prisma.PrismaClientKnownRequestError("Raw query failed. Code: `N/A`. Message: `Can't reach database server at 10.0.0.5:5432`", {
           code: 'P2010',
           clientVersion: CLIENT_VERSION,
           meta: { driverAdapterError: new DriverAdapterError({ kind, host: '10.0.0.5', port: 5432 } as never) },
@@ -220,7 +269,9 @@ describe('GlobalExceptionFilter', () => {
     });
 
     it('does not treat other Prisma errors as unavailability', () => {
-      const response = handle(new Prisma.PrismaClientKnownRequestError('Unique constraint failed on the fields: (`slug`)', { code: 'P2002', clientVersion: CLIENT_VERSION }));
+      const response = handle(
+        new Prisma.PrismaClientKnownRequestError('Unique constraint failed on the fields: (`slug`)', { code: 'P2002', clientVersion: CLIENT_VERSION }),
+      );
       expect(response.statusCode).toBe(500);
       expect(response.body).toEqual(envelope('INTERNAL_ERROR', 500));
       expect(response.headers).not.toHaveProperty('Retry-After');

@@ -61,7 +61,8 @@ const SCHEMA_MISSING_LOG_INTERVAL_MS = 60_000;
  * refusal of a client whose connection already failed: the next query of a transaction (or its
  * ROLLBACK) after the server went away mid-transaction.
  */
-const LOST_CONNECTION = /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable/i;
+const LOST_CONNECTION =
+  /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable/i;
 
 /**
  * Writes the error envelope for everything thrown anywhere in the app, including unknown
@@ -117,12 +118,16 @@ export class GlobalExceptionFilter implements ExceptionFilter {
       const now = Date.now();
       if (now - this.schemaMissingLoggedAt >= SCHEMA_MISSING_LOG_INTERVAL_MS) {
         this.schemaMissingLoggedAt = now;
-        this.logger.error(`Answering 503 while serving ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id}): ${describeDatabaseError(exception)}`);
+        this.logger.error(
+          `Answering 503 while serving ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id}): ${describeDatabaseError(exception)}`,
+        );
       }
       return new AppError(ErrorCode.SERVICE_UNAVAILABLE, defaultMessage(ErrorCode.SERVICE_UNAVAILABLE), undefined, { 'Retry-After': RETRY_AFTER_SECONDS });
     }
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(`Database unavailable while serving ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id}): ${describe(exception)}`);
+      this.logger.warn(
+        `Database unavailable while serving ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id}): ${describe(exception)}`,
+      );
       return new AppError(ErrorCode.SERVICE_UNAVAILABLE, defaultMessage(ErrorCode.SERVICE_UNAVAILABLE), undefined, {
         'Retry-After': RETRY_AFTER_SECONDS,
       });
@@ -168,7 +173,8 @@ function fromBodyParserError(exception: unknown): AppError | undefined {
   const type = (exception as { type?: unknown } | null)?.type;
   // Refused as soon as the limit is passed (a chunked body declares no length); the connection is
   // closed after the answer, so the rest of the body is not read.
-  if (type === 'entity.too.large') return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, defaultMessage(ErrorCode.PAYLOAD_TOO_LARGE), undefined, { Connection: 'close' });
+  if (type === 'entity.too.large')
+    return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, defaultMessage(ErrorCode.PAYLOAD_TOO_LARGE), undefined, { Connection: 'close' });
   if (type === 'entity.parse.failed') return new ValidationError([{ field: 'body', message: 'must be valid JSON' }], 'The request body is not valid JSON.');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The request body must be UTF-8 encoded JSON.');

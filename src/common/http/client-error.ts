@@ -27,7 +27,9 @@ export function answerClientErrorsInEnvelope(server: Server, securityHeaders: Re
     const { code, message, field } = refusalOf(error);
     const status = ERROR_CATALOGUE[code].status;
     const requestId = randomUUID();
-    const envelope: ErrorEnvelope = { error: { code, message, status, requestId, ...(field ? { details: [{ field, message: 'is not a valid HTTP request' }] } : {}) } };
+    const envelope: ErrorEnvelope = {
+      error: { code, message, status, requestId, ...(field ? { details: [{ field, message: 'is not a valid HTTP request' }] } : {}) },
+    };
     const body = JSON.stringify(envelope);
     const headers: Record<string, string | number> = {
       ...securityHeaders,
@@ -37,7 +39,9 @@ export function answerClientErrorsInEnvelope(server: Server, securityHeaders: Re
       'X-Request-Id': requestId,
       Connection: 'close',
     };
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n');
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\r\n');
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
   });
 }

@@ -38,7 +38,6 @@ export interface SessionContext {
   memberships: ReadonlyMap<string, { role: Role; tenant: PrincipalTenant }>;
 }
 
-
 /** The widget visitor a valid X-Visitor-Token names (the visitor access kind attaches it). */
 export interface VisitorPrincipal {
   tenantId: string;

@@ -19,19 +19,32 @@ function parseBound(value: unknown, endOfDay: boolean): unknown {
 }
 
 /** A date or a date-time with a time zone, as parseBound reads them, for the OpenAPI document. */
-export const BOUND_SCHEMA: Pick<ApiPropertyOptions, 'anyOf'> = { anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] };
+export const BOUND_SCHEMA: Pick<ApiPropertyOptions, 'anyOf'> = {
+  anyOf: [
+    { type: 'string', format: 'date' },
+    { type: 'string', format: 'date-time' },
+  ],
+};
 
-const BOUND_DOCS = 'An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive.';
+const BOUND_DOCS =
+  'An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive.';
 
 /** Paging plus the `from`/`to` window on `createdAt` shared by leads and conversations. */
 export class DateRangePageQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ type: String, ...BOUND_SCHEMA, description: `Earliest creation time. ${BOUND_DOCS}`, example: '2026-01-01' })
-  @IsOptional() @Transform(({ value }) => parseBound(value, false))
+  @IsOptional()
+  @Transform(({ value }) => parseBound(value, false))
   @IsDate({ message: 'must be an ISO 8601 date or date-time' })
   from?: Date;
 
-  @ApiPropertyOptional({ type: String, ...BOUND_SCHEMA, description: `Latest creation time. ${BOUND_DOCS} A date covers that whole UTC day. Not earlier than \`from\`.`, example: '2026-01-31' })
-  @IsOptional() @Transform(({ value }) => parseBound(value, true))
+  @ApiPropertyOptional({
+    type: String,
+    ...BOUND_SCHEMA,
+    description: `Latest creation time. ${BOUND_DOCS} A date covers that whole UTC day. Not earlier than \`from\`.`,
+    example: '2026-01-31',
+  })
+  @IsOptional()
+  @Transform(({ value }) => parseBound(value, true))
   @IsDate({ message: 'must be an ISO 8601 date or date-time' })
   to?: Date;
 }

@@ -8,13 +8,19 @@ export const MAX_OFFSET = 2_147_483_647;
 /** `limit` and `offset` as every list endpoint takes them (API_DECISIONS, Pagination). */
 export class PageQueryDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20, description: 'Page size.' })
-  @IsOptional() @ToInteger() @IsInt({ message: 'must be an integer' })
-  @Min(1, { message: 'must be at least 1' }) @Max(MAX_PAGE_SIZE, { message: `must be at most ${MAX_PAGE_SIZE}` })
+  @IsOptional()
+  @ToInteger()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(MAX_PAGE_SIZE, { message: `must be at most ${MAX_PAGE_SIZE}` })
   limit?: number;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Results to skip.' })
-  @IsOptional() @ToInteger() @IsInt({ message: 'must be an integer' })
-  @Min(0, { message: 'must be 0 or more' }) @Max(MAX_OFFSET, { message: `must be at most ${MAX_OFFSET}` })
+  @IsOptional()
+  @ToInteger()
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 or more' })
+  @Max(MAX_OFFSET, { message: `must be at most ${MAX_OFFSET}` })
   offset?: number;
 }
 

@@ -8,7 +8,9 @@ import { ValidationError } from '../errors/app-error';
  */
 export function changedFields<T extends object>(current: T, wanted: Partial<T>): Partial<T> {
   return Object.fromEntries(
-    Object.entries(wanted).filter(([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify((current as Record<string, unknown>)[field])),
+    Object.entries(wanted).filter(
+      ([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify((current as Record<string, unknown>)[field]),
+    ),
   ) as Partial<T>;
 }
 

@@ -24,6 +24,8 @@ describe('inspectInput', () => {
   it('stops at the depth limit without recursing further', () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i < 10_000; i++) deep = [deep];
-    expect(inspectInput({ tags: deep }, '')).toEqual([{ field: `tags${'[0]'.repeat(MAX_INPUT_DEPTH - 1)}`, message: `is nested more than ${MAX_INPUT_DEPTH} levels deep` }]);
+    expect(inspectInput({ tags: deep }, '')).toEqual([
+      { field: `tags${'[0]'.repeat(MAX_INPUT_DEPTH - 1)}`, message: `is nested more than ${MAX_INPUT_DEPTH} levels deep` },
+    ]);
   });
 });

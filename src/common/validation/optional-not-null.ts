@@ -8,4 +8,7 @@ import { IsDefined, ValidateIf } from 'class-validator';
  * given for `null`.
  */
 export const OptionalNotNull = (): PropertyDecorator =>
-  applyDecorators(ValidateIf((_, value: unknown) => value !== undefined), IsDefined({ message: 'must not be null' }));
+  applyDecorators(
+    ValidateIf((_, value: unknown) => value !== undefined),
+    IsDefined({ message: 'must not be null' }),
+  );

@@ -25,11 +25,31 @@ describe('public https URLs', () => {
   });
 
   it.each([
-    'https://127.0.0.1/', 'https://127.1.2.3/', 'https://2130706433/', 'https://0x7f.1/', 'https://10.0.0.1/', 'https://172.16.5.4/',
-    'https://172.31.255.255/', 'https://192.168.1.1/', 'https://169.254.169.254/latest/meta-data', 'https://100.64.0.1/', 'https://0.0.0.0/',
-    'https://224.0.0.1/', 'https://[::1]/', 'https://[::]/', 'https://[fc00::1]/', 'https://[fd12:3456::1]/', 'https://[fe80::1]/',
-    'https://[::ffff:127.0.0.1]/', 'https://[::ffff:10.0.0.1]/', 'https://[::ffff:169.254.169.254]/',
-    'https://[::127.0.0.1]/', 'https://[::7f00:1]/', 'https://[::ffff:0:7f00:1]/', 'https://[2002:7f00:1::]/', 'https://[64:ff9b:1::a00:1]/',
+    'https://127.0.0.1/',
+    'https://127.1.2.3/',
+    'https://2130706433/',
+    'https://0x7f.1/',
+    'https://10.0.0.1/',
+    'https://172.16.5.4/',
+    'https://172.31.255.255/',
+    'https://192.168.1.1/',
+    'https://169.254.169.254/latest/meta-data',
+    'https://100.64.0.1/',
+    'https://0.0.0.0/',
+    'https://224.0.0.1/',
+    'https://[::1]/',
+    'https://[::]/',
+    'https://[fc00::1]/',
+    'https://[fd12:3456::1]/',
+    'https://[fe80::1]/',
+    'https://[::ffff:127.0.0.1]/',
+    'https://[::ffff:10.0.0.1]/',
+    'https://[::ffff:169.254.169.254]/',
+    'https://[::127.0.0.1]/',
+    'https://[::7f00:1]/',
+    'https://[::ffff:0:7f00:1]/',
+    'https://[2002:7f00:1::]/',
+    'https://[64:ff9b:1::a00:1]/',
   ])('refuses the non-public address in %s', (url) => {
     expect(publicHttpsUrlProblem(url)).toBe('must not point to a private, loopback, link-local or reserved address');
   });
@@ -41,7 +61,9 @@ describe('public https URLs', () => {
   });
 
   it('refuses every IPv6 form that embeds an IPv4 address, and no IPv4 address for it', () => {
-    expect(['::7f00:1', '::808:808', '::ffff:808:808', '::ffff:0:808:808', '64:ff9b::808:808', '2001:0:4136:e378::1', '2002:808:808::1'].map(isPublicAddress)).toEqual(Array(7).fill(false));
+    expect(
+      ['::7f00:1', '::808:808', '::ffff:808:808', '::ffff:0:808:808', '64:ff9b::808:808', '2001:0:4136:e378::1', '2002:808:808::1'].map(isPublicAddress),
+    ).toEqual(Array(7).fill(false));
     expect(['8.8.8.8', '1.1.1.1', '2001:4860:4860::8888'].map(isPublicAddress)).toEqual([true, true, true]);
   });
 });

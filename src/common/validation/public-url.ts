@@ -7,14 +7,36 @@ import { registerDecorator, type ValidationOptions } from 'class-validator';
  * ranges, and IPv6 addresses that embed an IPv4 one.
  */
 const NON_PUBLIC_RANGES: ReadonlyArray<readonly [network: string, prefix: number, type: 'ipv4' | 'ipv6']> = [
-  ...([
-    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-    ['224.0.0.0', 4], ['240.0.0.0', 4],
-  ] as const).map(([network, prefix]) => [network, prefix, 'ipv4'] as const),
-  ...([['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const).map(
-    ([network, prefix]) => [network, prefix, 'ipv6'] as const,
-  ),
+  ...(
+    [
+      ['0.0.0.0', 8],
+      ['10.0.0.0', 8],
+      ['100.64.0.0', 10],
+      ['127.0.0.0', 8],
+      ['169.254.0.0', 16],
+      ['172.16.0.0', 12],
+      ['192.0.0.0', 24],
+      ['192.0.2.0', 24],
+      ['192.168.0.0', 16],
+      ['198.18.0.0', 15],
+      ['198.51.100.0', 24],
+      ['203.0.113.0', 24],
+      ['224.0.0.0', 4],
+      ['240.0.0.0', 4],
+    ] as const
+  ).map(([network, prefix]) => [network, prefix, 'ipv4'] as const),
+  ...(
+    [
+      ['::', 128],
+      ['::1', 128],
+      ['64:ff9b::', 96],
+      ['100::', 64],
+      ['2001:db8::', 32],
+      ['fc00::', 7],
+      ['fe80::', 10],
+      ['ff00::', 8],
+    ] as const
+  ).map(([network, prefix]) => [network, prefix, 'ipv6'] as const),
 ];
 const NON_PUBLIC = blockListOf(NON_PUBLIC_RANGES);
 /** Each non-public range alone, to tell whether one of them contains a whole range. */
@@ -47,7 +69,15 @@ export function coversPublicAddresses(cidr: string): boolean {
  * addresses against IPv6 rules such as ::ffff:0:0/96 too.
  */
 const EMBEDS_IPV4 = new BlockList();
-for (const [network, prefix] of [['::', 96], ['::ffff:0:0', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2001::', 32], ['2002::', 16]] as const) {
+for (const [network, prefix] of [
+  ['::', 96],
+  ['::ffff:0:0', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2001::', 32],
+  ['2002::', 16],
+] as const) {
   EMBEDS_IPV4.addSubnet(network, prefix, 'ipv6');
 }
 
@@ -68,7 +98,10 @@ export function publicHttpsUrlProblem(value: string): string | undefined {
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (!url || url.protocol !== 'https:') return 'must be an https URL';
   if (url.username || url.password) return 'must not contain a user name or password';
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to localhost';
   if (isIP(host) && !isPublicAddress(host)) return 'must not point to a private, loopback, link-local or reserved address';
   return undefined;

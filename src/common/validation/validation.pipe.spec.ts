@@ -5,7 +5,6 @@ import { PageQueryDto } from '../paging/pagination';
 class NoQueryDto {}
 import { detailsOf, parse } from '../testing/validation-testing';
 
-
 describe('createValidationPipe', () => {
   describe('a query class without fields', () => {
     it('accepts the empty query, with or without a prototype', async () => {
@@ -21,7 +20,8 @@ describe('createValidationPipe', () => {
 
   describe('an empty query', () => {
     class RequiredMetricQuery {
-      @IsString() @IsIn(['messages'])
+      @IsString()
+      @IsIn(['messages'])
       metric: string;
     }
 

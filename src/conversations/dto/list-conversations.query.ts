@@ -9,13 +9,21 @@ const CONVERSATION_SORTS: readonly ConversationSort[] = ['newest', 'waiting'];
 
 export class ListConversationsQueryDto extends DateRangePageQueryDto {
   /** Only the conversations of this bot (a bot of another tenant gives an empty page). */
-  @IsOptional() @IsUUID('all', { message: 'must be a UUID' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a UUID' })
   botId?: string;
 
-  @IsOptional() @IsIn(CONVERSATION_STATUSES, { message: `must be one of ${CONVERSATION_STATUSES.join(', ')}` })
+  @IsOptional()
+  @IsIn(CONVERSATION_STATUSES, { message: `must be one of ${CONVERSATION_STATUSES.join(', ')}` })
   status?: ConversationStatus;
 
-  @ApiPropertyOptional({ enum: CONVERSATION_SORTS, default: 'newest', description: '`waiting`: the conversations a visitor waits in first, longest wait first (`waitingSince`), then newest first; an agent’s queue is `?status=handed_off&sort=waiting`.' })
-  @IsOptional() @IsIn(CONVERSATION_SORTS, { message: `must be one of ${CONVERSATION_SORTS.join(', ')}` })
+  @ApiPropertyOptional({
+    enum: CONVERSATION_SORTS,
+    default: 'newest',
+    description:
+      '`waiting`: the conversations a visitor waits in first, longest wait first (`waitingSince`), then newest first; an agent’s queue is `?status=handed_off&sort=waiting`.',
+  })
+  @IsOptional()
+  @IsIn(CONVERSATION_SORTS, { message: `must be one of ${CONVERSATION_SORTS.join(', ')}` })
   sort?: ConversationSort;
 }

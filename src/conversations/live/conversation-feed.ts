@@ -65,7 +65,9 @@ export class ConversationFeed implements OnModuleInit, OnApplicationShutdown {
       if (!this.redis) continue;
       const envelope: Envelope = { origin: this.instance, conversationId, event };
       await this.redis.publish(CHANNEL, JSON.stringify(envelope)).catch((error: unknown) => {
-        this.logger.warn(`Conversation event not published (other instances' widgets catch up by polling): ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `Conversation event not published (other instances' widgets catch up by polling): ${error instanceof Error ? error.message : String(error)}`,
+        );
       });
     }
   }

@@ -15,11 +15,18 @@ export const DOCUMENT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export class CreateDocumentDto {
   @ApiProperty({ minLength: 1, maxLength: MAX_TITLE_CHARACTERS, description: 'Trimmed; characters are Unicode code points.' })
-  @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [1, MAX_TITLE_CHARACTERS])
+  @Trim()
+  @IsString({ message: 'must be a string' })
+  @Validate(CodePointLength, [1, MAX_TITLE_CHARACTERS])
   title!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: MAX_CONTENT_CHARACTERS, description: 'The text answers are made of; paragraphs are separated by a blank line. Characters are Unicode code points.' })
-  @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [1, MAX_CONTENT_CHARACTERS])
+  @ApiProperty({
+    minLength: 1,
+    maxLength: MAX_CONTENT_CHARACTERS,
+    description: 'The text answers are made of; paragraphs are separated by a blank line. Characters are Unicode code points.',
+  })
+  @IsString({ message: 'must be a string' })
+  @Validate(CodePointLength, [1, MAX_CONTENT_CHARACTERS])
   content!: string;
 }
 

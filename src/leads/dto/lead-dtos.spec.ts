@@ -181,7 +181,9 @@ describe('the leads DTOs through the validation pipe', () => {
       }
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).details).toEqual([{ field: 'from', message: expect.any(String) }]);
-      expect(() => assertDateRange(Object.assign(new ListLeadsQueryDto(), { from: new Date('2026-01-31T00:00:00Z'), to: new Date('2026-01-31T00:00:00Z') }))).not.toThrow();
+      expect(() =>
+        assertDateRange(Object.assign(new ListLeadsQueryDto(), { from: new Date('2026-01-31T00:00:00Z'), to: new Date('2026-01-31T00:00:00Z') })),
+      ).not.toThrow();
     });
   });
 });

@@ -13,6 +13,7 @@ export const LEAD_STATUSES = Object.values(LeadStatus);
  */
 export class UpdateLeadDto extends PartialType(OmitType(CreateLeadDto, ['botId'] as const), { skipNullProperties: false }) {
   /** The new status: new → contacted, qualified or unqualified; contacted → qualified or unqualified; qualified → converted or unqualified; unqualified → new. `converted` is final; the current status is a no-op. */
-  @OptionalNotNull() @IsIn(LEAD_STATUSES, { message: `must be one of ${LEAD_STATUSES.join(', ')}` })
+  @OptionalNotNull()
+  @IsIn(LEAD_STATUSES, { message: `must be one of ${LEAD_STATUSES.join(', ')}` })
   status?: LeadStatus;
 }

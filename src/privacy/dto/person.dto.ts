@@ -5,10 +5,18 @@ import { Trim } from '../../common/validation/transforms';
 /** POST /api/v1/privacy/exports and /erasures: the person, by e-mail or by widget visitor id (exactly one). */
 export class PersonDto {
   @ApiPropertyOptional({ maxLength: 254, description: 'Compared case-insensitively with the leads’ e-mail addresses. Give this or `visitorId`.' })
-  @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must not be empty' }) @MaxLength(254, { message: 'must be at most 254 characters' })
+  @IsOptional()
+  @Trim()
+  @IsString({ message: 'must be a string' })
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(254, { message: 'must be at most 254 characters' })
   email?: string;
 
   @ApiPropertyOptional({ maxLength: 200, description: 'A widget visitor id, as conversations show it. Give this or `email`.' })
-  @IsOptional() @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must not be empty' }) @MaxLength(200, { message: 'must be at most 200 characters' })
+  @IsOptional()
+  @Trim()
+  @IsString({ message: 'must be a string' })
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(200, { message: 'must be at most 200 characters' })
   visitorId?: string;
 }

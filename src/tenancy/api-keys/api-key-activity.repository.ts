@@ -34,7 +34,9 @@ export class ApiKeyActivityRepository {
    */
   async addCounts(counts: readonly KeyDayCount[]): Promise<void> {
     for (let start = 0; start < counts.length; start += ROWS_PER_STATEMENT) {
-      const rows = counts.slice(start, start + ROWS_PER_STATEMENT).map((c) => Prisma.sql`(${c.tenantId}::uuid, ${c.apiKeyId}::uuid, ${c.day}::date, ${c.requests}::int, ${c.errors}::int)`);
+      const rows = counts
+        .slice(start, start + ROWS_PER_STATEMENT)
+        .map((c) => Prisma.sql`(${c.tenantId}::uuid, ${c.apiKeyId}::uuid, ${c.day}::date, ${c.requests}::int, ${c.errors}::int)`);
       await this.prisma.$executeRaw`
         INSERT INTO "ApiKeyActivity" ("tenantId", "apiKeyId", "day", "requests", "errors")
         SELECT "v"."tenantId", "v"."apiKeyId", "v"."day", "v"."requests", "v"."errors"

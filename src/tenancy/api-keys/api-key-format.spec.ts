@@ -64,7 +64,17 @@ describe('API key format', () => {
 
   it('rejects wrong lengths, foreign characters and surrounding whitespace', () => {
     const key = generateApiKey('secret');
-    for (const candidate of ['', key.slice(0, -1), `${key}0`, ` ${key}`, `${key} `, `${key}\n`, key.replace(/.$/, '-'), key.replace(/.$/, 'é'), key.toUpperCase()]) {
+    for (const candidate of [
+      '',
+      key.slice(0, -1),
+      `${key}0`,
+      ` ${key}`,
+      `${key} `,
+      `${key}\n`,
+      key.replace(/.$/, '-'),
+      key.replace(/.$/, 'é'),
+      key.toUpperCase(),
+    ]) {
       expect(isWellFormedApiKey(candidate)).toBe(false);
     }
   });

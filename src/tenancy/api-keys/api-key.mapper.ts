@@ -82,7 +82,12 @@ export class ApiKeyActivityResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Updated at most once a minute.' })
   lastUsedAt: string | null;
 
-  @ApiProperty({ type: [ApiKeyActivityDayResponse], minItems: 30, maxItems: 30, description: 'The last 30 UTC days, oldest first, today last; days without requests are zeros.' })
+  @ApiProperty({
+    type: [ApiKeyActivityDayResponse],
+    minItems: 30,
+    maxItems: 30,
+    description: 'The last 30 UTC days, oldest first, today last; days without requests are zeros.',
+  })
   days: ApiKeyActivityDayResponse[];
 }
 

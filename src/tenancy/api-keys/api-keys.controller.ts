@@ -6,7 +6,14 @@ import type { ApiPrincipal } from '../../common/http/request-context';
 import type { Actor } from '../../events/actor';
 import { CurrentActor } from '../../events/actor';
 import { ApiIdParam, ApiUserEndpoint, JSON_BODY_ERRORS } from '../../openapi/openapi.decorators';
-import { ApiKeyActivityResponse, ApiKeyListResponse, CreatedApiKeyResponse, toApiKeyActivityResponse, toApiKeyResponse, toCreatedApiKeyResponse } from './api-key.mapper';
+import {
+  ApiKeyActivityResponse,
+  ApiKeyListResponse,
+  CreatedApiKeyResponse,
+  toApiKeyActivityResponse,
+  toApiKeyResponse,
+  toCreatedApiKeyResponse,
+} from './api-key.mapper';
 import { ApiKeyActivityService } from './api-key-activity.service';
 import { ApiKeysService } from './api-keys.service';
 import { CreateApiKeyDto, toCreateKeyInput } from './dto/create-api-key.dto';
@@ -22,7 +29,13 @@ export class ApiKeysController {
   ) {}
 
   @Get()
-  @ApiUserEndpoint({ role: 'manager', operationId: 'listTenantApiKeys', summary: 'List the API keys of the tenant', description: 'Oldest first; never the keys themselves.', type: ApiKeyListResponse })
+  @ApiUserEndpoint({
+    role: 'manager',
+    operationId: 'listTenantApiKeys',
+    summary: 'List the API keys of the tenant',
+    description: 'Oldest first; never the keys themselves.',
+    type: ApiKeyListResponse,
+  })
   async list(@Principal() { tenant }: ApiPrincipal): Promise<ApiKeyListResponse> {
     return { apiKeys: (await this.apiKeys.listKeys(tenant.id)).map(toApiKeyResponse) };
   }
@@ -34,7 +47,8 @@ export class ApiKeysController {
     role: 'manager',
     operationId: 'createTenantApiKey',
     summary: 'Create an API key',
-    description: 'The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan and takes no scopes.',
+    description:
+      'The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan and takes no scopes.',
     status: 201,
     type: CreatedApiKeyResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_UPGRADE_REQUIRED],
@@ -45,7 +59,14 @@ export class ApiKeysController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiUserEndpoint({ role: 'manager', operationId: 'deleteTenantApiKey', summary: 'Delete an API key', description: 'The key is refused from the next request on.', status: 204, errors: [ErrorCode.NOT_FOUND] })
+  @ApiUserEndpoint({
+    role: 'manager',
+    operationId: 'deleteTenantApiKey',
+    summary: 'Delete an API key',
+    description: 'The key is refused from the next request on.',
+    status: 204,
+    errors: [ErrorCode.NOT_FOUND],
+  })
   @ApiIdParam('id', 'API key')
   async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('API key')) id: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.apiKeys.revokeKey(tenant.id, id, actor);

@@ -52,12 +52,14 @@ export class ApiKeysService {
     if (input.expiresAt && input.expiresAt <= now) throw ValidationError.field('expiresAt', 'must be in the future');
     // A public key is published in web pages: it reaches verify and the widget whatever it holds,
     // so scopes on it would only mislead whoever reads the key list.
-    if (input.type === 'public' && input.scopes.length) throw ValidationError.field('scopes', 'must be empty for a public key (it may call only verify and the widget endpoints)');
+    if (input.type === 'public' && input.scopes.length)
+      throw ValidationError.field('scopes', 'must be empty for a public key (it may call only verify and the widget endpoints)');
     return this.prisma.$transaction(async (tx) => {
       const tenant = await this.tenants.findById(tenantId, tx);
       if (!tenant) throw new NotFoundError('Tenant');
       // A public key serves the widget, which every plan has; a secret key is API access (Pro or higher).
-      if (input.type === 'secret' && !PLANS[tenant.plan].apiAccess) throw new PlanUpgradeRequiredError('Secret API keys require the Pro plan or higher; public keys (the widget) work on every plan.');
+      if (input.type === 'secret' && !PLANS[tenant.plan].apiAccess)
+        throw new PlanUpgradeRequiredError('Secret API keys require the Pro plan or higher; public keys (the widget) work on every plan.');
       const key = generateApiKey(input.type);
       const apiKey = await this.keys.create(
         tenantId,
@@ -72,7 +74,12 @@ export class ApiKeysService {
         },
         tx,
       );
-      await this.events.record(tx, tenantId, actor, { action: 'api_key.created', targetType: 'api_key', targetId: apiKey.id, data: { name: apiKey.name, type: apiKey.type, scopes: apiKey.scopes, expiresAt: apiKey.expiresAt?.toISOString() ?? null } });
+      await this.events.record(tx, tenantId, actor, {
+        action: 'api_key.created',
+        targetType: 'api_key',
+        targetId: apiKey.id,
+        data: { name: apiKey.name, type: apiKey.type, scopes: apiKey.scopes, expiresAt: apiKey.expiresAt?.toISOString() ?? null },
+      });
       return { apiKey, key };
     });
   }

@@ -32,7 +32,6 @@ function contextFor(controller: Type, handler: (...args: never[]) => unknown, pr
   return httpContext(controller, handler, { principal } as AppRequest);
 }
 
-
 describe('ScopesGuard', () => {
   const guard = new ScopesGuard(new Reflector());
   const routes = RoutesController.prototype;
@@ -49,7 +48,10 @@ describe('ScopesGuard', () => {
   });
 
   it('refuses a key with no scopes at all', () => {
-    expect(thrownBy(() => guard.canActivate(contextFor(RoutesController, routes.listBots, key('secret', []))))).toMatchObject({ code: 'INSUFFICIENT_SCOPE', status: 403 });
+    expect(thrownBy(() => guard.canActivate(contextFor(RoutesController, routes.listBots, key('secret', []))))).toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      status: 403,
+    });
   });
 
   it('needs every listed scope and names only the missing ones', () => {
@@ -59,7 +61,9 @@ describe('ScopesGuard', () => {
   });
 
   it('does not treat a scope as a prefix or pattern', () => {
-    expect(thrownBy(() => guard.canActivate(contextFor(RoutesController, routes.listBots, key('secret', ['bots:*', 'bots', 'BOTS:READ']))))).toMatchObject({ status: 403 });
+    expect(thrownBy(() => guard.canActivate(contextFor(RoutesController, routes.listBots, key('secret', ['bots:*', 'bots', 'BOTS:READ']))))).toMatchObject({
+      status: 403,
+    });
   });
 
   it('refuses a public key on any scoped route, whatever scopes it carries', () => {

@@ -6,10 +6,14 @@ import { Plan, PLAN_NAMES } from '../plans';
 const planRule = { message: `must be one of ${PLAN_NAMES.join(', ')}` };
 
 export class CreateTenantDto {
-  @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 200 characters' }) @MaxLength(200, { message: 'must be 1 to 200 characters' })
+  @Trim()
+  @IsString({ message: 'must be a string' })
+  @MinLength(1, { message: 'must be 1 to 200 characters' })
+  @MaxLength(200, { message: 'must be 1 to 200 characters' })
   name!: string;
 
-  @IsString({ message: 'must be a string' }) @MaxLength(63, { message: 'must be at most 63 characters' })
+  @IsString({ message: 'must be a string' })
+  @MaxLength(63, { message: 'must be at most 63 characters' })
   @Matches(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: 'must be lowercase letters, digits and single hyphens' })
   slug!: string;
 
@@ -18,9 +22,14 @@ export class CreateTenantDto {
 }
 
 export class UpdateTenantDto {
-  @OptionalNotNull() @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 200 characters' }) @MaxLength(200, { message: 'must be 1 to 200 characters' })
+  @OptionalNotNull()
+  @Trim()
+  @IsString({ message: 'must be a string' })
+  @MinLength(1, { message: 'must be 1 to 200 characters' })
+  @MaxLength(200, { message: 'must be 1 to 200 characters' })
   name?: string;
 
-  @OptionalNotNull() @IsIn(PLAN_NAMES, planRule)
+  @OptionalNotNull()
+  @IsIn(PLAN_NAMES, planRule)
   plan?: Plan;
 }

@@ -159,7 +159,10 @@ export class DeliveryQueueRepository {
 
   /** Disables an endpoint (`gone`, `failing`) unless it is already disabled; true when it was enabled. */
   async disableEndpoint(tenantId: string, endpointId: string, reason: 'gone' | 'failing', tx: PrismaTransaction): Promise<boolean> {
-    const { count } = await tx.webhookEndpoint.updateMany({ where: { tenantId, id: endpointId, enabled: true }, data: { enabled: false, disabledReason: reason } });
+    const { count } = await tx.webhookEndpoint.updateMany({
+      where: { tenantId, id: endpointId, enabled: true },
+      data: { enabled: false, disabledReason: reason },
+    });
     return count > 0;
   }
 

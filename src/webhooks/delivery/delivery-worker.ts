@@ -65,7 +65,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     clearTimeout(this.timer);
     await this.loop;
     const held = [...this.inFlight.keys()];
-    const drained = await Promise.race([Promise.allSettled([...this.inFlight.values()].map((attempt) => attempt.done)).then(() => true), sleep(this.options.drainMs).then(() => false)]);
+    const drained = await Promise.race([
+      Promise.allSettled([...this.inFlight.values()].map((attempt) => attempt.done)).then(() => true),
+      sleep(this.options.drainMs).then(() => false),
+    ]);
     clearInterval(this.renewal);
     if (!drained) await this.queue.release(held.filter((id) => this.inFlight.has(id))).catch(() => undefined);
   }
@@ -126,7 +129,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       const sending = this.deliver(delivery).catch((error: unknown) => {
         this.logger.warn(`Webhook delivery ${delivery.id} not recorded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
       });
-      this.inFlight.set(delivery.id, { tenantId: delivery.tenantId, endpointId: delivery.endpointId, done: sending.finally(() => this.attemptEnded(delivery.id)) });
+      this.inFlight.set(delivery.id, {
+        tenantId: delivery.tenantId,
+        endpointId: delivery.endpointId,
+        done: sending.finally(() => this.attemptEnded(delivery.id)),
+      });
     }
     return more;
   }
@@ -161,7 +168,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const { event, endpoint } = delivery;
     // The same bytes on every attempt: built from the stored event, in a fixed order.
     const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), data: event.data });
-    const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now ? [endpoint.previousSecret] : [])];
+    const secrets = [
+      endpoint.secret,
+      ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now ? [endpoint.previousSecret] : []),
+    ];
     const result = await this.sender.send(endpoint.url, body, signatureHeaders(event.id, Math.floor(now.getTime() / 1000), body, secrets));
     await this.record(delivery, result, new Date());
   }
@@ -172,19 +182,52 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const attempts = delivery.attempts + 1;
     const next = succeeded || gone ? null : nextAttemptAt(attempts, this.config.webhooks.retryScheduleSeconds, now, result.retryAfterSeconds);
     const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
-    const error = result.error ?? (succeeded ? null : result.status !== undefined && result.status >= 300 && result.status < 400 ? `redirect (${result.status}) not followed` : result.status !== undefined ? `HTTP ${result.status}` : null);
-    const attempt: AttemptRecord = { status, attemptedAt: now, nextAttemptAt: next, responseStatus: result.status ?? null, responseBody: result.body ?? null, error, durationMs: result.durationMs };
+    const error =
+      result.error ??
+      (succeeded
+        ? null
+        : result.status !== undefined && result.status >= 300 && result.status < 400
+          ? `redirect (${result.status}) not followed`
+          : result.status !== undefined
+            ? `HTTP ${result.status}`
+            : null);
+    const attempt: AttemptRecord = {
+      status,
+      attemptedAt: now,
+      nextAttemptAt: next,
+      responseStatus: result.status ?? null,
+      responseBody: result.body ?? null,
+      error,
+      durationMs: result.durationMs,
+    };
     if (!succeeded) {
       // One structured line per failure, with the reason and never a stack (the reason is one line).
-      this.logger.warn({ msg: 'Webhook delivery attempt failed', deliveryId: delivery.id, tenantId: delivery.tenantId, endpointId: delivery.endpointId, attempt: attempts, status, reason: error });
+      this.logger.warn({
+        msg: 'Webhook delivery attempt failed',
+        deliveryId: delivery.id,
+        tenantId: delivery.tenantId,
+        endpointId: delivery.endpointId,
+        attempt: attempts,
+        status,
+        reason: error,
+      });
     }
     // A success is one statement; a failure may also disable the endpoint, in one transaction.
     if (succeeded) return this.queue.recordAttempt(delivery.id, attempt);
     await this.prisma.$transaction(async (tx) => {
       await this.queue.recordAttempt(delivery.id, attempt, tx);
-      const reason = gone ? 'gone' : status === 'failed' && (await this.queue.failingSince(delivery.tenantId, delivery.endpointId, this.options.failingWindowMs, now, tx)) ? 'failing' : undefined;
+      const reason = gone
+        ? 'gone'
+        : status === 'failed' && (await this.queue.failingSince(delivery.tenantId, delivery.endpointId, this.options.failingWindowMs, now, tx))
+          ? 'failing'
+          : undefined;
       if (reason && (await this.queue.disableEndpoint(delivery.tenantId, delivery.endpointId, reason, tx))) {
-        await this.events.record(tx, delivery.tenantId, SYSTEM_ACTOR, { action: 'webhook.disabled', targetType: 'webhook', targetId: delivery.endpointId, data: { reason } });
+        await this.events.record(tx, delivery.tenantId, SYSTEM_ACTOR, {
+          action: 'webhook.disabled',
+          targetType: 'webhook',
+          targetId: delivery.endpointId,
+          data: { reason },
+        });
       }
     });
   }

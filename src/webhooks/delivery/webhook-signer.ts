@@ -7,6 +7,11 @@ import { WEBHOOK_SECRET_PREFIX } from '../webhook-secret';
  */
 export function signatureHeaders(eventId: string, timestampSeconds: number, body: string, secrets: readonly string[]): Record<string, string> {
   const signed = `${eventId}.${timestampSeconds}.${body}`;
-  const signatures = secrets.map((secret) => `v1,${createHmac('sha256', Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64')).update(signed).digest('base64')}`);
+  const signatures = secrets.map(
+    (secret) =>
+      `v1,${createHmac('sha256', Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64'))
+        .update(signed)
+        .digest('base64')}`,
+  );
   return { 'webhook-id': eventId, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': signatures.join(' ') };
 }

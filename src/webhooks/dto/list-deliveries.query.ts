@@ -5,6 +5,7 @@ import { WebhookDeliveryStatus } from '../../generated/prisma/enums';
 export const DELIVERY_STATUSES = Object.values(WebhookDeliveryStatus);
 
 export class ListDeliveriesQueryDto extends PageQueryDto {
-  @IsOptional() @IsIn(DELIVERY_STATUSES, { message: `must be one of ${DELIVERY_STATUSES.join(', ')}` })
+  @IsOptional()
+  @IsIn(DELIVERY_STATUSES, { message: `must be one of ${DELIVERY_STATUSES.join(', ')}` })
   status?: WebhookDeliveryStatus;
 }

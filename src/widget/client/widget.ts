@@ -5,11 +5,35 @@
 // all when the bot cannot be loaded (an inactive bot answers 409 BOT_INACTIVE), nor on a site the
 // tenant did not list in allowedOrigins (the site owner gets a console warning saying what to add).
 (() => {
-  interface LeadCapture { enabled: boolean; requirePhone: boolean; requireCompany: boolean }
-  interface Bot { id: string; name: string; primaryColor: string; language: string; welcomeMessage: string | null; suggestedQuestions: string[]; leadCapture: LeadCapture; handoff?: { enabled: boolean; message: string } }
-  interface Message { id: string; role: 'user' | 'assistant' | 'agent'; content: string; authorName?: string }
-  interface Session { token: string; conversationId: string; expiresAt: string }
-  interface ApiError { error?: { code?: string; message?: string } }
+  interface LeadCapture {
+    enabled: boolean;
+    requirePhone: boolean;
+    requireCompany: boolean;
+  }
+  interface Bot {
+    id: string;
+    name: string;
+    primaryColor: string;
+    language: string;
+    welcomeMessage: string | null;
+    suggestedQuestions: string[];
+    leadCapture: LeadCapture;
+    handoff?: { enabled: boolean; message: string };
+  }
+  interface Message {
+    id: string;
+    role: 'user' | 'assistant' | 'agent';
+    content: string;
+    authorName?: string;
+  }
+  interface Session {
+    token: string;
+    conversationId: string;
+    expiresAt: string;
+  }
+  interface ApiError {
+    error?: { code?: string; message?: string };
+  }
 
   const script = document.currentScript as HTMLScriptElement | null;
   const botId = script?.dataset.botId;
@@ -18,14 +42,55 @@
   const api = `${new URL(script.src).origin}/api/v1/widget`;
 
   const TEXTS = {
-    en: { open: 'Open chat', close: 'Close chat', placeholder: 'Type your question', label: 'Your question', send: 'Send', sources: 'Sources', lead: 'Leave your contact details', name: 'Name', email: 'E-mail', phone: 'Phone', company: 'Company', submit: 'Send details', thanks: 'Thank you! We will get back to you.', busy: 'Too many messages right now. Please try again later.', failed: 'Something went wrong. Please try again.', person: 'Talk to a person', agent: 'Support' },
-    de: { open: 'Chat öffnen', close: 'Chat schließen', placeholder: 'Ihre Frage', label: 'Ihre Frage', send: 'Senden', sources: 'Quellen', lead: 'Kontaktdaten hinterlassen', name: 'Name', email: 'E-Mail', phone: 'Telefon', company: 'Firma', submit: 'Daten senden', thanks: 'Danke! Wir melden uns bei Ihnen.', busy: 'Gerade zu viele Nachrichten. Bitte später erneut versuchen.', failed: 'Etwas ist schiefgelaufen. Bitte erneut versuchen.', person: 'Mit einem Menschen sprechen', agent: 'Support' },
+    en: {
+      open: 'Open chat',
+      close: 'Close chat',
+      placeholder: 'Type your question',
+      label: 'Your question',
+      send: 'Send',
+      sources: 'Sources',
+      lead: 'Leave your contact details',
+      name: 'Name',
+      email: 'E-mail',
+      phone: 'Phone',
+      company: 'Company',
+      submit: 'Send details',
+      thanks: 'Thank you! We will get back to you.',
+      busy: 'Too many messages right now. Please try again later.',
+      failed: 'Something went wrong. Please try again.',
+      person: 'Talk to a person',
+      agent: 'Support',
+    },
+    de: {
+      open: 'Chat öffnen',
+      close: 'Chat schließen',
+      placeholder: 'Ihre Frage',
+      label: 'Ihre Frage',
+      send: 'Senden',
+      sources: 'Quellen',
+      lead: 'Kontaktdaten hinterlassen',
+      name: 'Name',
+      email: 'E-Mail',
+      phone: 'Telefon',
+      company: 'Firma',
+      submit: 'Daten senden',
+      thanks: 'Danke! Wir melden uns bei Ihnen.',
+      busy: 'Gerade zu viele Nachrichten. Bitte später erneut versuchen.',
+      failed: 'Etwas ist schiefgelaufen. Bitte erneut versuchen.',
+      person: 'Mit einem Menschen sprechen',
+      agent: 'Support',
+    },
   };
 
   const call = async (path: string, init: RequestInit & { token?: string } = {}): Promise<Response> =>
     fetch(`${api}${path}`, {
       ...init,
-      headers: { 'X-API-Key': key, ...(init.body ? { 'Content-Type': 'application/json' } : {}), ...(init.token ? { 'X-Visitor-Token': init.token } : {}), ...(init.headers as Record<string, string>) },
+      headers: {
+        'X-API-Key': key,
+        ...(init.body ? { 'Content-Type': 'application/json' } : {}),
+        ...(init.token ? { 'X-Visitor-Token': init.token } : {}),
+        ...(init.headers as Record<string, string>),
+      },
     });
 
   const element = <K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] => {
@@ -38,7 +103,11 @@
   /** For the site owner, not the visitor: the refusal's answer is not readable cross-origin, so say what to check. */
   const warnOrigin = (certain: boolean): void => {
     const advice = `add ${location.origin} to the tenant's allowedOrigins setting (PATCH /api/v1/settings)`;
-    console.warn(certain ? `Chat widget: this site's origin is not allowed; ${advice}.` : `Chat widget: the bot could not be loaded. If this site's origin is not allowed, ${advice}.`);
+    console.warn(
+      certain
+        ? `Chat widget: this site's origin is not allowed; ${advice}.`
+        : `Chat widget: the bot could not be loaded. If this site's origin is not allowed, ${advice}.`,
+    );
   };
 
   async function start(): Promise<void> {
@@ -181,7 +250,12 @@
       log.append(bubble);
       try {
         const { token, conversationId } = await conversation();
-        const response = await call(`/conversations/${conversationId}/messages`, { method: 'POST', token, body: JSON.stringify({ content: question }), headers: { Accept: 'text/event-stream' } });
+        const response = await call(`/conversations/${conversationId}/messages`, {
+          method: 'POST',
+          token,
+          body: JSON.stringify({ content: question }),
+          headers: { Accept: 'text/event-stream' },
+        });
         if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) throw await failure(response);
         for await (const { event, data } of serverSentEvents(response.body)) {
           if (event === 'delta') bubble.textContent += (data as { text: string }).text;
@@ -190,8 +264,7 @@
             // A person has the conversation: the bot stays silent, the agent answers on the stream.
             if (reply) showSources(bubble, reply.sources, t.sources);
             else bubble.remove();
-          }
-          else if (event === 'error') throw data;
+          } else if (event === 'error') throw data;
         }
       } catch (error) {
         if (refusedOrigin(error)) return;
@@ -320,7 +393,10 @@
     let lastEventId: string | undefined;
     for (let attempt = 0; attempt < 1000; attempt++) {
       try {
-        const response = await call(`/conversations/${session.conversationId}/events`, { token: session.token, headers: { Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) } });
+        const response = await call(`/conversations/${session.conversationId}/events`, {
+          token: session.token,
+          headers: { Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
+        });
         if (response.status === 404 || response.status === 401 || response.status === 409) return;
         if (!response.ok || !response.body) throw new Error(String(response.status));
         for await (const { event, data, id } of serverSentEvents(response.body)) {

@@ -7,31 +7,43 @@ import { LeadContactDto } from '../../leads/dto/create-lead.dto';
 
 export class CreateSessionDto {
   /** The bot the widget talks to: one of the key's tenant's bots. */
-  @IsString({ message: 'must be a string' }) @IsUUID('all', { message: 'must be a UUID' })
+  @IsString({ message: 'must be a string' })
+  @IsUUID('all', { message: 'must be a UUID' })
   botId!: string;
 
   @ApiPropertyOptional({
     maxLength: 1024,
     description: "The visitor's earlier visitor token (even expired, up to 30 days) to stay the same visitor; without a valid one a new visitor id is minted.",
   })
-  @OptionalNotNull() @IsString({ message: 'must be a string' }) @MaxLength(1024, { message: 'must be at most 1024 characters' })
+  @OptionalNotNull()
+  @IsString({ message: 'must be a string' })
+  @MaxLength(1024, { message: 'must be at most 1024 characters' })
   visitorToken?: string;
 
   /** Ignored, still accepted from widget scripts of before part 3: the service mints visitor ids. */
-  @ApiPropertyOptional({ maxLength: 256, deprecated: true, description: 'Ignored: the service mints visitor ids (send `visitorToken` to stay the same visitor).' })
-  @OptionalNotNull() @IsString({ message: 'must be a string' }) @MaxLength(256, { message: 'must be at most 256 characters' })
+  @ApiPropertyOptional({
+    maxLength: 256,
+    deprecated: true,
+    description: 'Ignored: the service mints visitor ids (send `visitorToken` to stay the same visitor).',
+  })
+  @OptionalNotNull()
+  @IsString({ message: 'must be a string' })
+  @MaxLength(256, { message: 'must be at most 256 characters' })
   visitorId?: string;
 }
 
 export class SendMessageDto {
   @ApiProperty({ minLength: 1, maxLength: 4000, description: "The visitor's message. Trimmed; length in Unicode code points." })
-  @Trim() @IsString({ message: 'must be a string' }) @Validate(CodePointLength, [1, 4000])
+  @Trim()
+  @IsString({ message: 'must be a string' })
+  @Validate(CodePointLength, [1, 4000])
   content!: string;
 }
 
 export class MessagesAfterQueryDto {
   /** Only the messages after this one (a message id of the conversation). */
-  @IsOptional() @IsUUID('all', { message: 'must be a UUID' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a UUID' })
   after?: string;
 }
 
@@ -40,10 +52,12 @@ export class WidgetLeadDto extends LeadContactDto {}
 
 /** GET /widget/demo: the bot and the public key the page embeds the widget with. */
 export class WidgetDemoQueryDto {
-  @IsString({ message: 'must be a string' }) @IsUUID('all', { message: 'must be a UUID' })
+  @IsString({ message: 'must be a string' })
+  @IsUUID('all', { message: 'must be a UUID' })
   botId!: string;
 
   @ApiProperty({ pattern: '^svc_pk_[A-Za-z0-9]{20,60}$', maxLength: 67 })
-  @IsString({ message: 'must be a string' }) @Matches(/^svc_pk_[A-Za-z0-9]{20,60}$/, { message: 'must be a public key (svc_pk_...)' })
+  @IsString({ message: 'must be a string' })
+  @Matches(/^svc_pk_[A-Za-z0-9]{20,60}$/, { message: 'must be a public key (svc_pk_...)' })
   key!: string;
 }

@@ -18,7 +18,11 @@ const MembersPage = lazy(() => import('./pages/members'));
 const AuditLogPage = lazy(() => import('./pages/audit-log'));
 const AccountPage = lazy(() => import('./pages/account'));
 
-const loading = <p role="status" className="loading">Loading…</p>;
+const loading = (
+  <p role="status" className="loading">
+    Loading…
+  </p>
+);
 
 export function App() {
   const { status, membership } = useSession();
@@ -34,7 +38,14 @@ export function App() {
         ) : status === 'signedOut' ? (
           <Route path="*" element={<SignInPage from={location.pathname} />} />
         ) : !membership ? (
-          <Route path="*" element={<Layout><p>You are not a member of any tenant yet. Ask an owner to invite you.</p></Layout>} />
+          <Route
+            path="*"
+            element={
+              <Layout>
+                <p>You are not a member of any tenant yet. Ask an owner to invite you.</p>
+              </Layout>
+            }
+          />
         ) : (
           <Route element={<Layout />}>
             <Route index element={<OverviewPage />} />
@@ -48,7 +59,14 @@ export function App() {
             <Route path="audit-log" element={<AuditLogPage />} />
             <Route path="account" element={<AccountPage />} />
             <Route path="sign-in" element={<Navigate to="/" replace />} />
-            <Route path="*" element={<p>There is no page here. <a href="/dashboard/">Go to the overview</a>.</p>} />
+            <Route
+              path="*"
+              element={
+                <p>
+                  There is no page here. <a href="/dashboard/">Go to the overview</a>.
+                </p>
+              }
+            />
           </Route>
         )}
       </Routes>

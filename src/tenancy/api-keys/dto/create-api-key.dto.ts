@@ -11,20 +11,39 @@ import type { CreateKeyInput } from '../api-keys.service';
 export const ToDateTime = () => Transform(({ value }) => parseIsoDateTime(value) ?? value);
 
 export class CreateApiKeyDto {
-  @Trim() @IsString({ message: 'must be a string' }) @MinLength(1, { message: 'must be 1 to 100 characters' }) @MaxLength(100, { message: 'must be 1 to 100 characters' })
+  @Trim()
+  @IsString({ message: 'must be a string' })
+  @MinLength(1, { message: 'must be 1 to 100 characters' })
+  @MaxLength(100, { message: 'must be 1 to 100 characters' })
   name!: string;
 
-  @ApiProperty({ type: [String], enum: ALL_SCOPES, minItems: 0, maxItems: ALL_SCOPES.length, description: 'Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only.' })
-  @IsArray({ message: 'must be an array of scopes' }) @ArrayMaxSize(ALL_SCOPES.length, { message: `must have at most ${ALL_SCOPES.length} entries` })
+  @ApiProperty({
+    type: [String],
+    enum: ALL_SCOPES,
+    minItems: 0,
+    maxItems: ALL_SCOPES.length,
+    description:
+      'Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only.',
+  })
+  @IsArray({ message: 'must be an array of scopes' })
+  @ArrayMaxSize(ALL_SCOPES.length, { message: `must have at most ${ALL_SCOPES.length} entries` })
   @IsIn(ALL_SCOPES, { each: true, message: `each entry must be one of ${ALL_SCOPES.join(', ')}` })
   scopes!: Scope[];
 
-  @OptionalNotNull() @IsIn(['secret', 'public'], { message: 'must be secret or public' })
+  @OptionalNotNull()
+  @IsIn(['secret', 'public'], { message: 'must be secret or public' })
   /** `secret` by default. */
   type?: 'secret' | 'public';
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.' })
-  @IsOptional() @ToDateTime() @IsDate({ message: 'must be an ISO 8601 date-time with a time zone' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.',
+  })
+  @IsOptional()
+  @ToDateTime()
+  @IsDate({ message: 'must be an ISO 8601 date-time with a time zone' })
   expiresAt?: Date | null;
 }
 

@@ -43,14 +43,20 @@ export default function Chart({ title, days, series }: { title: string; days: st
           <thead>
             <tr>
               <th scope="col">Day</th>
-              {series.map((each) => <th scope="col" key={each.label}>{each.label}</th>)}
+              {series.map((each) => (
+                <th scope="col" key={each.label}>
+                  {each.label}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
             {days.map((day, index) => (
               <tr key={day}>
                 <th scope="row">{day}</th>
-                {series.map((each) => <td key={each.label}>{each.values[index]}</td>)}
+                {series.map((each) => (
+                  <td key={each.label}>{each.values[index]}</td>
+                ))}
               </tr>
             ))}
           </tbody>

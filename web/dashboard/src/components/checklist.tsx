@@ -34,7 +34,10 @@ export function FirstRunChecklist() {
       <ol className="checklist">
         {steps.map(([ticked, label, to]) => (
           <li key={label} className={ticked ? 'done' : ''}>
-            <span className="tick" aria-hidden="true">{ticked ? '✓' : '○'}</span> <Link to={to}>{label}</Link> <span className="state">{ticked ? '(done)' : '(to do)'}</span>
+            <span className="tick" aria-hidden="true">
+              {ticked ? '✓' : '○'}
+            </span>{' '}
+            <Link to={to}>{label}</Link> <span className="state">{ticked ? '(done)' : '(to do)'}</span>
           </li>
         ))}
       </ol>

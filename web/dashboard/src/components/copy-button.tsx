@@ -13,7 +13,9 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   };
   return (
     <span className="copy">
-      <button type="button" className="secondary" onClick={() => void copy()}>{label}</button>
+      <button type="button" className="secondary" onClick={() => void copy()}>
+        {label}
+      </button>
       <span role="status">{copied === 'yes' ? 'Copied.' : copied === 'no' ? 'Copying is blocked here: select the text and copy it.' : ''}</span>
     </span>
   );

@@ -25,7 +25,9 @@ export function Layout({ children }: { children?: ReactNode }) {
   }, [location.pathname]);
   return (
     <div className="shell">
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <header className="top">
         <span className="brand">Chatbot Platform</span>
         {account && account.memberships.length > 0 && (
@@ -41,19 +43,31 @@ export function Layout({ children }: { children?: ReactNode }) {
           </div>
         )}
         <span className="who">{account?.user.email}</span>
-        <button type="button" className="secondary" onClick={() => void signOut()}>Sign out</button>
+        <button type="button" className="secondary" onClick={() => void signOut()}>
+          Sign out
+        </button>
       </header>
       <nav aria-label="Main">
         <ul>
           {LINKS.map(([to, label]) => (
             <li key={to}>
-              <NavLink to={to} end={to === '/'}>{label}</NavLink>
+              <NavLink to={to} end={to === '/'}>
+                {label}
+              </NavLink>
             </li>
           ))}
         </ul>
       </nav>
       <main id="main" ref={main} tabIndex={-1}>
-        <Suspense fallback={<p role="status" className="loading">Loading…</p>}>{children ?? <Outlet key={membership?.tenant.id} />}</Suspense>
+        <Suspense
+          fallback={
+            <p role="status" className="loading">
+              Loading…
+            </p>
+          }
+        >
+          {children ?? <Outlet key={membership?.tenant.id} />}
+        </Suspense>
       </main>
     </div>
   );

@@ -20,18 +20,30 @@ export function Field({ label, name, value, onChange, errors, hint, multiline, .
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      {hint && <p className="hint" id={`${id}-hint`}>{hint}</p>}
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
       {multiline ? (
         <textarea {...common} rows={8} required={input.required} maxLength={input.maxLength} onChange={(event) => onChange(event.target.value)} />
       ) : (
         <input {...input} {...common} onChange={(event) => onChange(event.target.value)} />
       )}
-      {error && <p className="field-error" id={`${id}-error`}>Error: {error}</p>}
+      {error && (
+        <p className="field-error" id={`${id}-error`}>
+          Error: {error}
+        </p>
+      )}
     </div>
   );
 }
 
 /** The error that belongs to no single field, announced when it appears. */
 export function FormError({ errors }: { errors: FormErrors }) {
-  return errors.form ? <p className="form-error" role="alert">Error: {errors.form}</p> : null;
+  return errors.form ? (
+    <p className="form-error" role="alert">
+      Error: {errors.form}
+    </p>
+  ) : null;
 }

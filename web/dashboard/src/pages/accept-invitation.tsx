@@ -36,10 +36,22 @@ export default function AcceptInvitationPage() {
           <>
             <p>Create your account to join the team.</p>
             <Field label="Your name" name="name" autoComplete="name" required value={name} onChange={setName} errors={errors} />
-            <Field label="Password" name="password" type="password" autoComplete="new-password" required hint="At least 10 characters." value={password} onChange={setPassword} errors={errors} />
+            <Field
+              label="Password"
+              name="password"
+              type="password"
+              autoComplete="new-password"
+              required
+              hint="At least 10 characters."
+              value={password}
+              onChange={setPassword}
+              errors={errors}
+            />
           </>
         )}
-        <button type="submit" disabled={busy || !token}>Accept invitation</button>
+        <button type="submit" disabled={busy || !token}>
+          Accept invitation
+        </button>
       </form>
     </PublicFrame>
   );

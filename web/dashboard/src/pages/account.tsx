@@ -28,10 +28,34 @@ export default function AccountPage() {
         <h2 id="profile-title">Name and password</h2>
         <FormError errors={errors} />
         <Field label="Name" name="name" autoComplete="name" value={name} onChange={setName} errors={errors} />
-        <Field label="New password (optional)" name="password" type="password" autoComplete="new-password" hint="A new password signs out your other sessions." value={password} onChange={setPassword} errors={errors} />
-        <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required value={currentPassword} onChange={setCurrentPassword} errors={errors} />
-        <button type="submit" disabled={busy}>Save</button>
-        {saved && <p role="status" className="saved">Saved.</p>}
+        <Field
+          label="New password (optional)"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          hint="A new password signs out your other sessions."
+          value={password}
+          onChange={setPassword}
+          errors={errors}
+        />
+        <Field
+          label="Current password"
+          name="currentPassword"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={currentPassword}
+          onChange={setCurrentPassword}
+          errors={errors}
+        />
+        <button type="submit" disabled={busy}>
+          Save
+        </button>
+        {saved && (
+          <p role="status" className="saved">
+            Saved.
+          </p>
+        )}
       </form>
       <section className="card" aria-labelledby="sessions-title">
         <h2 id="sessions-title">Sessions</h2>
@@ -40,8 +64,19 @@ export default function AccountPage() {
             <ul>
               {data.sessions.map((session) => (
                 <li key={session.id}>
-                  {session.userAgent ?? 'Unknown browser'} · {session.ip ?? ''} · last seen {formatDate(session.lastSeenAt)} {session.current ? '(this browser)' : (
-                    <button type="button" className="secondary" onClick={() => void call(api.DELETE('/auth/v1/sessions/{id}', { params: { path: { id: session.id } } })).then(sessions.reload, sessions.reload)}>End session</button>
+                  {session.userAgent ?? 'Unknown browser'} · {session.ip ?? ''} · last seen {formatDate(session.lastSeenAt)}{' '}
+                  {session.current ? (
+                    '(this browser)'
+                  ) : (
+                    <button
+                      type="button"
+                      className="secondary"
+                      onClick={() =>
+                        void call(api.DELETE('/auth/v1/sessions/{id}', { params: { path: { id: session.id } } })).then(sessions.reload, sessions.reload)
+                      }
+                    >
+                      End session
+                    </button>
                   )}
                 </li>
               ))}

@@ -8,7 +8,17 @@ import { useSubmit } from '../forms/use-submit';
 
 const Chart = lazy(() => import('../components/chart'));
 type Scope = Schemas['Scope'];
-const SCOPES: Scope[] = ['bots:read', 'conversations:read', 'leads:read', 'leads:write', 'webhooks:manage', 'analytics:read', 'settings:read', 'settings:write', 'knowledge:write'];
+const SCOPES: Scope[] = [
+  'bots:read',
+  'conversations:read',
+  'leads:read',
+  'leads:write',
+  'webhooks:manage',
+  'analytics:read',
+  'settings:read',
+  'settings:write',
+  'knowledge:write',
+];
 
 export default function ApiKeysPage() {
   const keys = useResource(() => call(api.GET('/api/v1/api-keys')), []);
@@ -16,20 +26,31 @@ export default function ApiKeysPage() {
   return (
     <>
       <PageTitle>API keys</PageTitle>
-      <CreateKeyForm onCreated={async (key) => { setCreated(key); await keys.reload(); }} />
+      <CreateKeyForm
+        onCreated={async (key) => {
+          setCreated(key);
+          await keys.reload();
+        }}
+      />
       {created && (
         <section className="card shown-once" aria-labelledby="new-key-title">
           <h2 id="new-key-title">Your new key</h2>
           <p>Copy it now: it is shown this once and cannot be shown again.</p>
-          <pre className="snippet" tabIndex={0}><code data-testid="new-key">{created}</code></pre>
+          <pre className="snippet" tabIndex={0}>
+            <code data-testid="new-key">{created}</code>
+          </pre>
           <CopyButton text={created} label="Copy key" />{' '}
-          <button type="button" className="secondary" onClick={() => setCreated(undefined)}>I have copied it</button>
+          <button type="button" className="secondary" onClick={() => setCreated(undefined)}>
+            I have copied it
+          </button>
         </section>
       )}
       <Loaded resource={keys} isEmpty={(data) => data.apiKeys.length === 0} empty={<p>No keys yet.</p>}>
         {({ apiKeys }) => (
           <ul className="keys">
-            {apiKeys.map((key) => <KeyItem key={key.id} apiKey={key} onDeleted={keys.reload} />)}
+            {apiKeys.map((key) => (
+              <KeyItem key={key.id} apiKey={key} onDeleted={keys.reload} />
+            ))}
           </ul>
         )}
       </Loaded>
@@ -56,20 +77,32 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: string) => Promise<void
       <Field label="Key name" name="name" required maxLength={100} value={name} onChange={setName} errors={errors} />
       <fieldset>
         <legend>Type</legend>
-        <label><input type="radio" name="type" checked={type === 'secret'} onChange={() => setType('secret')} /> Secret (your servers; Pro and higher)</label>
-        <label><input type="radio" name="type" checked={type === 'public'} onChange={() => setType('public')} /> Public (the widget on your site)</label>
+        <label>
+          <input type="radio" name="type" checked={type === 'secret'} onChange={() => setType('secret')} /> Secret (your servers; Pro and higher)
+        </label>
+        <label>
+          <input type="radio" name="type" checked={type === 'public'} onChange={() => setType('public')} /> Public (the widget on your site)
+        </label>
       </fieldset>
       {type === 'secret' && (
         <fieldset aria-describedby={errors.fields.scopes ? 'scopes-error' : undefined}>
           <legend>Scopes</legend>
           {SCOPES.map((scope) => (
-            <label key={scope} className="scope"><input type="checkbox" checked={scopes.includes(scope)} onChange={() => toggle(scope)} /> {scope}</label>
+            <label key={scope} className="scope">
+              <input type="checkbox" checked={scopes.includes(scope)} onChange={() => toggle(scope)} /> {scope}
+            </label>
           ))}
-          {errors.fields.scopes && <p className="field-error" id="scopes-error">Error: {errors.fields.scopes}</p>}
+          {errors.fields.scopes && (
+            <p className="field-error" id="scopes-error">
+              Error: {errors.fields.scopes}
+            </p>
+          )}
         </fieldset>
       )}
       <Field label="Expires on (optional)" name="expiresAt" type="date" value={expiresOn} onChange={setExpiresOn} errors={errors} />
-      <button type="submit" disabled={busy}>Create key</button>
+      <button type="submit" disabled={busy}>
+        Create key
+      </button>
     </form>
   );
 }
@@ -85,17 +118,29 @@ function KeyItem({ apiKey, onDeleted }: { apiKey: Schemas['ApiKeyResponse']; onD
     <li className="card">
       <h2 className="key-name">{apiKey.name}</h2>
       <p>
-        {apiKey.type} key <code>{apiKey.prefix}…{apiKey.last4}</code> · scopes: {apiKey.scopes.join(', ') || 'none'} · expires {formatDate(apiKey.expiresAt)} · last used {formatDate(apiKey.lastUsedAt)}
+        {apiKey.type} key{' '}
+        <code>
+          {apiKey.prefix}…{apiKey.last4}
+        </code>{' '}
+        · scopes: {apiKey.scopes.join(', ') || 'none'} · expires {formatDate(apiKey.expiresAt)} · last used {formatDate(apiKey.lastUsedAt)}
       </p>
-      <button type="button" className="secondary" aria-expanded={showActivity} onClick={() => setShowActivity(!showActivity)}>Activity, 30 days</button>{' '}
+      <button type="button" className="secondary" aria-expanded={showActivity} onClick={() => setShowActivity(!showActivity)}>
+        Activity, 30 days
+      </button>{' '}
       {confirming ? (
         <span role="group" aria-label={`Delete ${apiKey.name}?`}>
           Delete this key? Requests with it fail at once.{' '}
-          <button type="button" className="danger" disabled={busy} onClick={() => void submit()}>Yes, delete key</button>{' '}
-          <button type="button" className="secondary" onClick={() => setConfirming(false)}>Keep it</button>
+          <button type="button" className="danger" disabled={busy} onClick={() => void submit()}>
+            Yes, delete key
+          </button>{' '}
+          <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+            Keep it
+          </button>
         </span>
       ) : (
-        <button type="button" className="secondary" onClick={() => setConfirming(true)} aria-label={`Delete ${apiKey.name}`}>Delete</button>
+        <button type="button" className="secondary" onClick={() => setConfirming(true)} aria-label={`Delete ${apiKey.name}`}>
+          Delete
+        </button>
       )}
       <FormError errors={errors} />
       {showActivity && <KeyActivity id={apiKey.id} name={apiKey.name} />}

@@ -16,7 +16,9 @@ export default function BotPage() {
       {({ bot: current }) => (
         <>
           <PageTitle>{current.name}</PageTitle>
-          <p>State: <strong>{current.isActive ? 'On' : 'Off'}</strong> · {current.knowledgeBaseSize} characters of knowledge · {current.messageCount} messages</p>
+          <p>
+            State: <strong>{current.isActive ? 'On' : 'Off'}</strong> · {current.knowledgeBaseSize} characters of knowledge · {current.messageCount} messages
+          </p>
           <BotSettingsForm bot={current} onSaved={bot.reload} />
           <EmbedSnippet botId={current.id} />
           <KnowledgeSection botId={current.id} onChange={bot.reload} />

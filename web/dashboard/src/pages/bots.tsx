@@ -17,10 +17,18 @@ export default function BotsPage() {
           <table className="list">
             <caption>Your bots</caption>
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Knowledge</th><th scope="col">Messages</th><th scope="col">Switch</th></tr>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">State</th>
+                <th scope="col">Knowledge</th>
+                <th scope="col">Messages</th>
+                <th scope="col">Switch</th>
+              </tr>
             </thead>
             <tbody>
-              {list.map((bot) => <BotRow key={bot.id} bot={bot} onChange={bots.reload} />)}
+              {list.map((bot) => (
+                <BotRow key={bot.id} bot={bot} onChange={bots.reload} />
+              ))}
             </tbody>
           </table>
         )}
@@ -36,12 +44,20 @@ function BotRow({ bot, onChange }: { bot: Schemas['BotResponse']; onChange: () =
   });
   return (
     <tr>
-      <th scope="row"><Link to={`/bots/${bot.id}`}>{bot.name}</Link></th>
+      <th scope="row">
+        <Link to={`/bots/${bot.id}`}>{bot.name}</Link>
+      </th>
       <td>{bot.isActive ? 'On' : 'Off'}</td>
       <td>{bot.knowledgeBaseSize} characters</td>
       <td>{bot.messageCount}</td>
       <td>
-        <button type="button" className="secondary" disabled={busy} onClick={() => void submit()} aria-label={`${bot.isActive ? 'Switch off' : 'Switch on'} ${bot.name}`}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={busy}
+          onClick={() => void submit()}
+          aria-label={`${bot.isActive ? 'Switch off' : 'Switch on'} ${bot.name}`}
+        >
           {bot.isActive ? 'Switch off' : 'Switch on'}
         </button>
         <FormError errors={errors} />
@@ -64,7 +80,9 @@ function CreateBotForm() {
       <FormError errors={errors} />
       <Field label="Bot name" name="name" required maxLength={100} value={name} onChange={setName} errors={errors} />
       <Field label="Language (two letters)" name="language" required maxLength={2} value={language} onChange={setLanguage} errors={errors} />
-      <button type="submit" disabled={busy}>Create bot</button>
+      <button type="submit" disabled={busy}>
+        Create bot
+      </button>
     </form>
   );
 }

@@ -19,7 +19,11 @@ export default function ConversationsPage() {
         <label htmlFor="conversation-status">Status</label>{' '}
         <select id="conversation-status" value={status} onChange={(event) => setStatus(event.target.value as Status | '')}>
           <option value="">Any</option>
-          {STATUSES.map((each) => <option key={each} value={each}>{each.replace('_', ' ')}</option>)}
+          {STATUSES.map((each) => (
+            <option key={each} value={each}>
+              {each.replace('_', ' ')}
+            </option>
+          ))}
         </select>
       </div>
       <div className="split">

@@ -21,10 +21,22 @@ export default function MembersPage() {
         {(data) => (
           <table className="list">
             <caption>People in this tenant</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Since</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">E-mail</th>
+                <th scope="col">Role</th>
+                <th scope="col">Since</th>
+              </tr>
+            </thead>
             <tbody>
               {data.members.map((member) => (
-                <tr key={member.userId}><th scope="row">{member.name}</th><td>{member.email}</td><td>{member.role}</td><td>{formatDate(member.createdAt)}</td></tr>
+                <tr key={member.userId}>
+                  <th scope="row">{member.name}</th>
+                  <td>{member.email}</td>
+                  <td>{member.role}</td>
+                  <td>{formatDate(member.createdAt)}</td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -55,16 +67,24 @@ function Invitations() {
         <div className="field">
           <label htmlFor="invite-role">Role</label>
           <select id="invite-role" value={role} onChange={(event) => setRole(event.target.value as Role)}>
-            {ROLES.map((each) => <option key={each} value={each}>{each}</option>)}
+            {ROLES.map((each) => (
+              <option key={each} value={each}>
+                {each}
+              </option>
+            ))}
           </select>
         </div>
-        <button type="submit" disabled={busy}>Send invitation</button>
+        <button type="submit" disabled={busy}>
+          Send invitation
+        </button>
       </form>
       {link && (
         <section className="card" aria-labelledby="invite-link-title">
           <h2 id="invite-link-title">Invitation link</h2>
           <p>Send this link to the person (it is also mailed when the service sends mail). It is shown this once and is valid for 7 days.</p>
-          <pre className="snippet" tabIndex={0}><code data-testid="accept-url">{link}</code></pre>
+          <pre className="snippet" tabIndex={0}>
+            <code data-testid="accept-url">{link}</code>
+          </pre>
           <CopyButton text={link} label="Copy link" />
         </section>
       )}
@@ -72,10 +92,22 @@ function Invitations() {
         {(data) => (
           <table className="list">
             <caption>Invitations</caption>
-            <thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Expires</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">E-mail</th>
+                <th scope="col">Role</th>
+                <th scope="col">Status</th>
+                <th scope="col">Expires</th>
+              </tr>
+            </thead>
             <tbody>
               {data.invitations.map((each) => (
-                <tr key={each.id}><th scope="row">{each.email}</th><td>{each.role}</td><td>{each.status}</td><td>{formatDate(each.expiresAt)}</td></tr>
+                <tr key={each.id}>
+                  <th scope="row">{each.email}</th>
+                  <td>{each.role}</td>
+                  <td>{each.status}</td>
+                  <td>{formatDate(each.expiresAt)}</td>
+                </tr>
               ))}
             </tbody>
           </table>

@@ -17,7 +17,10 @@ export default function OverviewPage() {
   const figures = useResource(() => call(api.GET('/api/v1/analytics/overview', { params: { query: {} } })), []);
   const series = useResource(async () => {
     const answers = await Promise.all(METRICS.map(({ metric }) => call(api.GET('/api/v1/analytics/timeseries', { params: { query: { metric } } }))));
-    return { days: answers[0].points.map((point) => point.period), series: answers.map((answer, index) => ({ ...METRICS[index], values: answer.points.map((point) => point.count) })) };
+    return {
+      days: answers[0].points.map((point) => point.period),
+      series: answers.map((answer, index) => ({ ...METRICS[index], values: answer.points.map((point) => point.count) })),
+    };
   }, []);
   return (
     <>
@@ -26,7 +29,9 @@ export default function OverviewPage() {
       <Loaded resource={tenant}>
         {({ tenant }) => (
           <section className="card" aria-labelledby="usage-title">
-            <h2 id="usage-title">{tenant.name}: plan {tenant.plan}</h2>
+            <h2 id="usage-title">
+              {tenant.name}: plan {tenant.plan}
+            </h2>
             <dl className="usage">
               <div>
                 <dt>Messages this month</dt>
@@ -37,7 +42,9 @@ export default function OverviewPage() {
               </div>
               <div>
                 <dt>Bots</dt>
-                <dd>{tenant.usage.botCount} of {tenant.limits.botsLimit}</dd>
+                <dd>
+                  {tenant.usage.botCount} of {tenant.limits.botsLimit}
+                </dd>
               </div>
               <div>
                 <dt>API access</dt>
@@ -52,18 +59,40 @@ export default function OverviewPage() {
           <section className="card" aria-labelledby="figures-title">
             <h2 id="figures-title">Last 30 days</h2>
             <dl className="usage">
-              <div><dt>Conversations</dt><dd>{data.conversations}</dd></div>
-              <div><dt>Visitor messages</dt><dd>{data.messages.user}</dd></div>
-              <div><dt>Leads</dt><dd>{data.leads}</dd></div>
-              <div><dt>Unanswered</dt><dd>{Math.round(data.unansweredRate * 100)}%</dd></div>
+              <div>
+                <dt>Conversations</dt>
+                <dd>{data.conversations}</dd>
+              </div>
+              <div>
+                <dt>Visitor messages</dt>
+                <dd>{data.messages.user}</dd>
+              </div>
+              <div>
+                <dt>Leads</dt>
+                <dd>{data.leads}</dd>
+              </div>
+              <div>
+                <dt>Unanswered</dt>
+                <dd>{Math.round(data.unansweredRate * 100)}%</dd>
+              </div>
             </dl>
           </section>
         )}
       </Loaded>
       <Loaded resource={series}>
         {(data) => (
-          <Suspense fallback={<p role="status" className="loading">Loading chart…</p>}>
-            <Chart title="Conversations, messages and leads per day" days={data.days} series={data.series.map((each) => ({ label: each.label, color: each.color, dash: each.dash ? [...each.dash] : undefined, values: each.values }))} />
+          <Suspense
+            fallback={
+              <p role="status" className="loading">
+                Loading chart…
+              </p>
+            }
+          >
+            <Chart
+              title="Conversations, messages and leads per day"
+              days={data.days}
+              series={data.series.map((each) => ({ label: each.label, color: each.color, dash: each.dash ? [...each.dash] : undefined, values: each.values }))}
+            />
           </Suspense>
         )}
       </Loaded>

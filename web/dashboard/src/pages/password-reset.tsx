@@ -27,10 +27,14 @@ function RequestReset() {
         <form onSubmit={submit} noValidate>
           <FormError errors={errors} />
           <Field label="E-mail" name="email" type="email" autoComplete="email" required value={email} onChange={setEmail} errors={errors} />
-          <button type="submit" disabled={busy}>Send reset link</button>
+          <button type="submit" disabled={busy}>
+            Send reset link
+          </button>
         </form>
       )}
-      <p><Link to="/">Back to sign in</Link></p>
+      <p>
+        <Link to="/">Back to sign in</Link>
+      </p>
     </PublicFrame>
   );
 }
@@ -45,13 +49,31 @@ function ChooseNewPassword({ token }: { token: string }) {
   return (
     <PublicFrame title="Choose a new password">
       {done ? (
-        <p role="status">Your password is changed and every session ended. <Link to="/">Sign in</Link> with the new one.</p>
+        <p role="status">
+          Your password is changed and every session ended. <Link to="/">Sign in</Link> with the new one.
+        </p>
       ) : (
         <form onSubmit={submit} noValidate>
           <FormError errors={errors} />
-          {errors.fields.token && <p className="form-error" role="alert">Error: this link is invalid or expired. <Link to="/password-reset">Ask for a new one</Link>.</p>}
-          <Field label="New password" name="password" type="password" autoComplete="new-password" required hint="At least 10 characters." value={password} onChange={setPassword} errors={errors} />
-          <button type="submit" disabled={busy}>Change password</button>
+          {errors.fields.token && (
+            <p className="form-error" role="alert">
+              Error: this link is invalid or expired. <Link to="/password-reset">Ask for a new one</Link>.
+            </p>
+          )}
+          <Field
+            label="New password"
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            required
+            hint="At least 10 characters."
+            value={password}
+            onChange={setPassword}
+            errors={errors}
+          />
+          <button type="submit" disabled={busy}>
+            Change password
+          </button>
         </form>
       )}
     </PublicFrame>

@@ -21,8 +21,19 @@ export function SignInPage({ from }: { from: string }) {
       <form onSubmit={submit} noValidate>
         <FormError errors={errors} />
         <Field label="E-mail" name="email" type="email" autoComplete="email" required value={email} onChange={setEmail} errors={errors} />
-        <Field label="Password" name="password" type="password" autoComplete="current-password" required value={password} onChange={setPassword} errors={errors} />
-        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={setPassword}
+          errors={errors}
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
       <p>
         New here? <Link to="/sign-up">Create an account</Link>. <Link to="/password-reset">Forgot your password?</Link>

@@ -21,9 +21,29 @@ export default function SignUpPage() {
         <FormError errors={errors} />
         <Field label="Your name" name="name" autoComplete="name" required value={form.name} onChange={set('name')} errors={errors} />
         <Field label="E-mail" name="email" type="email" autoComplete="email" required value={form.email} onChange={set('email')} errors={errors} />
-        <Field label="Password" name="password" type="password" autoComplete="new-password" required hint="At least 10 characters." value={form.password} onChange={set('password')} errors={errors} />
-        <Field label="Company or team name" name="tenantName" required hint="Your workspace; you can rename it later." value={form.tenantName} onChange={set('tenantName')} errors={errors} />
-        <button type="submit" disabled={busy}>{busy ? 'Creating…' : 'Create account'}</button>
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          hint="At least 10 characters."
+          value={form.password}
+          onChange={set('password')}
+          errors={errors}
+        />
+        <Field
+          label="Company or team name"
+          name="tenantName"
+          required
+          hint="Your workspace; you can rename it later."
+          value={form.tenantName}
+          onChange={set('tenantName')}
+          errors={errors}
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Creating…' : 'Create account'}
+        </button>
       </form>
       <p>
         Already have an account? <Link to="/">Sign in</Link>.

@@ -17,9 +17,15 @@ export function EmbedSnippet({ botId }: { botId: string }) {
           return (
             <>
               <p id="embed-hint">Paste this before the closing &lt;/body&gt; tag of every page that should show the chat.</p>
-              <pre className="snippet" tabIndex={0} aria-describedby="embed-hint"><code data-testid="embed-snippet">{snippet}</code></pre>
+              <pre className="snippet" tabIndex={0} aria-describedby="embed-hint">
+                <code data-testid="embed-snippet">{snippet}</code>
+              </pre>
               <CopyButton text={snippet} label="Copy snippet" />
-              <p><a href={`/widget/demo?botId=${botId}&key=${encodeURIComponent(publicKey)}`} target="_blank" rel="noreferrer">Open the demo page with this bot</a></p>
+              <p>
+                <a href={`/widget/demo?botId=${botId}&key=${encodeURIComponent(publicKey)}`} target="_blank" rel="noreferrer">
+                  Open the demo page with this bot
+                </a>
+              </p>
             </>
           );
         }}

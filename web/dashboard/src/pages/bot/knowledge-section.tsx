@@ -18,19 +18,40 @@ export function KnowledgeSection({ botId, onChange }: { botId: string; onChange:
   return (
     <section className="card" aria-labelledby="knowledge-title">
       <h2 id="knowledge-title">Knowledge</h2>
-      <Loaded resource={documents} isEmpty={(data) => data.documents.length === 0 && editing !== 'new'} empty={<><p>No documents yet. The bot answers from what you add here.</p><button type="button" onClick={() => setEditing('new')}>Add a document</button></>}>
+      <Loaded
+        resource={documents}
+        isEmpty={(data) => data.documents.length === 0 && editing !== 'new'}
+        empty={
+          <>
+            <p>No documents yet. The bot answers from what you add here.</p>
+            <button type="button" onClick={() => setEditing('new')}>
+              Add a document
+            </button>
+          </>
+        }
+      >
         {({ documents: list }) => (
           <>
             {list.length > 0 && (
               <ul className="documents">
                 {list.map((doc) => (
                   <li key={doc.id}>
-                    {editing === doc.id ? <DocumentForm botId={botId} document={doc} onDone={changed} onCancel={() => setEditing(null)} /> : <DocumentRow botId={botId} document={doc} onEdit={() => setEditing(doc.id)} onDeleted={changed} />}
+                    {editing === doc.id ? (
+                      <DocumentForm botId={botId} document={doc} onDone={changed} onCancel={() => setEditing(null)} />
+                    ) : (
+                      <DocumentRow botId={botId} document={doc} onEdit={() => setEditing(doc.id)} onDeleted={changed} />
+                    )}
                   </li>
                 ))}
               </ul>
             )}
-            {editing === 'new' ? <DocumentForm botId={botId} onDone={changed} onCancel={() => setEditing(null)} /> : <button type="button" onClick={() => setEditing('new')}>Add a document</button>}
+            {editing === 'new' ? (
+              <DocumentForm botId={botId} onDone={changed} onCancel={() => setEditing(null)} />
+            ) : (
+              <button type="button" onClick={() => setEditing('new')}>
+                Add a document
+              </button>
+            )}
           </>
         )}
       </Loaded>
@@ -46,16 +67,26 @@ function DocumentRow({ botId, document, onEdit, onDeleted }: { botId: string; do
   });
   return (
     <div className="row">
-      <span><strong>{document.title}</strong> ({document.characters} characters)</span>
-      <button type="button" className="secondary" onClick={onEdit} aria-label={`Edit ${document.title}`}>Edit</button>
+      <span>
+        <strong>{document.title}</strong> ({document.characters} characters)
+      </span>
+      <button type="button" className="secondary" onClick={onEdit} aria-label={`Edit ${document.title}`}>
+        Edit
+      </button>
       {confirming ? (
         <span role="group" aria-label={`Delete ${document.title}?`}>
           Delete for good?{' '}
-          <button type="button" className="danger" disabled={busy} onClick={() => void submit()}>Yes, delete</button>{' '}
-          <button type="button" className="secondary" onClick={() => setConfirming(false)}>Keep it</button>
+          <button type="button" className="danger" disabled={busy} onClick={() => void submit()}>
+            Yes, delete
+          </button>{' '}
+          <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+            Keep it
+          </button>
         </span>
       ) : (
-        <button type="button" className="secondary" onClick={() => setConfirming(true)} aria-label={`Delete ${document.title}`}>Delete</button>
+        <button type="button" className="secondary" onClick={() => setConfirming(true)} aria-label={`Delete ${document.title}`}>
+          Delete
+        </button>
       )}
       <FormError errors={errors} />
     </div>
@@ -73,7 +104,8 @@ function DocumentForm({ botId, document, onDone, onCancel }: { botId: string; do
     });
   }
   const { submit, busy, errors } = useSubmit(['title', 'content'], async () => {
-    if (document) await call(api.PATCH('/api/v1/bots/{id}/documents/{docId}', { params: { path: { id: botId, docId: document.id } }, body: { title, content } }));
+    if (document)
+      await call(api.PATCH('/api/v1/bots/{id}/documents/{docId}', { params: { path: { id: botId, docId: document.id } }, body: { title, content } }));
     else await call(api.POST('/api/v1/bots/{id}/documents', { params: { path: { id: botId } }, body: { title, content } }));
     await onDone();
   });
@@ -88,11 +120,20 @@ function DocumentForm({ botId, document, onDone, onCancel }: { botId: string; do
       <Field label="Title" name="title" required maxLength={200} value={title} onChange={setTitle} errors={errors} />
       <div className="field">
         <label htmlFor={`file-${document?.id ?? 'new'}`}>Or load the text from a file (.txt or .md)</label>
-        <input id={`file-${document?.id ?? 'new'}`} type="file" accept=".txt,.md,text/plain,text/markdown" onChange={(event) => void readFile(event.target.files?.[0])} />
+        <input
+          id={`file-${document?.id ?? 'new'}`}
+          type="file"
+          accept=".txt,.md,text/plain,text/markdown"
+          onChange={(event) => void readFile(event.target.files?.[0])}
+        />
       </div>
       <Field label="Content" name="content" multiline required maxLength={200000} value={content} onChange={setContent} errors={errors} disabled={!loaded} />
-      <button type="submit" disabled={busy || !loaded}>{busy ? 'Saving…' : document ? 'Save document' : 'Add document'}</button>{' '}
-      <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
+      <button type="submit" disabled={busy || !loaded}>
+        {busy ? 'Saving…' : document ? 'Save document' : 'Add document'}
+      </button>{' '}
+      <button type="button" className="secondary" onClick={onCancel}>
+        Cancel
+      </button>
     </form>
   );
 }

@@ -15,11 +15,19 @@ export function TryQuestion({ botId, active }: { botId: string; active: boolean 
     if (!conversation.current) {
       const key = await publicKeyFor(tenantId);
       const session = await call(api.POST('/api/v1/widget/sessions', { headers: { 'X-API-Key': key }, body: { botId } }));
-      const started = await call(api.POST('/api/v1/widget/conversations', { headers: { 'X-API-Key': key }, params: { header: { 'X-Visitor-Token': session.visitorToken } }, body: {} }));
+      const started = await call(
+        api.POST('/api/v1/widget/conversations', { headers: { 'X-API-Key': key }, params: { header: { 'X-Visitor-Token': session.visitorToken } }, body: {} }),
+      );
       conversation.current = { id: started.conversation.id, token: session.visitorToken, key };
     }
     const { id, token, key } = conversation.current;
-    const exchange = await call(api.POST('/api/v1/widget/conversations/{id}/messages', { headers: { 'X-API-Key': key }, params: { path: { id }, header: { 'X-Visitor-Token': token } }, body: { content: question } }));
+    const exchange = await call(
+      api.POST('/api/v1/widget/conversations/{id}/messages', {
+        headers: { 'X-API-Key': key },
+        params: { path: { id }, header: { 'X-Visitor-Token': token } },
+        body: { content: question },
+      }),
+    );
     setReply(exchange.reply);
   });
   return (
@@ -29,7 +37,9 @@ export function TryQuestion({ botId, active }: { botId: string; active: boolean 
       <form onSubmit={submit} noValidate>
         <FormError errors={errors} />
         <Field label="Question" name="content" required maxLength={4000} value={question} onChange={setQuestion} errors={errors} />
-        <button type="submit" disabled={busy || !active}>{busy ? 'Asking…' : 'Ask'}</button>
+        <button type="submit" disabled={busy || !active}>
+          {busy ? 'Asking…' : 'Ask'}
+        </button>
       </form>
       <div aria-live="polite">
         {reply && (
