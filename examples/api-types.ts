@@ -1862,9 +1862,9 @@ export interface components {
             password: string;
         };
         UpdateMeDto: {
+            currentPassword: string;
             name?: string;
             password?: string;
-            currentPassword: string;
         };
         SessionResponse: {
             /** Format: uuid */
@@ -2988,7 +2988,7 @@ export interface components {
                         code?: "VALIDATION_ERROR" | "TENANT_REQUIRED";
                         /** @enum {integer} */
                         status?: 400;
-                        details: components["schemas"]["FieldErrorResponse"][];
+                        details?: components["schemas"]["FieldErrorResponse"][];
                     };
                 };
             };
@@ -3185,7 +3185,7 @@ export interface components {
                         code?: "VALIDATION_ERROR" | "TENANT_REQUIRED";
                         /** @enum {integer} */
                         status?: 400;
-                        details: components["schemas"]["FieldErrorResponse"][];
+                        details?: components["schemas"]["FieldErrorResponse"][];
                     };
                 };
             };
@@ -3697,7 +3697,7 @@ export interface components {
                         code?: "VALIDATION_ERROR" | "TENANT_REQUIRED";
                         /** @enum {integer} */
                         status?: 400;
-                        details: components["schemas"]["FieldErrorResponse"][];
+                        details?: components["schemas"]["FieldErrorResponse"][];
                     };
                 };
             };
@@ -6140,7 +6140,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
         responses: {
             /** @description Success. */
             201: {
@@ -6152,9 +6156,12 @@ export interface operations {
                     "application/json": components["schemas"]["AdminPasswordResetResponse"];
                 };
             };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
             401: components["responses"]["Error401.UNAUTHORIZED"];
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];

@@ -378,4 +378,4 @@ export function ApiIdParam(name: string, what: string): MethodDecorator {
 }
 
 /** A POST that takes no body: `{}` or nothing is documented; any field is a 400 (UndeclaredInputGuard). */
-export const ApiNoBody = (): MethodDecorator => ApiBody({ type: EmptyBodyDto, required: false });
+export const ApiNoBody = (): MethodDecorator => applyDecorators(ApiExtraModels(EmptyBodyDto), ApiBody({ type: EmptyBodyDto, required: false }));

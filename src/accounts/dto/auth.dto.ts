@@ -52,7 +52,8 @@ export class LogInDto {
   password!: string;
 }
 
-export class UpdateMeDto {
+/** A name and a new password, each optional: changing one's account, or creating it from an invitation. */
+class NameAndPasswordDto {
   @OptionalNotNull()
   @Trim()
   @IsString(STRING_RULE)
@@ -65,7 +66,9 @@ export class UpdateMeDto {
   @MinLength(10, PASSWORD_RULE)
   @MaxLength(256, PASSWORD_RULE)
   password?: string;
+}
 
+export class UpdateMeDto extends NameAndPasswordDto {
   @IsString(STRING_RULE)
   @MinLength(1, { message: 'must not be empty' })
   @MaxLength(1024, { message: 'must be at most 1024 characters' })
@@ -91,23 +94,10 @@ export class PasswordResetConfirmDto {
   password!: string;
 }
 
-export class AcceptInvitationDto {
+export class AcceptInvitationDto extends NameAndPasswordDto {
   @IsString(STRING_RULE)
   @MaxLength(100, { message: 'must be at most 100 characters' })
   token!: string;
-
-  @OptionalNotNull()
-  @Trim()
-  @IsString(STRING_RULE)
-  @MinLength(1, NAME_RULE)
-  @MaxLength(100, NAME_RULE)
-  name?: string;
-
-  @OptionalNotNull()
-  @IsString(STRING_RULE)
-  @MinLength(10, PASSWORD_RULE)
-  @MaxLength(256, PASSWORD_RULE)
-  password?: string;
 }
 
 export class CreateInvitationDto {

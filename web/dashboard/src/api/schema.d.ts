@@ -4,7728 +4,7629 @@
  */
 
 export interface paths {
-  '/health/live': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Liveness probe: the process is up
-     * @description Plain HTTP is accepted.
-     *
-     *     No authentication.
-     */
-    get: operations['getLiveness'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/health/ready': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Readiness probe: not shutting down, the database (and Redis, when configured) answer
-     * @description Plain HTTP is accepted. 503 with the same shape when a check fails.
-     *
-     *     No authentication.
-     */
-    get: operations['getReadiness'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/api-keys': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the API keys of the tenant
-     * @description Oldest first; never the keys themselves.
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    get: operations['listTenantApiKeys'];
-    put?: never;
-    /**
-     * Create an API key
-     * @description The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan and takes no scopes.
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    post: operations['createTenantApiKey'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/api-keys/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Delete an API key
-     * @description The key is refused from the next request on.
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    delete: operations['deleteTenantApiKey'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/api-keys/{id}/activity': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Requests and errors of an API key per day
-     * @description The last 30 UTC days, zeros included. Each instance counts in memory and stores its counts every few seconds; the answer adds this instance's counts not stored yet, so another instance's last seconds may be missing.
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    get: operations['getApiKeyActivity'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/auth/v1/signup': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Sign up: a new tenant on Free with you as its owner, and a session
-     * @description No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
-     */
-    post: operations['signUp'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/auth/v1/sessions': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Your sessions (signed-in browsers), newest first
-     * @description The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
-     */
-    get: operations['listSessions'];
-    put?: never;
-    /**
-     * Log in: sets the svc_session cookie
-     * @description An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password).
-     *
-     *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
-     */
-    post: operations['logIn'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/auth/v1/me': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The signed-in user and their memberships
-     * @description The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
-     */
-    get: operations['getMe'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change your name or password
-     * @description `currentPassword` is required. A new password ends every other session of yours.
-     *
-     *     The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
-     */
-    patch: operations['updateMe'];
-    trace?: never;
-  };
-  '/auth/v1/sessions/current': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Log out: ends this session and clears the cookie
-     * @description The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
-     */
-    delete: operations['logOut'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/auth/v1/sessions/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * End one of your sessions
-     * @description Refused on every instance within a second.
-     *
-     *     The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
-     */
-    delete: operations['endSession'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/auth/v1/invitations/accept': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Accept an invitation: join the tenant, and get a session
-     * @description Signed in as the invited e-mail: the membership is added. Otherwise a new user is created from `name` and `password`; an e-mail that already has a user must sign in first (409 `EMAIL_TAKEN`). Used, withdrawn or expired: 410.
-     *
-     *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
-     */
-    post: operations['acceptInvitation'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/auth/v1/password-resets': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Ask for a password-reset link
-     * @description Always 202, whether the e-mail has a user or not. The link (single use, one hour) is mailed when the service has SMTP_URL.
-     *
-     *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
-     */
-    post: operations['requestPasswordReset'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/auth/v1/password-resets/confirm': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Set a new password with a reset token
-     * @description Every session of the user ends.
-     *
-     *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
-     */
-    post: operations['confirmPasswordReset'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/tenant': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The tenant: plan, limits and usage
-     * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): every member.
-     */
-    get: operations['getCurrentTenant'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Rename the tenant
-     * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    patch: operations['renameCurrentTenant'];
-    trace?: never;
-  };
-  '/api/v1/members': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The tenant's members and their roles
-     * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): every member.
-     */
-    get: operations['listMembers'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/members/{userId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Remove a member, or leave the tenant
-     * @description Anyone may remove themselves; removing another member needs owner or admin (admins cannot remove owners). The last owner cannot leave (409 `LAST_OWNER`).
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): every member.
-     */
-    delete: operations['removeMember'];
-    options?: never;
-    head?: never;
-    /**
-     * Change a member's role
-     * @description Admins manage members who are not owners and cannot make owners (403 `INSUFFICIENT_ROLE`). The last owner cannot be demoted (409 `LAST_OWNER`).
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    patch: operations['changeMemberRole'];
-    trace?: never;
-  };
-  '/api/v1/invitations': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The tenant's invitations, newest first
-     * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    get: operations['listInvitations'];
-    put?: never;
-    /**
-     * Invite someone to the tenant
-     * @description `acceptUrl` is in this answer only (and mailed when the service has SMTP_URL); single use, valid 7 days. Only owners may invite owners.
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    post: operations['createInvitation'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/invitations/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Withdraw an invitation
-     * @description Its link is refused from now on (410), like a used one.
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    delete: operations['deleteInvitation'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/verify': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Validate the API key and return its tenant and plan
-     * @description Any valid key, public keys included. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['verifyKey'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/bots': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List all bots of the tenant
-     * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['listBots'];
-    put?: never;
-    /**
-     * Create a bot
-     * @description Within the plan's bot limit.
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    post: operations['createTenantBot'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/bots/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get a bot
-     * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['getBot'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change a bot’s settings or switch it on or off
-     * @description Emits `bot.updated` to the webhooks when something changed.
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    patch: operations['updateTenantBot'];
-    trace?: never;
-  };
-  '/api/v1/conversations': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List conversations, newest first
-     * @description Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['listConversations'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/conversations/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get a conversation
-     * @description Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['getConversation'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a conversation and its messages
-     * @description The conversation and its messages are deleted for good; the bot's counters, lists and analytics follow. Its lead stays, with `conversationId` null. A `conversation.deleted` event carries its `id` only.
-     *
-     *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    delete: operations['deleteConversation'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/conversations/{id}/messages': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the messages of a conversation, oldest first
-     * @description Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['listMessages'];
-    put?: never;
-    /**
-     * Answer the visitor as a person (role `agent`)
-     * @description An `active` conversation is handed off first. The visitor’s widget shows the message at once (its live stream) and `waitingSince` clears. Agent messages never count against the plan’s monthly message limit. With an `Idempotency-Key`, a retry within 24 hours stores nothing and gets the first answer again (`Idempotent-Replayed: true`). Sends `message.created` (and `conversation.handed_off` when it handed the conversation off).
-     *
-     *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['postAgentMessage'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/conversations/{id}/handoff': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Take the conversation over from the bot
-     * @description Status `handed_off`: the bot stops replying (a visitor’s message is stored with `reply: null`) until the conversation is released. Already handed off: 200, unchanged. Sends `conversation.handed_off`.
-     *
-     *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['handOffConversation'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/conversations/{id}/release': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Give the conversation back to the bot
-     * @description Status `active`: the bot answers again; the assignee and `waitingSince` clear. Already active: 200, unchanged. Sends `conversation.released`.
-     *
-     *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['releaseConversation'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/conversations/{id}/end': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * End the conversation
-     * @description Status `ended` (already ended: 200, unchanged). Sends `conversation.ended`.
-     *
-     *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['endConversation'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/conversations/{id}/assignee': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Give the conversation to a member, or to nobody
-     * @description `userId`: a member whose role may answer conversations (400 otherwise), or null. Only the user who holds the conversation changes its assignee without `force: true`; anyone else gets 409 `ALREADY_ASSIGNED` (of two agents claiming it at once, one wins). Sends `conversation.assigned` when the assignee changed.
-     *
-     *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): members whose role holds `conversations:write`.
-     */
-    put: operations['assignConversation'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/leads': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List leads, newest first
-     * @description Requires the scope `leads:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['listLeads'];
-    put?: never;
-    /**
-     * Create a lead
-     * @description The lead gets source `api`, status `new` and no conversation. Strings are trimmed.
-     *
-     *     With an `Idempotency-Key`, a retry within 24 hours with the same key and the same request (compared after validation and trimming) creates nothing and gets the first answer again (status, body and `Location`) with `Idempotent-Replayed: true`. The same key with a different request is 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still being processed, 409 `IDEMPOTENCY_KEY_IN_USE`. Failed requests are not stored: the key may be retried.
-     *
-     *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['createLead'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/leads/export': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Export leads as CSV
-     * @description The leads matching the filters of `GET /api/v1/leads` (no `limit` or `offset`), newest first, streamed as CSV (RFC 4180, CRLF line ends) with a header row of the Lead fields; every cell holding `"`, `,`, `;`, CR or LF is quoted; null is an empty cell. `tags` are joined by `; `, each tag escaped and quoted like a cell (`["bulk","a;b"]` is `bulk; "a;b"`). A formula character (`=`, `+`, `-`, `@`, tab or CR) at the start of a cell or right after a `;` or `,` is prefixed with `'` (spreadsheet formula injection). Any number of leads, in constant memory.
-     *
-     *     Requires the scope `leads:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['exportLeads'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/leads/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get a lead
-     * @description Requires the scope `leads:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['getLead'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a lead
-     * @description The lead is deleted for good; lists, counts and analytics no longer include it. A `lead.deleted` event carries its `id` only.
-     *
-     *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    delete: operations['deleteLead'];
-    options?: never;
-    head?: never;
-    /**
-     * Update a lead
-     * @description Any of `status`, `name`, `email`, `phone`, `company`, `message` and `tags`, with the rules of creation: `null` (or an empty string) clears `phone`, `company` and `message`; `tags` replaces the list. An empty body is 400. `status` moves along the status machine (409 `INVALID_STATUS_TRANSITION` otherwise, and then nothing changes). `updatedAt` moves, and a `lead.updated` event with `previousAttributes` is sent, only when a value changed.
-     *
-     *     Answers 200 with the lead when the key also has `leads:read`, otherwise 204 without a body: a write-only key never reads lead data (nor the current status, from a 409).
-     *
-     *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    patch: operations['updateLead'];
-    trace?: never;
-  };
-  '/api/v1/leads/import': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Import up to 1,000 leads at once
-     * @description Each entry as the body of `POST /api/v1/leads`; the leads get source `import`. All or nothing: any invalid entry is a 400 whose details name it (`leads[17].email`), and nothing is stored. The body may be up to 4 MiB (other routes: 64 KiB).
-     *
-     *     The answer lists the leads, in the order sent, when the key also has `leads:read`; otherwise only their number. `Idempotency-Key` works as on `POST /api/v1/leads`.
-     *
-     *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['importLeads'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/v1/tenants': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Create a tenant
-     * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    post: operations['createTenant'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/v1/tenants/{tenantId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get a tenant
-     * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    get: operations['getTenant'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Rename a tenant or change its plan
-     * @description A plan change applies from the next request on and is audited.
-     *
-     *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    patch: operations['updateTenant'];
-    trace?: never;
-  };
-  '/admin/v1/tenants/{tenantId}/api-keys': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the API keys of a tenant
-     * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    get: operations['listApiKeys'];
-    put?: never;
-    /**
-     * Create an API key
-     * @description The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan.
-     *
-     *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    post: operations['createApiKey'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/v1/tenants/{tenantId}/api-keys/{keyId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Delete an API key
-     * @description The key is refused from the next request on.
-     *
-     *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    delete: operations['deleteApiKey'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/v1/tenants/{tenantId}/bots': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Create a bot
-     * @description Within the plan's bot limit.
-     *
-     *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    post: operations['createBot'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/v1/tenants/{tenantId}/bots/{botId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change a bot’s settings or switch it on or off
-     * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    patch: operations['updateBot'];
-    trace?: never;
-  };
-  '/admin/v1/tenants/{tenantId}/bots/{botId}/documents': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Add a document to a bot’s knowledge base
-     * @description As `POST /api/v1/bots/{id}/documents`; the body may be up to 1 MiB.
-     *
-     *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    post: operations['addKnowledgeDocument'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/v1/tenants/{tenantId}/bots/{botId}/conversations': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Record a widget conversation
-     * @description Stores the conversation with its messages and captured lead in one transaction.
-     *
-     *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    post: operations['recordConversation'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/v1/tenants/{tenantId}/audit-log': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the audit log of a tenant, newest first
-     * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    get: operations['listAuditEvents'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/v1/users/{userId}/password-resets': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * A password-reset link for a user, for platforms without mail
-     * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
-     */
-    post: operations['createPasswordResetLink'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/webhooks': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the webhook endpoints, oldest first
-     * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['listWebhooks'];
-    put?: never;
-    /**
-     * Create a webhook endpoint
-     * @description The answer carries the signing secret, once. At most 20 endpoints per tenant.
-     *
-     *     Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['createWebhook'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/webhooks/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get a webhook endpoint
-     * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['getWebhook'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a webhook endpoint and its pending deliveries
-     * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    delete: operations['deleteWebhook'];
-    options?: never;
-    head?: never;
-    /**
-     * Change, enable or disable a webhook endpoint
-     * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    patch: operations['updateWebhook'];
-    trace?: never;
-  };
-  '/api/v1/webhooks/{id}/rotate-secret': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Rotate the signing secret
-     * @description The answer carries the new secret, once; the previous one keeps signing too for 24 hours.
-     *
-     *     Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['rotateWebhookSecret'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/webhooks/{id}/test': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Send a webhook.test event to this endpoint
-     * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['sendWebhookTest'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/webhooks/{id}/deliveries': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the deliveries of an endpoint, newest first
-     * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['listWebhookDeliveries'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Attempt a delivery again now
-     * @description Not while an attempt is in flight: 409 `DELIVERY_IN_FLIGHT`.
-     *
-     *     Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['retryWebhookDelivery'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/analytics/overview': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Key figures of a range, with the previous range for comparison
-     * @description Figures of the range: `conversations`, conversations created in it; `messages`, messages created in it by role; `leads`, leads created in it; `uniqueVisitors`, distinct non-null `visitorId` of the conversations created in it; `leadConversionRate`, the share of those conversations that have a lead (a `leadId`, or a lead whose `conversationId` is the conversation); `unansweredRate`, assistant messages of the range marked unanswered (the bot had no answer in its knowledge base) over assistant messages of the range; `avgMessagesPerConversation`, messages of the range (all roles) over conversations of the range. Rates lie in 0..1 and are 0 when the divisor is 0; none is rounded.
-     *
-     *     `previous` holds the same figures, with its own `range`, for the range of the same length on the tenant’s clock that ends the millisecond before `from`.
-     *
-     *     The range is `from` to `to`, both inclusive: by default the 30 days ending now, at most 366 days; `from` later than `to` is a 400. A date (`2026-01-31`) is that whole day in the tenant’s time zone (`timezone` of GET /api/v1/settings, UTC by default); a date-time is that instant. Lengths are counted on the tenant’s clock.
-     *
-     *     With `botId`, only that bot’s conversations and leads, and the messages of its conversations; a bot of another tenant gives zeros. Counts equal what the list endpoints count with the same `from`, `to` and `botId`.
-     *
-     *     Requires the scope `analytics:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['getAnalyticsOverview'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/analytics/timeseries': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Counts per day, week or month
-     * @description One point per period (a day, an ISO week from Monday, or a calendar month of the tenant’s time zone) from the period holding `from` to the one holding `to`, periods without anything included with count 0. `period` is the period’s first day; the first and last periods count only what lies within the range. Metrics: `conversations`, `messages` and `leads` created in the period; `visitors`, distinct non-null `visitorId` of the conversations created in it.
-     *
-     *     The range is `from` to `to`, both inclusive: by default the 30 days ending now, at most 366 days; `from` later than `to` is a 400. A date (`2026-01-31`) is that whole day in the tenant’s time zone (`timezone` of GET /api/v1/settings, UTC by default); a date-time is that instant. Lengths are counted on the tenant’s clock.
-     *
-     *     With `botId`, only that bot’s conversations and leads, and the messages of its conversations; a bot of another tenant gives zeros. Counts equal what the list endpoints count with the same `from`, `to` and `botId`.
-     *
-     *     Requires the scope `analytics:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['getAnalyticsTimeseries'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/settings': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get the tenant's settings
-     * @description Requires the scope `settings:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['getSettings'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change the tenant's settings
-     * @description Partial: only the fields sent change (nested objects too); `null` is refused; an empty body is 400. A change is an audit event with the key as the actor; sending the current values changes nothing.
-     *
-     *     Requires the scope `settings:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    patch: operations['updateSettings'];
-    trace?: never;
-  };
-  '/api/v1/bots/{id}/settings': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get a bot's widget settings
-     * @description Requires the scope `settings:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['getBotSettings'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change a bot's widget settings
-     * @description Partial: only the fields sent change (nested objects too); `null` is refused; an empty body is 400. A change is an audit event with the key as the actor; sending the current values changes nothing. A bot's state (`isActive`) is not a setting: no API operation changes it.
-     *
-     *     Requires the scope `settings:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    patch: operations['updateBotSettings'];
-    trace?: never;
-  };
-  '/api/v1/widget/bots/{botId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The bot as the widget shows it
-     * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
-     */
-    get: operations['getWidgetBot'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/widget/sessions': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Start a visitor session
-     * @description The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. At most 10 new sessions a minute per client address.
-     *
-     *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
-     */
-    post: operations['createWidgetSession'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/widget/conversations': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Start a conversation with the session's bot
-     * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
-     */
-    post: operations['startWidgetConversation'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/widget/conversations/{id}/messages': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The visitor's conversation's messages
-     * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
-     */
-    get: operations['listWidgetMessages'];
-    put?: never;
-    /**
-     * Send the visitor's message and get the bot's reply
-     * @description The reply comes from the bot’s knowledge documents (or its fallback message). With `Accept: text/event-stream` it is streamed: `delta` events (`{ "text": "..." }`, in order; together they are the reply), then one `done` event with the answer of the JSON form; a failure after the first event is an `error` event with the error envelope. Each reply counts against the plan’s monthly message limit; at the limit nothing is stored.
-     *
-     *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
-     */
-    post: operations['sendWidgetMessage'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/widget/conversations/{id}/handoff': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Ask for a person
-     * @description The conversation is handed to the tenant’s people (status `handed_off`, `waitingSince` set): the bot stops replying until they release it. Already handed off: 200, unchanged. The bot’s `handoff.enabled` setting must be on (409 `HANDOFF_DISABLED`).
-     *
-     *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
-     */
-    post: operations['handOffWidgetConversation'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/widget/conversations/{id}/events': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The conversation's live events (server-sent events)
-     * @description Events: `conversation` (the conversation: first on connect, then at every change of state) and `message` (each agent and assistant message as it is stored, `id:` the message id; agent messages carry `authorName`). Send `Last-Event-ID` to get the messages after that one first. A comment line comes every 25 s. At most 2 streams per visitor are open at once (429 beyond). Browsers: read it with `fetch` (the visitor token goes in `X-Visitor-Token`, never in the URL). Without a stream, poll `GET .../messages?after=`.
-     *
-     *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
-     */
-    get: operations['streamWidgetConversation'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/widget/conversations/{id}/lead': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Send the lead form
-     * @description The lead gets source `widget`, the bot and this conversation; the conversation gets the lead. `phone` and `company` are required when the tenant’s lead capture says so.
-     *
-     *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
-     */
-    post: operations['captureWidgetLead'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/widget/conversations/{id}/end': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * End the conversation
-     * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
-     */
-    post: operations['endWidgetConversation'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/widget.js': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The chat widget script to embed
-     * @description Embed with `<script src=".../widget.js" data-bot-id="<botId>" data-key="svc_pk_..." async></script>`. Cacheable for 5 minutes; loadable from any site; a query string (`?v=2`) is ignored.
-     *
-     *     No authentication.
-     */
-    get: operations['getWidgetScript'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/widget/demo': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A page that embeds the widget (not in production)
-     * @description No authentication.
-     */
-    get: operations['getWidgetDemo'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/privacy/exports': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Export a person's data
-     * @description Everything the tenant holds on one person, named by `email` or `visitorId` (exactly one): their leads (e-mail compared case-insensitively), the conversations those leads came from, every conversation of the visitors of those conversations, and the leads captured in them; each conversation with its messages.
-     *
-     *     Requires the scope `privacy:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['exportPerson'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/privacy/erasures': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Erase a person's data
-     * @description Finds the person as an export does and queues the erasure: a background worker deletes their leads, conversations and messages, and removes their values from stored webhook payloads and answers, idempotency records (a retry of an old create is then 410 `IDEMPOTENCY_RECORD_ERASED`) and audit values (the action stays). `counts` is what was found; `status` turns `completed` within seconds. `Idempotency-Key` works as on `POST /api/v1/leads`.
-     *
-     *     Requires the scope `privacy:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['requestErasure'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/privacy/erasures/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get an erasure and its status
-     * @description Requires the scope `privacy:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['getErasure'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/openapi.json': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * This OpenAPI 3.1 document
-     * @description No authentication.
-     */
-    get: operations['getOpenApiDocument'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/docs': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Interactive API reference (HTML)
-     * @description No authentication.
-     */
-    get: operations['getApiReference'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/docs/assets/{file}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A script, style sheet or image of the API reference page
-     * @description No authentication.
-     */
-    get: operations['getApiReferenceAsset'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/dashboard': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The dashboard (HTML); every path under /dashboard/ answers the same page
-     * @description No authentication.
-     */
-    get: operations['getDashboard'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/dashboard/{path}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A script or style sheet of the dashboard (`assets/<name>`), or its page for a deep link
-     * @description Paths under `assets/` are the built files (404 for any other name), cacheable for a year: their names carry a content hash. Every other path answers the page of GET /dashboard.
-     *
-     *     No authentication.
-     */
-    get: operations['getDashboardPath'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/bots/{id}/documents': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List a bot’s knowledge documents, newest first
-     * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['listKnowledgeDocuments'];
-    put?: never;
-    /**
-     * Add a document to a bot’s knowledge base
-     * @description The change is searchable by the bot’s answers as soon as this answer is sent. The body may be up to 1 MiB (other routes: 64 KiB): room for 200,000 characters of any script.
-     *
-     *     Requires the scope `knowledge:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    post: operations['createKnowledgeDocument'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/bots/{id}/documents/{docId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get a knowledge document with its content
-     * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    get: operations['getKnowledgeDocument'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a knowledge document
-     * @description From this answer on, no reply cites it.
-     *
-     *     Requires the scope `knowledge:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    delete: operations['deleteKnowledgeDocument'];
-    options?: never;
-    head?: never;
-    /**
-     * Change a knowledge document’s title or content
-     * @description The change is searchable by the bot’s answers as soon as this answer is sent. The body may be up to 1 MiB (other routes: 64 KiB): room for 200,000 characters of any script.
-     *
-     *     Requires the scope `knowledge:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
-     */
-    patch: operations['updateKnowledgeDocument'];
-    trace?: never;
-  };
-  '/api/v1/audit-log': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the audit log of the tenant, newest first
-     * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
-     */
-    get: operations['listTenantAuditEvents'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe: the process is up
+         * @description Plain HTTP is accepted.
+         *
+         *     No authentication.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe: not shutting down, the database (and Redis, when configured) answer
+         * @description Plain HTTP is accepted. 503 with the same shape when a check fails.
+         *
+         *     No authentication.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the API keys of the tenant
+         * @description Oldest first; never the keys themselves.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        get: operations["listTenantApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan and takes no scopes.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        post: operations["createTenantApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an API key
+         * @description The key is refused from the next request on.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        delete: operations["deleteTenantApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests and errors of an API key per day
+         * @description The last 30 UTC days, zeros included. Each instance counts in memory and stores its counts every few seconds; the answer adds this instance's counts not stored yet, so another instance's last seconds may be missing.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        get: operations["getApiKeyActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign up: a new tenant on Free with you as its owner, and a session
+         * @description No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         */
+        post: operations["signUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your sessions (signed-in browsers), newest first
+         * @description The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        /**
+         * Log in: sets the svc_session cookie
+         * @description An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password).
+         *
+         *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         */
+        post: operations["logIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user and their memberships
+         * @description The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change your name or password
+         * @description `currentPassword` is required. A new password ends every other session of yours.
+         *
+         *     The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
+         */
+        patch: operations["updateMe"];
+        trace?: never;
+    };
+    "/auth/v1/sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Log out: ends this session and clears the cookie
+         * @description The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
+         */
+        delete: operations["logOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of your sessions
+         * @description Refused on every instance within a second.
+         *
+         *     The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
+         */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: join the tenant, and get a session
+         * @description Signed in as the invited e-mail: the membership is added. Otherwise a new user is created from `name` and `password`; an e-mail that already has a user must sign in first (409 `EMAIL_TAKEN`). Used, withdrawn or expired: 410.
+         *
+         *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/password-resets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password-reset link
+         * @description Always 202, whether the e-mail has a user or not. The link (single use, one hour) is mailed when the service has SMTP_URL.
+         *
+         *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/v1/password-resets/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset token
+         * @description Every session of the user ends.
+         *
+         *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         */
+        post: operations["confirmPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant: plan, limits and usage
+         * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): every member.
+         */
+        get: operations["getCurrentTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename the tenant
+         * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        patch: operations["renameCurrentTenant"];
+        trace?: never;
+    };
+    "/api/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's members and their roles
+         * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): every member.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member, or leave the tenant
+         * @description Anyone may remove themselves; removing another member needs owner or admin (admins cannot remove owners). The last owner cannot leave (409 `LAST_OWNER`).
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): every member.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Admins manage members who are not owners and cannot make owners (403 `INSUFFICIENT_ROLE`). The last owner cannot be demoted (409 `LAST_OWNER`).
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/api/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's invitations, newest first
+         * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone to the tenant
+         * @description `acceptUrl` is in this answer only (and mailed when the service has SMTP_URL); single use, valid 7 days. Only owners may invite owners.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw an invitation
+         * @description Its link is refused from now on (410), like a used one.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        delete: operations["deleteInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Validate the API key and return its tenant and plan
+         * @description Any valid key, public keys included. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["verifyKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List all bots of the tenant
+         * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["listBots"];
+        put?: never;
+        /**
+         * Create a bot
+         * @description Within the plan's bot limit.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        post: operations["createTenantBot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a bot
+         * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getBot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a bot’s settings or switch it on or off
+         * @description Emits `bot.updated` to the webhooks when something changed.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        patch: operations["updateTenantBot"];
+        trace?: never;
+    };
+    "/api/v1/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List conversations, newest first
+         * @description Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["listConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a conversation
+         * @description Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a conversation and its messages
+         * @description The conversation and its messages are deleted for good; the bot's counters, lists and analytics follow. Its lead stays, with `conversationId` null. A `conversation.deleted` event carries its `id` only.
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        delete: operations["deleteConversation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the messages of a conversation, oldest first
+         * @description Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["listMessages"];
+        put?: never;
+        /**
+         * Answer the visitor as a person (role `agent`)
+         * @description An `active` conversation is handed off first. The visitor’s widget shows the message at once (its live stream) and `waitingSince` clears. Agent messages never count against the plan’s monthly message limit. With an `Idempotency-Key`, a retry within 24 hours stores nothing and gets the first answer again (`Idempotent-Replayed: true`). Sends `message.created` (and `conversation.handed_off` when it handed the conversation off).
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["postAgentMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the conversation over from the bot
+         * @description Status `handed_off`: the bot stops replying (a visitor’s message is stored with `reply: null`) until the conversation is released. Already handed off: 200, unchanged. Sends `conversation.handed_off`.
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["handOffConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give the conversation back to the bot
+         * @description Status `active`: the bot answers again; the assignee and `waitingSince` clear. Already active: 200, unchanged. Sends `conversation.released`.
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["releaseConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the conversation
+         * @description Status `ended` (already ended: 200, unchanged). Sends `conversation.ended`.
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["endConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/assignee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give the conversation to a member, or to nobody
+         * @description `userId`: a member whose role may answer conversations (400 otherwise), or null. Only the user who holds the conversation changes its assignee without `force: true`; anyone else gets 409 `ALREADY_ASSIGNED` (of two agents claiming it at once, one wins). Sends `conversation.assigned` when the assignee changed.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): members whose role holds `conversations:write`.
+         */
+        put: operations["assignConversation"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List leads, newest first
+         * @description Requires the scope `leads:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["listLeads"];
+        put?: never;
+        /**
+         * Create a lead
+         * @description The lead gets source `api`, status `new` and no conversation. Strings are trimmed.
+         *
+         *     With an `Idempotency-Key`, a retry within 24 hours with the same key and the same request (compared after validation and trimming) creates nothing and gets the first answer again (status, body and `Location`) with `Idempotent-Replayed: true`. The same key with a different request is 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still being processed, 409 `IDEMPOTENCY_KEY_IN_USE`. Failed requests are not stored: the key may be retried.
+         *
+         *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["createLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export leads as CSV
+         * @description The leads matching the filters of `GET /api/v1/leads` (no `limit` or `offset`), newest first, streamed as CSV (RFC 4180, CRLF line ends) with a header row of the Lead fields; every cell holding `"`, `,`, `;`, CR or LF is quoted; null is an empty cell. `tags` are joined by `; `, each tag escaped and quoted like a cell (`["bulk","a;b"]` is `bulk; "a;b"`). A formula character (`=`, `+`, `-`, `@`, tab or CR) at the start of a cell or right after a `;` or `,` is prefixed with `'` (spreadsheet formula injection). Any number of leads, in constant memory.
+         *
+         *     Requires the scope `leads:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["exportLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a lead
+         * @description Requires the scope `leads:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getLead"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a lead
+         * @description The lead is deleted for good; lists, counts and analytics no longer include it. A `lead.deleted` event carries its `id` only.
+         *
+         *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        delete: operations["deleteLead"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a lead
+         * @description Any of `status`, `name`, `email`, `phone`, `company`, `message` and `tags`, with the rules of creation: `null` (or an empty string) clears `phone`, `company` and `message`; `tags` replaces the list. An empty body is 400. `status` moves along the status machine (409 `INVALID_STATUS_TRANSITION` otherwise, and then nothing changes). `updatedAt` moves, and a `lead.updated` event with `previousAttributes` is sent, only when a value changed.
+         *
+         *     Answers 200 with the lead when the key also has `leads:read`, otherwise 204 without a body: a write-only key never reads lead data (nor the current status, from a 409).
+         *
+         *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        patch: operations["updateLead"];
+        trace?: never;
+    };
+    "/api/v1/leads/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import up to 1,000 leads at once
+         * @description Each entry as the body of `POST /api/v1/leads`; the leads get source `import`. All or nothing: any invalid entry is a 400 whose details name it (`leads[17].email`), and nothing is stored. The body may be up to 4 MiB (other routes: 64 KiB).
+         *
+         *     The answer lists the leads, in the order sent, when the key also has `leads:read`; otherwise only their number. `Idempotency-Key` works as on `POST /api/v1/leads`.
+         *
+         *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["importLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a tenant
+         * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        post: operations["createTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a tenant
+         * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        get: operations["getTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename a tenant or change its plan
+         * @description A plan change applies from the next request on and is audited.
+         *
+         *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        patch: operations["updateTenant"];
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenantId}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the API keys of a tenant
+         * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description The answer carries the full key, once; only its digest is stored. A secret key needs the Pro plan or higher; a public key (the widget) works on every plan.
+         *
+         *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenantId}/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an API key
+         * @description The key is refused from the next request on.
+         *
+         *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        delete: operations["deleteApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenantId}/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a bot
+         * @description Within the plan's bot limit.
+         *
+         *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        post: operations["createBot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenantId}/bots/{botId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a bot’s settings or switch it on or off
+         * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        patch: operations["updateBot"];
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenantId}/bots/{botId}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a document to a bot’s knowledge base
+         * @description As `POST /api/v1/bots/{id}/documents`; the body may be up to 1 MiB.
+         *
+         *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        post: operations["addKnowledgeDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenantId}/bots/{botId}/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a widget conversation
+         * @description Stores the conversation with its messages and captured lead in one transaction.
+         *
+         *     Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        post: operations["recordConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenantId}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log of a tenant, newest first
+         * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/users/{userId}/password-resets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A password-reset link for a user, for platforms without mail
+         * @description Admin API (the dashboard’s back end): `Authorization: Bearer <ADMIN_API_TOKEN>`. Answers 404 while the admin API is disabled.
+         */
+        post: operations["createPasswordResetLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhook endpoints, oldest first
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description The answer carries the signing secret, once. At most 20 endpoints per tenant.
+         *
+         *     Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint and its pending deliveries
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, enable or disable a webhook endpoint
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description The answer carries the new secret, once; the previous one keeps signing too for 24 hours.
+         *
+         *     Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event to this endpoint
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deliveries of an endpoint, newest first
+         * @description Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attempt a delivery again now
+         * @description Not while an attempt is in flight: 409 `DELIVERY_IN_FLIGHT`.
+         *
+         *     Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Key figures of a range, with the previous range for comparison
+         * @description Figures of the range: `conversations`, conversations created in it; `messages`, messages created in it by role; `leads`, leads created in it; `uniqueVisitors`, distinct non-null `visitorId` of the conversations created in it; `leadConversionRate`, the share of those conversations that have a lead (a `leadId`, or a lead whose `conversationId` is the conversation); `unansweredRate`, assistant messages of the range marked unanswered (the bot had no answer in its knowledge base) over assistant messages of the range; `avgMessagesPerConversation`, messages of the range (all roles) over conversations of the range. Rates lie in 0..1 and are 0 when the divisor is 0; none is rounded.
+         *
+         *     `previous` holds the same figures, with its own `range`, for the range of the same length on the tenant’s clock that ends the millisecond before `from`.
+         *
+         *     The range is `from` to `to`, both inclusive: by default the 30 days ending now, at most 366 days; `from` later than `to` is a 400. A date (`2026-01-31`) is that whole day in the tenant’s time zone (`timezone` of GET /api/v1/settings, UTC by default); a date-time is that instant. Lengths are counted on the tenant’s clock.
+         *
+         *     With `botId`, only that bot’s conversations and leads, and the messages of its conversations; a bot of another tenant gives zeros. Counts equal what the list endpoints count with the same `from`, `to` and `botId`.
+         *
+         *     Requires the scope `analytics:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getAnalyticsOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Counts per day, week or month
+         * @description One point per period (a day, an ISO week from Monday, or a calendar month of the tenant’s time zone) from the period holding `from` to the one holding `to`, periods without anything included with count 0. `period` is the period’s first day; the first and last periods count only what lies within the range. Metrics: `conversations`, `messages` and `leads` created in the period; `visitors`, distinct non-null `visitorId` of the conversations created in it.
+         *
+         *     The range is `from` to `to`, both inclusive: by default the 30 days ending now, at most 366 days; `from` later than `to` is a 400. A date (`2026-01-31`) is that whole day in the tenant’s time zone (`timezone` of GET /api/v1/settings, UTC by default); a date-time is that instant. Lengths are counted on the tenant’s clock.
+         *
+         *     With `botId`, only that bot’s conversations and leads, and the messages of its conversations; a bot of another tenant gives zeros. Counts equal what the list endpoints count with the same `from`, `to` and `botId`.
+         *
+         *     Requires the scope `analytics:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getAnalyticsTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the tenant's settings
+         * @description Requires the scope `settings:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the tenant's settings
+         * @description Partial: only the fields sent change (nested objects too); `null` is refused; an empty body is 400. A change is an audit event with the key as the actor; sending the current values changes nothing.
+         *
+         *     Requires the scope `settings:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        patch: operations["updateSettings"];
+        trace?: never;
+    };
+    "/api/v1/bots/{id}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a bot's widget settings
+         * @description Requires the scope `settings:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getBotSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a bot's widget settings
+         * @description Partial: only the fields sent change (nested objects too); `null` is refused; an empty body is 400. A change is an audit event with the key as the actor; sending the current values changes nothing. A bot's state (`isActive`) is not a setting: no API operation changes it.
+         *
+         *     Requires the scope `settings:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        patch: operations["updateBotSettings"];
+        trace?: never;
+    };
+    "/api/v1/widget/bots/{botId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bot as the widget shows it
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        get: operations["getWidgetBot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a visitor session
+         * @description The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. At most 10 new sessions a minute per client address.
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        post: operations["createWidgetSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a conversation with the session's bot
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        post: operations["startWidgetConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The visitor's conversation's messages
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        get: operations["listWidgetMessages"];
+        put?: never;
+        /**
+         * Send the visitor's message and get the bot's reply
+         * @description The reply comes from the bot’s knowledge documents (or its fallback message). With `Accept: text/event-stream` it is streamed: `delta` events (`{ "text": "..." }`, in order; together they are the reply), then one `done` event with the answer of the JSON form; a failure after the first event is an `error` event with the error envelope. Each reply counts against the plan’s monthly message limit; at the limit nothing is stored.
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        post: operations["sendWidgetMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations/{id}/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a person
+         * @description The conversation is handed to the tenant’s people (status `handed_off`, `waitingSince` set): the bot stops replying until they release it. Already handed off: 200, unchanged. The bot’s `handoff.enabled` setting must be on (409 `HANDOFF_DISABLED`).
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        post: operations["handOffWidgetConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The conversation's live events (server-sent events)
+         * @description Events: `conversation` (the conversation: first on connect, then at every change of state) and `message` (each agent and assistant message as it is stored, `id:` the message id; agent messages carry `authorName`). Send `Last-Event-ID` to get the messages after that one first. A comment line comes every 25 s. At most 2 streams per visitor are open at once (429 beyond). Browsers: read it with `fetch` (the visitor token goes in `X-Visitor-Token`, never in the URL). Without a stream, poll `GET .../messages?after=`.
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        get: operations["streamWidgetConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations/{id}/lead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the lead form
+         * @description The lead gets source `widget`, the bot and this conversation; the conversation gets the lead. `phone` and `company` are required when the tenant’s lead capture says so.
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        post: operations["captureWidgetLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/conversations/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the conversation
+         * @description Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        post: operations["endWidgetConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The chat widget script to embed
+         * @description Embed with `<script src=".../widget.js" data-bot-id="<botId>" data-key="svc_pk_..." async></script>`. Cacheable for 5 minutes; loadable from any site; a query string (`?v=2`) is ignored.
+         *
+         *     No authentication.
+         */
+        get: operations["getWidgetScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/demo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page that embeds the widget (not in production)
+         * @description No authentication.
+         */
+        get: operations["getWidgetDemo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a person's data
+         * @description Everything the tenant holds on one person, named by `email` or `visitorId` (exactly one): their leads (e-mail compared case-insensitively), the conversations those leads came from, every conversation of the visitors of those conversations, and the leads captured in them; each conversation with its messages.
+         *
+         *     Requires the scope `privacy:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["exportPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a person's data
+         * @description Finds the person as an export does and queues the erasure: a background worker deletes their leads, conversations and messages, and removes their values from stored webhook payloads and answers, idempotency records (a retry of an old create is then 410 `IDEMPOTENCY_RECORD_ERASED`) and audit values (the action stays). `counts` is what was found; `status` turns `completed` within seconds. `Idempotency-Key` works as on `POST /api/v1/leads`.
+         *
+         *     Requires the scope `privacy:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["requestErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/erasures/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an erasure and its status
+         * @description Requires the scope `privacy:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI 3.1 document
+         * @description No authentication.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Interactive API reference (HTML)
+         * @description No authentication.
+         */
+        get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A script, style sheet or image of the API reference page
+         * @description No authentication.
+         */
+        get: operations["getApiReferenceAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dashboard (HTML); every path under /dashboard/ answers the same page
+         * @description No authentication.
+         */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A script or style sheet of the dashboard (`assets/<name>`), or its page for a deep link
+         * @description Paths under `assets/` are the built files (404 for any other name), cacheable for a year: their names carry a content hash. Every other path answers the page of GET /dashboard.
+         *
+         *     No authentication.
+         */
+        get: operations["getDashboardPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/{id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a bot’s knowledge documents, newest first
+         * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["listKnowledgeDocuments"];
+        put?: never;
+        /**
+         * Add a document to a bot’s knowledge base
+         * @description The change is searchable by the bot’s answers as soon as this answer is sent. The body may be up to 1 MiB (other routes: 64 KiB): room for 200,000 characters of any script.
+         *
+         *     Requires the scope `knowledge:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["createKnowledgeDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/{id}/documents/{docId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a knowledge document with its content
+         * @description Requires the scope `bots:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["getKnowledgeDocument"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a knowledge document
+         * @description From this answer on, no reply cites it.
+         *
+         *     Requires the scope `knowledge:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        delete: operations["deleteKnowledgeDocument"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a knowledge document’s title or content
+         * @description The change is searchable by the bot’s answers as soon as this answer is sent. The body may be up to 1 MiB (other routes: 64 KiB): room for 200,000 characters of any script.
+         *
+         *     Requires the scope `knowledge:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        patch: operations["updateKnowledgeDocument"];
+        trace?: never;
+    };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log of the tenant, newest first
+         * @description Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        get: operations["listTenantAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    HealthIndicatorStatus: {
-      /** @enum {string} */
-      status: 'up' | 'down';
-      /**
-       * @description The database kind (database check).
-       * @enum {string}
-       */
-      kind?: 'postgres' | 'embedded';
-      /** @description Why the check is down. */
-      message?: string;
-    };
-    /**
-     * @description Machine-readable code.
-     * @enum {string}
-     */
-    ErrorCode:
-      | 'VALIDATION_ERROR'
-      | 'INVALID_API_KEY'
-      | 'INSUFFICIENT_SCOPE'
-      | 'PLAN_UPGRADE_REQUIRED'
-      | 'HTTPS_REQUIRED'
-      | 'UNAUTHORIZED'
-      | 'NOT_FOUND'
-      | 'CONFLICT'
-      | 'PLAN_LIMIT_REACHED'
-      | 'INVALID_STATUS_TRANSITION'
-      | 'IDEMPOTENCY_KEY_REUSED'
-      | 'IDEMPOTENCY_KEY_IN_USE'
-      | 'IDEMPOTENCY_RECORD_ERASED'
-      | 'PAYLOAD_TOO_LARGE'
-      | 'HEADERS_TOO_LARGE'
-      | 'REQUEST_TIMEOUT'
-      | 'UNSUPPORTED_MEDIA_TYPE'
-      | 'RATE_LIMIT_EXCEEDED'
-      | 'INVALID_VISITOR_TOKEN'
-      | 'ORIGIN_NOT_ALLOWED'
-      | 'BOT_INACTIVE'
-      | 'CONVERSATION_ENDED'
-      | 'LEAD_CAPTURE_DISABLED'
-      | 'LEAD_ALREADY_CAPTURED'
-      | 'MESSAGE_LIMIT_REACHED'
-      | 'DELIVERY_IN_FLIGHT'
-      | 'INVALID_SESSION'
-      | 'INVALID_CREDENTIALS'
-      | 'CSRF_REJECTED'
-      | 'TENANT_REQUIRED'
-      | 'NOT_A_MEMBER'
-      | 'INSUFFICIENT_ROLE'
-      | 'EMAIL_TAKEN'
-      | 'SIGNUP_CLOSED'
-      | 'LAST_OWNER'
-      | 'INVITATION_EXPIRED'
-      | 'ALREADY_ASSIGNED'
-      | 'HANDOFF_DISABLED'
-      | 'INTERNAL_ERROR'
-      | 'SERVICE_UNAVAILABLE';
-    FieldErrorResponse: {
-      /**
-       * @description The field, query parameter or `body`; nested fields are dotted (`messages[0].role`). A name over 64 characters is cut there and ends in `…`.
-       * @example email
-       */
-      field: string;
-      /**
-       * @description The rule the value broke; never the value itself.
-       * @example must be a valid e-mail address
-       */
-      message: string;
-    };
-    ErrorBody: {
-      /** @description Machine-readable code. */
-      code: components['schemas']['ErrorCode'];
-      /** @description Human-readable text, written for API users. */
-      message: string;
-      /** @description The HTTP status code. */
-      status: number;
-      /** @description The request id, also in the X-Request-Id header; quote it when reporting a problem. */
-      requestId: string;
-      /** @description On VALIDATION_ERROR only: one entry per broken field, at most 20. */
-      details?: components['schemas']['FieldErrorResponse'][];
-      /** @description How many more fields are broken than `details` lists (it lists at most 20). */
-      moreDetails?: number;
-    };
-    ErrorEnvelope: {
-      error: components['schemas']['ErrorBody'];
-    };
-    LivenessResponse: {
-      /** @enum {string} */
-      status: 'ok';
-    };
-    ReadinessResponse: {
-      /** @enum {string} */
-      status: 'ok' | 'error' | 'shutting_down';
-      /** @description The checks that are up. */
-      info?: {
-        [key: string]: components['schemas']['HealthIndicatorStatus'];
-      };
-      /** @description The checks that are down. */
-      error?: {
-        [key: string]: components['schemas']['HealthIndicatorStatus'];
-      };
-      /** @description Every check. */
-      details: {
-        [key: string]: components['schemas']['HealthIndicatorStatus'];
-      };
-    };
-    /** @enum {string} */
-    ApiKeyType: 'secret' | 'public';
-    /** @enum {string} */
-    Scope:
-      | 'bots:read'
-      | 'conversations:read'
-      | 'conversations:write'
-      | 'leads:read'
-      | 'leads:write'
-      | 'webhooks:manage'
-      | 'analytics:read'
-      | 'settings:read'
-      | 'settings:write'
-      | 'knowledge:write'
-      | 'privacy:manage';
-    ApiKeyResponse: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      type: components['schemas']['ApiKeyType'];
-      scopes: components['schemas']['Scope'][];
-      /**
-       * @description The key’s first characters.
-       * @enum {string}
-       */
-      prefix: 'svc_sk_' | 'svc_pk_';
-      /** @description The key’s last four characters. */
-      last4: string;
-      /** Format: date-time */
-      expiresAt: string | null;
-      /**
-       * Format: date-time
-       * @description Updated at most once a minute.
-       */
-      lastUsedAt: string | null;
-      /** Format: date-time */
-      createdAt: string;
-    };
-    ApiKeyListResponse: {
-      /** @description The tenant’s keys that are not deleted; never the keys themselves. */
-      apiKeys: components['schemas']['ApiKeyResponse'][];
-    };
-    CreateApiKeyDto: {
-      /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only. */
-      scopes: (
-        | 'bots:read'
-        | 'conversations:read'
-        | 'conversations:write'
-        | 'leads:read'
-        | 'leads:write'
-        | 'webhooks:manage'
-        | 'analytics:read'
-        | 'settings:read'
-        | 'settings:write'
-        | 'knowledge:write'
-        | 'privacy:manage'
-      )[];
-      /**
-       * Format: date-time
-       * @description An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.
-       */
-      expiresAt?: string | null;
-      name: string;
-      /** @enum {string} */
-      type?: 'secret' | 'public';
-    };
-    CreatedApiKeyResponse: {
-      apiKey: components['schemas']['ApiKeyResponse'];
-      /** @description The full key, shown in this answer only. */
-      key: string;
-    };
-    ApiKeyActivityDayResponse: {
-      /**
-       * Format: date
-       * @description The UTC day, `YYYY-MM-DD`.
-       */
-      date: string;
-      /** @description Answers to the key that day, errors included. */
-      requests: number;
-      /** @description Answers with a status of 400 or above. */
-      errors: number;
-    };
-    ApiKeyActivityResponse: {
-      /**
-       * Format: date-time
-       * @description Updated at most once a minute.
-       */
-      lastUsedAt: string | null;
-      /** @description The last 30 UTC days, oldest first, today last; days without requests are zeros. */
-      days: components['schemas']['ApiKeyActivityDayResponse'][];
-    };
-    SignUpDto: {
-      /** Format: email */
-      email: string;
-      password: string;
-      name: string;
-      tenantName: string;
-    };
-    UserResponse: {
-      /** Format: uuid */
-      id: string;
-      /** Format: email */
-      email: string;
-      name: string;
-      /** Format: date-time */
-      createdAt: string;
-    };
-    /** @enum {string} */
-    Plan: 'free' | 'pro' | 'business' | 'enterprise';
-    MembershipTenant: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      slug: string;
-      plan: components['schemas']['Plan'];
-    };
-    /** @enum {string} */
-    Role: 'owner' | 'admin' | 'agent' | 'viewer';
-    MembershipResponse: {
-      tenant: components['schemas']['MembershipTenant'];
-      role: components['schemas']['Role'];
-    };
-    AccountResponse: {
-      user: components['schemas']['UserResponse'];
-      memberships: components['schemas']['MembershipResponse'][];
-    };
-    LogInDto: {
-      /** Format: email */
-      email: string;
-      password: string;
-    };
-    UpdateMeDto: {
-      name?: string;
-      password?: string;
-      currentPassword: string;
-    };
-    SessionResponse: {
-      /** Format: uuid */
-      id: string;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      lastSeenAt: string;
-      userAgent: string | null;
-      ip: string | null;
-      /** @description Whether this is the session of the request. */
-      current: boolean;
-    };
-    SessionListResponse: {
-      sessions: components['schemas']['SessionResponse'][];
-    };
-    AcceptInvitationDto: {
-      token: string;
-      name?: string;
-      password?: string;
-    };
-    PasswordResetRequestDto: {
-      /** Format: email */
-      email: string;
-    };
-    PasswordResetConfirmDto: {
-      token: string;
-      password: string;
-    };
-    TenantLimits: {
-      /** @description Bots the plan allows. */
-      botsLimit: number;
-      /** @description Widget replies a calendar month (UTC). */
-      messagesLimit: number;
-      /** @description API requests an hour, shared by the tenant's keys. */
-      requestsPerHour: number;
-      /** @description Whether secret API keys may be created (Pro and higher). */
-      apiAccess: boolean;
-    };
-    TenantUsage: {
-      /** @description Widget replies stored this calendar month (UTC). */
-      messagesThisMonth: number;
-      botCount: number;
-    };
-    TenantAccountResponse: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      slug: string;
-      plan: components['schemas']['Plan'];
-      limits: components['schemas']['TenantLimits'];
-      usage: components['schemas']['TenantUsage'];
-      /** Format: date-time */
-      createdAt: string;
-    };
-    TenantAccountEnvelope: {
-      tenant: components['schemas']['TenantAccountResponse'];
-    };
-    RenameTenantDto: {
-      name: string;
-    };
-    MemberResponse: {
-      /** Format: uuid */
-      userId: string;
-      /** Format: email */
-      email: string;
-      name: string;
-      role: components['schemas']['Role'];
-      /**
-       * Format: date-time
-       * @description When the user joined the tenant.
-       */
-      createdAt: string;
-    };
-    MemberListResponse: {
-      /** @description Oldest member first. */
-      members: components['schemas']['MemberResponse'][];
-    };
-    UpdateMemberDto: {
-      /** @enum {string} */
-      role: 'owner' | 'admin' | 'agent' | 'viewer';
-    };
-    MemberEnvelope: {
-      member: components['schemas']['MemberResponse'];
-    };
-    CreateInvitationDto: {
-      /** Format: email */
-      email: string;
-      /** @enum {string} */
-      role: 'owner' | 'admin' | 'agent' | 'viewer';
-    };
-    InvitationResponse: {
-      /** Format: uuid */
-      id: string;
-      /** Format: email */
-      email: string;
-      role: components['schemas']['Role'];
-      /**
-       * @description `pending` until accepted or past `expiresAt`.
-       * @enum {string}
-       */
-      status: 'pending' | 'accepted' | 'expired';
-      /** @description Who invited: `user:<id>` or `admin-api`. */
-      invitedBy: string;
-      /** Format: date-time */
-      expiresAt: string;
-      /** Format: date-time */
-      createdAt: string;
-    };
-    CreatedInvitationResponse: {
-      invitation: components['schemas']['InvitationResponse'];
-      /**
-       * Format: uri
-       * @description The link to accept it: shown in this answer only (and mailed when the service has SMTP_URL).
-       */
-      acceptUrl: string;
-    };
-    InvitationListResponse: {
-      /** @description Newest first; deleted ones are not listed. */
-      invitations: components['schemas']['InvitationResponse'][];
-    };
-    VerifiedTenant: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      slug: string;
-    };
-    VerifiedPlan: {
-      name: components['schemas']['Plan'];
-      botsLimit: number;
-      /** @description Messages per calendar month. */
-      messagesLimit: number;
-    };
-    VerifiedUsage: {
-      /** @description The bot's replies this calendar month (UTC), counted against `plan.messagesLimit`. */
-      messagesThisMonth: number;
-    };
-    VerificationResponse: {
-      /**
-       * @description Always true: an invalid key gets 401 instead.
-       * @enum {boolean}
-       */
-      valid: true;
-      tenant: components['schemas']['VerifiedTenant'];
-      plan: components['schemas']['VerifiedPlan'];
-      /** @description Secret keys only: a public key is on web pages, for anyone to read. */
-      usage?: components['schemas']['VerifiedUsage'];
-    };
-    BotResponse: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      /** @description Whether the bot is active and reachable by visitors; inactive bots are listed too. */
-      isActive: boolean;
-      /**
-       * Format: uri
-       * @description URL of the avatar image; null when none is set.
-       */
-      avatarUrl: string | null;
-      /**
-       * @description Primary colour as a hex value.
-       * @example #2563eb
-       */
-      primaryColor: string;
-      /**
-       * @description ISO 639-1 language code.
-       * @example en
-       */
-      language: string;
-      /** @description Messages in all of the bot’s conversations. */
-      messageCount: number;
-      conversationCount: number;
-      /** @description Documents in the knowledge base. */
-      knowledgeBaseSize: number;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    BotListResponse: {
-      /** @description All bots of the tenant, oldest first. */
-      bots: components['schemas']['BotResponse'][];
-    };
-    BotEnvelope: {
-      bot: components['schemas']['BotResponse'];
-    };
-    CreateBotDto: {
-      name: string;
-      /**
-       * @description Hex colour; `#2563eb` by default.
-       * @example #2563eb
-       */
-      primaryColor?: string;
-      /**
-       * @description ISO 639-1 code; `en` by default.
-       * @example en
-       */
-      language?: string;
-      /**
-       * Format: uri
-       * @description A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.
-       */
-      avatarUrl?: string | null;
-      /** @description Whether the widget is shown and the bot answers; true by default. */
-      isActive?: boolean;
-    };
-    UpdateBotDto: {
-      name?: string;
-      /**
-       * @description Hex colour; `#2563eb` by default.
-       * @example #2563eb
-       */
-      primaryColor?: string;
-      /**
-       * @description ISO 639-1 code; `en` by default.
-       * @example en
-       */
-      language?: string;
-      /**
-       * Format: uri
-       * @description A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.
-       */
-      avatarUrl?: string | null;
-      /** @description Whether the widget is shown and the bot answers; true by default. */
-      isActive?: boolean;
-    };
-    /** @enum {string} */
-    ConversationStatus: 'active' | 'ended' | 'handed_off';
-    /** @enum {string} */
-    ConversationChannel: 'widget' | 'api';
-    ConversationResponse: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      botId: string;
-      status: components['schemas']['ConversationStatus'];
-      channel: components['schemas']['ConversationChannel'];
-      /** @description The widget’s visitor id, when known. */
-      visitorId: string | null;
-      /**
-       * Format: uuid
-       * @description The lead captured in this conversation.
-       */
-      leadId: string | null;
-      messageCount: number;
-      /** Format: date-time */
-      lastMessageAt: string | null;
-      /** Format: date-time */
-      endedAt: string | null;
-      /**
-       * Format: date-time
-       * @description When a person last took the conversation over; kept after it is released or ended.
-       */
-      handedOffAt: string | null;
-      /**
-       * Format: uuid
-       * @description The user working the conversation (`PUT .../assignee`).
-       */
-      assigneeId: string | null;
-      /**
-       * Format: date-time
-       * @description While handed off: the first visitor message no agent has answered yet (or the visitor’s request for a person); null when nobody waits.
-       */
-      waitingSince: string | null;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    Pagination: {
-      /** @description Matching results in all pages. */
-      total: number;
-      /** @description The page size used. */
-      limit: number;
-      /** @description Results skipped. */
-      offset: number;
-      /** @description Whether more results follow: repeat with offset + limit while true. */
-      hasMore: boolean;
-    };
-    ConversationListResponse: {
-      /** @description Newest first. */
-      conversations: components['schemas']['ConversationResponse'][];
-      pagination: components['schemas']['Pagination'];
-    };
-    ConversationEnvelope: {
-      conversation: components['schemas']['ConversationResponse'];
-    };
-    /**
-     * @description `agent` is a human operator.
-     * @enum {string}
-     */
-    MessageRole: 'user' | 'assistant' | 'agent';
-    MessageResponse: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      conversationId: string;
-      /** @description `agent` is a human operator. */
-      role: components['schemas']['MessageRole'];
-      content: string;
-      /** @description On agent messages only: the name the visitor sees. */
-      authorName?: string;
-      /** Format: date-time */
-      createdAt: string;
-    };
-    MessageListResponse: {
-      /** @description Oldest first. */
-      messages: components['schemas']['MessageResponse'][];
-      pagination: components['schemas']['Pagination'];
-    };
-    EmptyBodyDto: Record<string, never>;
-    AgentMessageDto: {
-      /** @description Trimmed. */
-      content: string;
-      /** @description The name the visitor sees; by default a signed-in user’s name, none for a key. Trimmed. */
-      authorName?: string;
-    };
-    MessageEnvelope: {
-      message: components['schemas']['MessageResponse'];
-    };
-    AssigneeDto: {
-      /**
-       * Format: uuid
-       * @description A member whose role may answer conversations (conversations:write), or null for nobody.
-       */
-      userId: string | null;
-      /**
-       * @description Take the conversation from the user who holds it (otherwise 409 `ALREADY_ASSIGNED`).
-       * @default false
-       */
-      force: boolean;
-    };
-    /**
-     * @description `widget` (captured in a chat), `api` (created through the API) or `import`.
-     * @enum {string}
-     */
-    LeadSource: 'widget' | 'api' | 'import';
-    /**
-     * @description A new lead is `new`; see PATCH /api/v1/leads/{id} for the moves.
-     * @enum {string}
-     */
-    LeadStatus: 'new' | 'contacted' | 'qualified' | 'unqualified' | 'converted';
-    LeadResponse: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      /** Format: email */
-      email: string;
-      phone: string | null;
-      company: string | null;
-      message: string | null;
-      /**
-       * Format: uuid
-       * @description The bot the lead belongs to; null for an API lead created without one.
-       */
-      botId: string | null;
-      /**
-       * Format: uuid
-       * @description The conversation that captured the lead; null for leads created through the API.
-       */
-      conversationId: string | null;
-      /** @description `widget` (captured in a chat), `api` (created through the API) or `import`. */
-      source: components['schemas']['LeadSource'];
-      /** @description A new lead is `new`; see PATCH /api/v1/leads/{id} for the moves. */
-      status: components['schemas']['LeadStatus'];
-      /** @description Empty when none were given. */
-      tags: string[];
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    LeadListResponse: {
-      /** @description Newest first. */
-      leads: components['schemas']['LeadResponse'][];
-      pagination: components['schemas']['Pagination'];
-    };
-    LeadEnvelope: {
-      lead: components['schemas']['LeadResponse'];
-    };
-    CreateLeadDto: {
-      /** @description Trimmed; length counts Unicode code points. */
-      name: string;
-      /** @description Left out, empty or null: none. */
-      phone?: string | null;
-      /** @description Left out, empty or null: none. */
-      company?: string | null;
-      /** @description A message or note. Left out, empty or null: none. */
-      message?: string | null;
-      /**
-       * Format: uuid
-       * @description One of the tenant's bots; any other id is a 400 on `botId`. Left out or null: no bot.
-       */
-      botId?: string | null;
-      /** @description Each entry is trimmed. Left out or null: none. */
-      tags?: string[] | null;
-      /**
-       * Format: email
-       * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
-       */
-      email: string;
-    };
-    UpdateLeadDto: {
-      /** @description Trimmed; length counts Unicode code points. */
-      name?: string;
-      /** @description Left out, empty or null: none. */
-      phone?: string | null;
-      /** @description Left out, empty or null: none. */
-      company?: string | null;
-      /** @description A message or note. Left out, empty or null: none. */
-      message?: string | null;
-      /** @description Each entry is trimmed. Left out or null: none. */
-      tags?: string[] | null;
-      /**
-       * Format: email
-       * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
-       */
-      email?: string;
-      /**
-       * @description The new status: new → contacted, qualified or unqualified; contacted → qualified or unqualified; qualified → converted or unqualified; unqualified → new. `converted` is final; the current status is a no-op.
-       * @enum {string}
-       */
-      status?: 'new' | 'contacted' | 'qualified' | 'unqualified' | 'converted';
-    };
-    ImportLeadsDto: {
-      /** @description Each entry as the body of POST /api/v1/leads; an invalid one is named in the details as `leads[i].field`. */
-      leads: components['schemas']['CreateLeadDto'][];
-    };
-    ImportLeadsResponse: {
-      /** @description How many leads were created. */
-      imported: number;
-      /** @description The created leads, in the order sent; only for a key that also has `leads:read`. */
-      leads?: components['schemas']['LeadResponse'][];
-    };
-    CreateTenantDto: {
-      name: string;
-      slug: string;
-      /** @enum {string} */
-      plan: 'free' | 'pro' | 'business' | 'enterprise';
-    };
-    TenantResponse: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      slug: string;
-      plan: components['schemas']['Plan'];
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    TenantEnvelope: {
-      tenant: components['schemas']['TenantResponse'];
-    };
-    UpdateTenantDto: {
-      name?: string;
-      /** @enum {string} */
-      plan?: 'free' | 'pro' | 'business' | 'enterprise';
-    };
-    CreateDocumentDto: {
-      /** @description Trimmed; characters are Unicode code points. */
-      title: string;
-      /** @description The text answers are made of; paragraphs are separated by a blank line. Characters are Unicode code points. */
-      content: string;
-    };
-    KnowledgeDocumentResponse: {
-      /** Format: uuid */
-      id: string;
-      title: string;
-      /** @description Length of the content in characters (Unicode code points). */
-      characters: number;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @description The last change of the title or the content.
-       */
-      updatedAt: string;
-      /** @description The document’s text. */
-      content: string;
-    };
-    KnowledgeDocumentEnvelope: {
-      document: components['schemas']['KnowledgeDocumentResponse'];
-    };
-    MessageInputDto: {
-      /** @enum {string} */
-      role: 'user' | 'assistant' | 'agent';
-      content: string;
-      /** Format: date-time */
-      createdAt?: string;
-    };
-    LeadContactDto: {
-      /** @description Trimmed; length counts Unicode code points. */
-      name: string;
-      /** @description Left out, empty or null: none. */
-      phone?: string | null;
-      /** @description Left out, empty or null: none. */
-      company?: string | null;
-      /** @description A message or note. Left out, empty or null: none. */
-      message?: string | null;
-      /**
-       * Format: email
-       * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
-       */
-      email: string;
-    };
-    RecordConversationDto: {
-      /** @description The widget's visitor; left out or null for none. */
-      visitorId?: string | null;
-      /**
-       * @description `active` by default; an `ended` conversation ends at its last message.
-       * @enum {string}
-       */
-      status?: 'active' | 'ended' | 'handed_off';
-      /** @enum {string} */
-      channel?: 'widget' | 'api';
-      /**
-       * Format: date-time
-       * @description When the conversation started; now by default.
-       */
-      createdAt?: string;
-      messages: components['schemas']['MessageInputDto'][];
-      /** @description The lead the widget captured, stored with source `widget` and this conversation. */
-      lead?: components['schemas']['LeadContactDto'];
-    };
-    AuditEventResponse: {
-      /** Format: uuid */
-      id: string;
-      /** @description Who did it: `user:<user id>` (a signed-in user), `api-key:<key id>`, `admin-api`, or `system` (the demo data, the webhook delivery worker). */
-      actor: string;
-      /** @description The `X-Request-Id` of the request that made the change; null for changes made outside a request. */
-      requestId: string | null;
-      /** @description The client address of the request that made the change; null for changes made outside a request. */
-      ip: string | null;
-      /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.disabled`, `member.added`, `member.role_changed`, `member.removed`, `invitation.created` or `invitation.deleted` (by the delivery worker: the receiver answered 410, or failed for 5 days). */
-      action: string;
-      /** @description The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation` or `webhook`. */
-      targetType: string;
-      targetId: string;
-      /** @description Details of the event, e.g. `{ "from": "pro", "to": "business" }`. */
-      data: {
-        [key: string]: unknown;
-      };
-      /** Format: date-time */
-      createdAt: string;
-    };
-    AuditEventListResponse: {
-      /** @description Newest first. */
-      events: components['schemas']['AuditEventResponse'][];
-      pagination: components['schemas']['Pagination'];
-    };
-    AdminPasswordResetResponse: {
-      /**
-       * Format: uri
-       * @description The reset link: shown once, single use, valid one hour.
-       */
-      resetUrl: string;
-    };
-    CreateWebhookDto: {
-      /**
-       * Format: uri
-       * @description Absolute https URL without user or password. A literal private, loopback, link-local or reserved address is refused (unless in WEBHOOK_ALLOWED_CIDRS, where http is allowed too); the address a name resolves to is checked when delivering.
-       */
-      url: string;
-      /** @description Event types, or `["*"]` for all. Repeats are ignored. */
-      events: (
-        | 'lead.created'
-        | 'lead.updated'
-        | 'lead.deleted'
-        | 'conversation.started'
-        | 'conversation.ended'
-        | 'conversation.handed_off'
-        | 'conversation.released'
-        | 'conversation.assigned'
-        | 'conversation.deleted'
-        | 'message.created'
-        | 'bot.updated'
-        | 'webhook.test'
-        | '*'
-      )[];
-      description?: string | null;
-    };
-    WebhookResponse: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uri */
-      url: string;
-      events: (
-        | 'lead.created'
-        | 'lead.updated'
-        | 'lead.deleted'
-        | 'conversation.started'
-        | 'conversation.ended'
-        | 'conversation.handed_off'
-        | 'conversation.released'
-        | 'conversation.assigned'
-        | 'conversation.deleted'
-        | 'message.created'
-        | 'bot.updated'
-        | 'webhook.test'
-        | '*'
-      )[];
-      description: string | null;
-      enabled: boolean;
-      /**
-       * @description Why it is disabled: `manual`, `gone` (the receiver answered 410) or `failing` (every delivery failed for 5 days); null while enabled.
-       * @enum {string|null}
-       */
-      disabledReason: 'manual' | 'gone' | 'failing' | null;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    WebhookWithSecretResponse: {
-      webhook: components['schemas']['WebhookResponse'];
-      /** @description The signing secret, shown only in this answer. */
-      secret: string;
-    };
-    WebhookListResponse: {
-      /** @description Oldest first. */
-      webhooks: components['schemas']['WebhookResponse'][];
-    };
-    WebhookEnvelope: {
-      webhook: components['schemas']['WebhookResponse'];
-    };
-    UpdateWebhookDto: {
-      /**
-       * Format: uri
-       * @description Absolute https URL without user or password. A literal private, loopback, link-local or reserved address is refused (unless in WEBHOOK_ALLOWED_CIDRS, where http is allowed too); the address a name resolves to is checked when delivering.
-       */
-      url?: string;
-      /** @description Event types, or `["*"]` for all. Repeats are ignored. */
-      events?: (
-        | 'lead.created'
-        | 'lead.updated'
-        | 'lead.deleted'
-        | 'conversation.started'
-        | 'conversation.ended'
-        | 'conversation.handed_off'
-        | 'conversation.released'
-        | 'conversation.assigned'
-        | 'conversation.deleted'
-        | 'message.created'
-        | 'bot.updated'
-        | 'webhook.test'
-        | '*'
-      )[];
-      description?: string | null;
-      /** @description false disables the endpoint (disabledReason `manual`); true enables it again. */
-      enabled?: boolean;
-    };
-    /**
-     * @description `failed` once its retries are exhausted.
-     * @enum {string}
-     */
-    WebhookDeliveryStatus: 'pending' | 'succeeded' | 'failed';
-    DeliveryResponse: {
-      /** Format: uuid */
-      id: string;
-      /**
-       * Format: uuid
-       * @description The event id, sent as `webhook-id` on every attempt.
-       */
-      eventId: string;
-      eventType: string;
-      /** @description `failed` once its retries are exhausted. */
-      status: components['schemas']['WebhookDeliveryStatus'];
-      attempts: number;
-      /** Format: date-time */
-      lastAttemptAt: string | null;
-      /**
-       * Format: date-time
-       * @description When the next attempt is due; null once succeeded or failed.
-       */
-      nextAttemptAt: string | null;
-      lastResponseStatus: number | null;
-      lastError: string | null;
-      /** Format: date-time */
-      createdAt: string;
-    };
-    DeliveryEnvelope: {
-      delivery: components['schemas']['DeliveryResponse'];
-    };
-    DeliveryListResponse: {
-      /** @description Newest first. */
-      deliveries: components['schemas']['DeliveryResponse'][];
-      pagination: components['schemas']['Pagination'];
-    };
-    AnalyticsRangeResponse: {
-      /**
-       * Format: date-time
-       * @description The first instant counted.
-       */
-      from: string;
-      /**
-       * Format: date-time
-       * @description The last instant counted (inclusive).
-       */
-      to: string;
-    };
-    MessageCountsResponse: {
-      /** @description Messages of visitors. */
-      user: number;
-      /** @description Replies of the bot. */
-      assistant: number;
-      /** @description Messages of human operators. */
-      agent: number;
-    };
-    AnalyticsFiguresResponse: {
-      range: components['schemas']['AnalyticsRangeResponse'];
-      /** @description Conversations created in the range. */
-      conversations: number;
-      /** @description Messages created in the range, by role. */
-      messages: components['schemas']['MessageCountsResponse'];
-      /** @description Leads created in the range. */
-      leads: number;
-      /** @description Distinct visitor ids of the conversations created in the range (conversations without one are not counted). */
-      uniqueVisitors: number;
-      /** @description Share of the conversations created in the range that have a lead; 0 without conversations. */
-      leadConversionRate: number;
-      /** @description Share of the assistant messages of the range that found no answer in the knowledge base; 0 without assistant messages. */
-      unansweredRate: number;
-      /** @description Messages created in the range divided by conversations created in it; 0 without conversations. */
-      avgMessagesPerConversation: number;
-    };
-    AnalyticsOverviewResponse: {
-      range: components['schemas']['AnalyticsRangeResponse'];
-      /** @description Conversations created in the range. */
-      conversations: number;
-      /** @description Messages created in the range, by role. */
-      messages: components['schemas']['MessageCountsResponse'];
-      /** @description Leads created in the range. */
-      leads: number;
-      /** @description Distinct visitor ids of the conversations created in the range (conversations without one are not counted). */
-      uniqueVisitors: number;
-      /** @description Share of the conversations created in the range that have a lead; 0 without conversations. */
-      leadConversionRate: number;
-      /** @description Share of the assistant messages of the range that found no answer in the knowledge base; 0 without assistant messages. */
-      unansweredRate: number;
-      /** @description Messages created in the range divided by conversations created in it; 0 without conversations. */
-      avgMessagesPerConversation: number;
-      /** @description The same figures for the range of the same length that ends just before this one starts. */
-      previous: components['schemas']['AnalyticsFiguresResponse'];
-    };
-    /** @enum {string} */
-    AnalyticsMetric: 'conversations' | 'messages' | 'leads' | 'visitors';
-    /** @enum {string} */
-    AnalyticsInterval: 'day' | 'week' | 'month';
-    TimeseriesPointResponse: {
-      /**
-       * Format: date
-       * @description The first day of the period in the tenant’s time zone.
-       * @example 2026-01-05
-       */
-      period: string;
-      count: number;
-    };
-    AnalyticsTimeseriesResponse: {
-      metric: components['schemas']['AnalyticsMetric'];
-      interval: components['schemas']['AnalyticsInterval'];
-      /**
-       * @description The tenant’s IANA time zone, in which the periods are days, weeks and months.
-       * @example Europe/Berlin
-       */
-      timezone: string;
-      /** @description Every period from the one holding `from` to the one holding `to`, oldest first, empty ones with count 0. */
-      points: components['schemas']['TimeseriesPointResponse'][];
-    };
-    VisitorMessageLimit: {
-      /** @description Messages one visitor may send per window. */
-      messages: number;
-      /** @description The window, in seconds. */
-      windowSeconds: number;
-    };
-    LeadCapture: {
-      /** @description The widget offers the lead form. */
-      enabled: boolean;
-      /** @description The lead form requires a phone number. */
-      requirePhone: boolean;
-      /** @description The lead form requires a company. */
-      requireCompany: boolean;
-    };
-    WidgetLimits: {
-      /** @description Bot replies the widget gives one client address (IPv6: one /64) per UTC day; beyond, 429. */
-      repliesPerIpPerDay: number;
-    };
-    Retention: {
-      /** @description Days after a conversation's last message before the hourly sweep deletes it with its messages; null: kept for ever. */
-      conversationDays: number | null;
-      /** @description Days after its creation before the hourly sweep deletes a lead; null: kept for ever. */
-      leadDays: number | null;
-    };
-    TenantSettings: {
-      /**
-       * @description IANA time zone name; analytics periods are days, weeks and months in it.
-       * @example UTC
-       */
-      timezone: string;
-      /**
-       * @description Origins the widget may run on; empty: any origin.
-       * @example [
-       *       "https://www.example.com"
-       *     ]
-       */
-      allowedOrigins: string[];
-      visitorMessageLimit: components['schemas']['VisitorMessageLimit'];
-      leadCapture: components['schemas']['LeadCapture'];
-      widgetLimits: components['schemas']['WidgetLimits'];
-      retention: components['schemas']['Retention'];
-    };
-    TenantSettingsEnvelope: {
-      settings: components['schemas']['TenantSettings'];
-    };
-    VisitorMessageLimitDto: {
-      /** @description Messages one visitor may send per window. */
-      messages?: number;
-      /** @description The window's length in seconds. */
-      windowSeconds?: number;
-    };
-    LeadCaptureDto: {
-      /** @description The widget offers the lead form. */
-      enabled?: boolean;
-      /** @description The lead form requires a phone number. */
-      requirePhone?: boolean;
-      /** @description The lead form requires a company. */
-      requireCompany?: boolean;
-    };
-    WidgetLimitsDto: {
-      /** @description Bot replies the widget gives one client address (IPv6: one /64) per UTC day. */
-      repliesPerIpPerDay?: number;
-    };
-    RetentionDto: {
-      /** @description Days after a conversation's last message (or its start) before it is deleted with its messages; null: kept for ever. */
-      conversationDays?: number | null;
-      /** @description Days after its creation before a lead is deleted; null: kept for ever. */
-      leadDays?: number | null;
-    };
-    UpdateTenantSettingsDto: {
-      /**
-       * @description An IANA time zone name; analytics periods are days, weeks and months in it.
-       * @example Europe/Berlin
-       */
-      timezone?: string;
-      /**
-       * @description Origins the widget may run on (`https://host[:port]`; `http://` for localhost only), normalised to lower case, duplicates dropped. Empty: any origin.
-       * @example [
-       *       "https://www.example.com"
-       *     ]
-       */
-      allowedOrigins?: string[];
-      visitorMessageLimit?: components['schemas']['VisitorMessageLimitDto'];
-      leadCapture?: components['schemas']['LeadCaptureDto'];
-      widgetLimits?: components['schemas']['WidgetLimitsDto'];
-      retention?: components['schemas']['RetentionDto'];
-    };
-    HandoffSettings: {
-      /** @description The visitor may ask for a person (the widget shows “talk to a person”). */
-      enabled: boolean;
-      /** @description With `enabled`: a question the knowledge base cannot answer hands the conversation to a person, after the fallback message. */
-      onFallback: boolean;
-      /** @description What the widget shows once the conversation is handed to a person. */
-      message: string;
-    };
-    BotSettings: {
-      /** @description The first message of every widget conversation; null: none. */
-      welcomeMessage: string | null;
-      /** @description Questions the widget offers as buttons. */
-      suggestedQuestions: string[];
-      /** @description The reply when nothing in the knowledge base fits the question. */
-      fallbackMessage: string;
-      /** @description Replies list the knowledge documents they come from. */
-      showSources: boolean;
-      /** @description The bot's own synonyms, one group per entry ("bill = invoice, receipt"). */
-      synonyms: string[];
-      handoff: components['schemas']['HandoffSettings'];
-    };
-    BotSettingsEnvelope: {
-      settings: components['schemas']['BotSettings'];
-    };
-    HandoffSettingsDto: {
-      /** @description What the widget shows once a person is asked for. Trimmed. */
-      message?: string;
-      /** @description The visitor may ask for a person. */
-      enabled?: boolean;
-      /** @description With enabled: an unanswered question hands the conversation to a person, after the fallback message. */
-      onFallback?: boolean;
-    };
-    UpdateBotSettingsDto: {
-      /** @description The first message of every widget conversation. Trimmed; null or empty: none. */
-      welcomeMessage?: string | null;
-      /** @description Questions the widget offers as buttons. Each is trimmed; replaces the list. */
-      suggestedQuestions?: string[];
-      /** @description The reply when nothing in the knowledge base fits the question. Trimmed. */
-      fallbackMessage?: string;
-      /** @description Replies list the knowledge documents they come from. */
-      showSources?: boolean;
-      /**
-       * @description The bot's own synonyms for its domain's words, one group per entry: two or more words or phrases separated by `=` or `,`. A question's word then also finds passages that hold the others of its group. Each entry is trimmed; replaces the list.
-       * @example [
-       *       "bill = invoice, receipt",
-       *       "cpu = processor"
-       *     ]
-       */
-      synonyms?: string[];
-      /** @description Human handoff in the widget; partial. */
-      handoff?: components['schemas']['HandoffSettingsDto'];
-    };
-    WidgetHandoff: {
-      /** @description The widget offers “talk to a person” (`POST .../handoff`). */
-      enabled: boolean;
-      /** @description What the widget shows once a person is asked for. */
-      message: string;
-    };
-    WidgetBot: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      avatarUrl: string | null;
-      /** @example #2563eb */
-      primaryColor: string;
-      /**
-       * @description ISO 639-1.
-       * @example en
-       */
-      language: string;
-      welcomeMessage: string | null;
-      suggestedQuestions: string[];
-      leadCapture: components['schemas']['LeadCapture'];
-      handoff: components['schemas']['WidgetHandoff'];
-    };
-    WidgetBotEnvelope: {
-      bot: components['schemas']['WidgetBot'];
-    };
-    CreateSessionDto: {
-      /** @description The visitor's earlier visitor token (even expired, up to 30 days) to stay the same visitor; without a valid one a new visitor id is minted. */
-      visitorToken?: string;
-      /**
-       * @deprecated
-       * @description Ignored: the service mints visitor ids (send `visitorToken` to stay the same visitor).
-       */
-      visitorId?: string;
-      /**
-       * Format: uuid
-       * @description The bot the widget talks to: one of the key's tenant's bots.
-       */
-      botId: string;
-    };
-    WidgetSession: {
-      /** @description Send it as `X-Visitor-Token` on every later call. Valid 24 hours. */
-      visitorToken: string;
-      /** @description Keep it (e.g. in localStorage) to resume the visitor in a later session. */
-      visitorId: string;
-      /** Format: date-time */
-      expiresAt: string;
-    };
-    WidgetConversationStart: {
-      conversation: components['schemas']['ConversationResponse'];
-      /** @description The welcome message, when the bot has one. */
-      messages: components['schemas']['MessageResponse'][];
-    };
-    WidgetMessages: {
-      /** @description Oldest first; at most 100. */
-      messages: components['schemas']['MessageResponse'][];
-    };
-    SendMessageDto: {
-      /** @description The visitor's message. Trimmed; length in Unicode code points. */
-      content: string;
-    };
-    ReplySource: {
-      /**
-       * Format: uuid
-       * @description The knowledge document.
-       */
-      id: string;
-      title: string;
-    };
-    WidgetReply: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      conversationId: string;
-      /** @description `agent` is a human operator. */
-      role: components['schemas']['MessageRole'];
-      content: string;
-      /** @description On agent messages only: the name the visitor sees. */
-      authorName?: string;
-      /** Format: date-time */
-      createdAt: string;
-      /** @description The documents the reply comes from; empty when the bot's showSources is off or nothing fitted. */
-      sources: components['schemas']['ReplySource'][];
-    };
-    WidgetExchange: {
-      /** @description The visitor's message, as stored. */
-      message: components['schemas']['MessageResponse'];
-      /** @description The bot's reply; null while a person has the conversation (`handed_off`): the agent's answer arrives on the live stream. */
-      reply: (components['schemas']['WidgetReply'] | null) & components['schemas']['WidgetReply'];
-    };
-    WidgetConversationEnvelope: {
-      conversation: components['schemas']['ConversationResponse'];
-    };
-    WidgetLeadDto: {
-      /** @description Trimmed; length counts Unicode code points. */
-      name: string;
-      /** @description Left out, empty or null: none. */
-      phone?: string | null;
-      /** @description Left out, empty or null: none. */
-      company?: string | null;
-      /** @description A message or note. Left out, empty or null: none. */
-      message?: string | null;
-      /**
-       * Format: email
-       * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
-       */
-      email: string;
-    };
-    WidgetLeadEnvelope: {
-      lead: components['schemas']['LeadResponse'];
-    };
-    PersonDto: {
-      /** @description Compared case-insensitively with the leads’ e-mail addresses. Give this or `visitorId`. */
-      email?: string;
-      /** @description A widget visitor id, as conversations show it. Give this or `email`. */
-      visitorId?: string;
-    };
-    ExportedConversation: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      botId: string;
-      status: components['schemas']['ConversationStatus'];
-      channel: components['schemas']['ConversationChannel'];
-      /** @description The widget’s visitor id, when known. */
-      visitorId: string | null;
-      /**
-       * Format: uuid
-       * @description The lead captured in this conversation.
-       */
-      leadId: string | null;
-      messageCount: number;
-      /** Format: date-time */
-      lastMessageAt: string | null;
-      /** Format: date-time */
-      endedAt: string | null;
-      /**
-       * Format: date-time
-       * @description When a person last took the conversation over; kept after it is released or ended.
-       */
-      handedOffAt: string | null;
-      /**
-       * Format: uuid
-       * @description The user working the conversation (`PUT .../assignee`).
-       */
-      assigneeId: string | null;
-      /**
-       * Format: date-time
-       * @description While handed off: the first visitor message no agent has answered yet (or the visitor’s request for a person); null when nobody waits.
-       */
-      waitingSince: string | null;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-      /** @description Oldest first. */
-      messages: components['schemas']['MessageResponse'][];
-    };
-    PersonExportResponse: {
-      /** @description Oldest first. */
-      leads: components['schemas']['LeadResponse'][];
-      /** @description Oldest first, each with its messages. */
-      conversations: components['schemas']['ExportedConversation'][];
-    };
-    /** @enum {string} */
-    ErasureStatus: 'pending' | 'completed';
-    ErasureCounts: {
-      leads: number;
-      conversations: number;
-      messages: number;
-    };
-    ErasureResponse: {
-      /** Format: uuid */
-      id: string;
-      status: components['schemas']['ErasureStatus'];
-      /** @description What the erasure removes, as found when it was requested. */
-      counts: components['schemas']['ErasureCounts'];
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      completedAt: string | null;
-    };
-    ErasureEnvelope: {
-      erasure: components['schemas']['ErasureResponse'];
-    };
-    KnowledgeDocumentSummaryResponse: {
-      /** Format: uuid */
-      id: string;
-      title: string;
-      /** @description Length of the content in characters (Unicode code points). */
-      characters: number;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @description The last change of the title or the content.
-       */
-      updatedAt: string;
-    };
-    KnowledgeDocumentListResponse: {
-      /** @description Newest first; without their content. */
-      documents: components['schemas']['KnowledgeDocumentSummaryResponse'][];
-      pagination: components['schemas']['Pagination'];
-    };
-    UpdateDocumentDto: {
-      /** @description Trimmed; characters are Unicode code points. */
-      title?: string;
-      /** @description The text answers are made of; paragraphs are separated by a blank line. Characters are Unicode code points. */
-      content?: string;
-    };
-  };
-  responses: {
-    /** @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field. */
-    'ApiV1AnyKeyError400.VALIDATION_ERROR': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
+    schemas: {
+        HealthIndicatorStatus: {
             /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
-            /** @enum {integer} */
-            status?: 400;
-            details: components['schemas']['FieldErrorResponse'][];
-          };
+            status: "up" | "down";
+            /**
+             * @description The database kind (database check).
+             * @enum {string}
+             */
+            kind?: "postgres" | "embedded";
+            /** @description Why the check is down. */
+            message?: string;
         };
-      };
-    };
-    /**
-     * @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field.
-     *
-     *     `TENANT_REQUIRED`: a signed-in user called a tenant route without `X-Tenant-Id` (or with a malformed one).
-     */
-    'ApiV1AnyKeyError400.VALIDATION_ERROR.TENANT_REQUIRED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
+        /**
+         * @description Machine-readable code.
+         * @enum {string}
+         */
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_RECORD_ERASED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INVALID_VISITOR_TOKEN" | "ORIGIN_NOT_ALLOWED" | "BOT_INACTIVE" | "CONVERSATION_ENDED" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED" | "MESSAGE_LIMIT_REACHED" | "DELIVERY_IN_FLIGHT" | "INVALID_SESSION" | "INVALID_CREDENTIALS" | "CSRF_REJECTED" | "TENANT_REQUIRED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "EMAIL_TAKEN" | "SIGNUP_CLOSED" | "LAST_OWNER" | "INVITATION_EXPIRED" | "ALREADY_ASSIGNED" | "HANDOFF_DISABLED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        FieldErrorResponse: {
+            /**
+             * @description The field, query parameter or `body`; nested fields are dotted (`messages[0].role`). A name over 64 characters is cut there and ends in `…`.
+             * @example email
+             */
+            field: string;
+            /**
+             * @description The rule the value broke; never the value itself.
+             * @example must be a valid e-mail address
+             */
+            message: string;
+        };
+        ErrorBody: {
+            /** @description Machine-readable code. */
+            code: components["schemas"]["ErrorCode"];
+            /** @description Human-readable text, written for API users. */
+            message: string;
+            /** @description The HTTP status code. */
+            status: number;
+            /** @description The request id, also in the X-Request-Id header; quote it when reporting a problem. */
+            requestId: string;
+            /** @description On VALIDATION_ERROR only: one entry per broken field, at most 20. */
+            details?: components["schemas"]["FieldErrorResponse"][];
+            /** @description How many more fields are broken than `details` lists (it lists at most 20). */
+            moreDetails?: number;
+        };
+        ErrorEnvelope: {
+            error: components["schemas"]["ErrorBody"];
+        };
+        LivenessResponse: {
             /** @enum {string} */
-            code?: 'VALIDATION_ERROR' | 'TENANT_REQUIRED';
-            /** @enum {integer} */
-            status?: 400;
-            details: components['schemas']['FieldErrorResponse'][];
-          };
+            status: "ok";
         };
-      };
-    };
-    /** @description `NOT_FOUND`: the resource does not exist or is not the tenant’s (malformed ids included). */
-    'ApiV1AnyKeyError404.NOT_FOUND': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
+        ReadinessResponse: {
             /** @enum {string} */
-            code?: 'NOT_FOUND';
-            /** @enum {integer} */
-            status?: 404;
-          };
+            status: "ok" | "error" | "shutting_down";
+            /** @description The checks that are up. */
+            info?: {
+                [key: string]: components["schemas"]["HealthIndicatorStatus"];
+            };
+            /** @description The checks that are down. */
+            error?: {
+                [key: string]: components["schemas"]["HealthIndicatorStatus"];
+            };
+            /** @description Every check. */
+            details: {
+                [key: string]: components["schemas"]["HealthIndicatorStatus"];
+            };
         };
-      };
-    };
-    /** @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages. */
-    'ApiV1AnyKeyError409.BOT_INACTIVE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
+        /** @enum {string} */
+        ApiKeyType: "secret" | "public";
+        /** @enum {string} */
+        Scope: "bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write" | "privacy:manage";
+        ApiKeyResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            type: components["schemas"]["ApiKeyType"];
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * @description The key’s first characters.
+             * @enum {string}
+             */
+            prefix: "svc_sk_" | "svc_pk_";
+            /** @description The key’s last four characters. */
+            last4: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description Updated at most once a minute.
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ApiKeyListResponse: {
+            /** @description The tenant’s keys that are not deleted; never the keys themselves. */
+            apiKeys: components["schemas"]["ApiKeyResponse"][];
+        };
+        CreateApiKeyDto: {
+            /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only. */
+            scopes: ("bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write" | "privacy:manage")[];
+            /**
+             * Format: date-time
+             * @description An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.
+             */
+            expiresAt?: string | null;
+            name: string;
             /** @enum {string} */
-            code?: 'BOT_INACTIVE';
-            /** @enum {integer} */
-            status?: 409;
-          };
+            type?: "secret" | "public";
         };
-      };
-    };
-    /**
-     * @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages.
-     *
-     *     `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads.
-     */
-    'ApiV1AnyKeyError409.BOT_INACTIVE.CONVERSATION_ENDED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
+        CreatedApiKeyResponse: {
+            apiKey: components["schemas"]["ApiKeyResponse"];
+            /** @description The full key, shown in this answer only. */
+            key: string;
+        };
+        ApiKeyActivityDayResponse: {
+            /**
+             * Format: date
+             * @description The UTC day, `YYYY-MM-DD`.
+             */
+            date: string;
+            /** @description Answers to the key that day, errors included. */
+            requests: number;
+            /** @description Answers with a status of 400 or above. */
+            errors: number;
+        };
+        ApiKeyActivityResponse: {
+            /**
+             * Format: date-time
+             * @description Updated at most once a minute.
+             */
+            lastUsedAt: string | null;
+            /** @description The last 30 UTC days, oldest first, today last; days without requests are zeros. */
+            days: components["schemas"]["ApiKeyActivityDayResponse"][];
+        };
+        SignUpDto: {
+            /** Format: email */
+            email: string;
+            password: string;
+            name: string;
+            tenantName: string;
+        };
+        UserResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @enum {string} */
+        Plan: "free" | "pro" | "business" | "enterprise";
+        MembershipTenant: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            plan: components["schemas"]["Plan"];
+        };
+        /** @enum {string} */
+        Role: "owner" | "admin" | "agent" | "viewer";
+        MembershipResponse: {
+            tenant: components["schemas"]["MembershipTenant"];
+            role: components["schemas"]["Role"];
+        };
+        AccountResponse: {
+            user: components["schemas"]["UserResponse"];
+            memberships: components["schemas"]["MembershipResponse"][];
+        };
+        LogInDto: {
+            /** Format: email */
+            email: string;
+            password: string;
+        };
+        UpdateMeDto: {
+            currentPassword: string;
+            name?: string;
+            password?: string;
+        };
+        SessionResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+            userAgent: string | null;
+            ip: string | null;
+            /** @description Whether this is the session of the request. */
+            current: boolean;
+        };
+        SessionListResponse: {
+            sessions: components["schemas"]["SessionResponse"][];
+        };
+        AcceptInvitationDto: {
+            token: string;
+            name?: string;
+            password?: string;
+        };
+        PasswordResetRequestDto: {
+            /** Format: email */
+            email: string;
+        };
+        PasswordResetConfirmDto: {
+            token: string;
+            password: string;
+        };
+        TenantLimits: {
+            /** @description Bots the plan allows. */
+            botsLimit: number;
+            /** @description Widget replies a calendar month (UTC). */
+            messagesLimit: number;
+            /** @description API requests an hour, shared by the tenant's keys. */
+            requestsPerHour: number;
+            /** @description Whether secret API keys may be created (Pro and higher). */
+            apiAccess: boolean;
+        };
+        TenantUsage: {
+            /** @description Widget replies stored this calendar month (UTC). */
+            messagesThisMonth: number;
+            botCount: number;
+        };
+        TenantAccountResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            plan: components["schemas"]["Plan"];
+            limits: components["schemas"]["TenantLimits"];
+            usage: components["schemas"]["TenantUsage"];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        TenantAccountEnvelope: {
+            tenant: components["schemas"]["TenantAccountResponse"];
+        };
+        RenameTenantDto: {
+            name: string;
+        };
+        MemberResponse: {
+            /** Format: uuid */
+            userId: string;
+            /** Format: email */
+            email: string;
+            name: string;
+            role: components["schemas"]["Role"];
+            /**
+             * Format: date-time
+             * @description When the user joined the tenant.
+             */
+            createdAt: string;
+        };
+        MemberListResponse: {
+            /** @description Oldest member first. */
+            members: components["schemas"]["MemberResponse"][];
+        };
+        UpdateMemberDto: {
             /** @enum {string} */
-            code?: 'BOT_INACTIVE' | 'CONVERSATION_ENDED';
-            /** @enum {integer} */
-            status?: 409;
-          };
+            role: "owner" | "admin" | "agent" | "viewer";
         };
-      };
-    };
-    /**
-     * @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages.
-     *
-     *     `HANDOFF_DISABLED`: the bot's handoff setting is off: the visitor cannot ask for a person.
-     *
-     *     `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads.
-     */
-    'ApiV1AnyKeyError409.BOT_INACTIVE.HANDOFF_DISABLED.CONVERSATION_ENDED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
+        MemberEnvelope: {
+            member: components["schemas"]["MemberResponse"];
+        };
+        CreateInvitationDto: {
+            /** Format: email */
+            email: string;
             /** @enum {string} */
-            code?: 'BOT_INACTIVE' | 'HANDOFF_DISABLED' | 'CONVERSATION_ENDED';
-            /** @enum {integer} */
-            status?: 409;
-          };
+            role: "owner" | "admin" | "agent" | "viewer";
         };
-      };
-    };
-    /**
-     * @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages.
-     *
-     *     `LEAD_CAPTURE_DISABLED`: the tenant's lead capture is off.
-     *
-     *     `LEAD_ALREADY_CAPTURED`: the conversation already has its lead.
-     */
-    'ApiV1AnyKeyError409.BOT_INACTIVE.LEAD_CAPTURE_DISABLED.LEAD_ALREADY_CAPTURED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
+        InvitationResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: email */
+            email: string;
+            role: components["schemas"]["Role"];
+            /**
+             * @description `pending` until accepted or past `expiresAt`.
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "expired";
+            /** @description Who invited: `user:<id>` or `admin-api`. */
+            invitedBy: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CreatedInvitationResponse: {
+            invitation: components["schemas"]["InvitationResponse"];
+            /**
+             * Format: uri
+             * @description The link to accept it: shown in this answer only (and mailed when the service has SMTP_URL).
+             */
+            acceptUrl: string;
+        };
+        InvitationListResponse: {
+            /** @description Newest first; deleted ones are not listed. */
+            invitations: components["schemas"]["InvitationResponse"][];
+        };
+        VerifiedTenant: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+        };
+        VerifiedPlan: {
+            name: components["schemas"]["Plan"];
+            botsLimit: number;
+            /** @description Messages per calendar month. */
+            messagesLimit: number;
+        };
+        VerifiedUsage: {
+            /** @description The bot's replies this calendar month (UTC), counted against `plan.messagesLimit`. */
+            messagesThisMonth: number;
+        };
+        VerificationResponse: {
+            /**
+             * @description Always true: an invalid key gets 401 instead.
+             * @enum {boolean}
+             */
+            valid: true;
+            tenant: components["schemas"]["VerifiedTenant"];
+            plan: components["schemas"]["VerifiedPlan"];
+            /** @description Secret keys only: a public key is on web pages, for anyone to read. */
+            usage?: components["schemas"]["VerifiedUsage"];
+        };
+        BotResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description Whether the bot is active and reachable by visitors; inactive bots are listed too. */
+            isActive: boolean;
+            /**
+             * Format: uri
+             * @description URL of the avatar image; null when none is set.
+             */
+            avatarUrl: string | null;
+            /**
+             * @description Primary colour as a hex value.
+             * @example #2563eb
+             */
+            primaryColor: string;
+            /**
+             * @description ISO 639-1 language code.
+             * @example en
+             */
+            language: string;
+            /** @description Messages in all of the bot’s conversations. */
+            messageCount: number;
+            conversationCount: number;
+            /** @description Documents in the knowledge base. */
+            knowledgeBaseSize: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        BotListResponse: {
+            /** @description All bots of the tenant, oldest first. */
+            bots: components["schemas"]["BotResponse"][];
+        };
+        BotEnvelope: {
+            bot: components["schemas"]["BotResponse"];
+        };
+        CreateBotDto: {
+            name: string;
+            /**
+             * @description Hex colour; `#2563eb` by default.
+             * @example #2563eb
+             */
+            primaryColor?: string;
+            /**
+             * @description ISO 639-1 code; `en` by default.
+             * @example en
+             */
+            language?: string;
+            /**
+             * Format: uri
+             * @description A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.
+             */
+            avatarUrl?: string | null;
+            /** @description Whether the widget is shown and the bot answers; true by default. */
+            isActive?: boolean;
+        };
+        UpdateBotDto: {
+            name?: string;
+            /**
+             * @description Hex colour; `#2563eb` by default.
+             * @example #2563eb
+             */
+            primaryColor?: string;
+            /**
+             * @description ISO 639-1 code; `en` by default.
+             * @example en
+             */
+            language?: string;
+            /**
+             * Format: uri
+             * @description A public https URL (no user or password; not localhost nor a private, loopback, link-local or reserved IP address), or null for none.
+             */
+            avatarUrl?: string | null;
+            /** @description Whether the widget is shown and the bot answers; true by default. */
+            isActive?: boolean;
+        };
+        /** @enum {string} */
+        ConversationStatus: "active" | "ended" | "handed_off";
+        /** @enum {string} */
+        ConversationChannel: "widget" | "api";
+        ConversationResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            botId: string;
+            status: components["schemas"]["ConversationStatus"];
+            channel: components["schemas"]["ConversationChannel"];
+            /** @description The widget’s visitor id, when known. */
+            visitorId: string | null;
+            /**
+             * Format: uuid
+             * @description The lead captured in this conversation.
+             */
+            leadId: string | null;
+            messageCount: number;
+            /** Format: date-time */
+            lastMessageAt: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person last took the conversation over; kept after it is released or ended.
+             */
+            handedOffAt: string | null;
+            /**
+             * Format: uuid
+             * @description The user working the conversation (`PUT .../assignee`).
+             */
+            assigneeId: string | null;
+            /**
+             * Format: date-time
+             * @description While handed off: the first visitor message no agent has answered yet (or the visitor’s request for a person); null when nobody waits.
+             */
+            waitingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Pagination: {
+            /** @description Matching results in all pages. */
+            total: number;
+            /** @description The page size used. */
+            limit: number;
+            /** @description Results skipped. */
+            offset: number;
+            /** @description Whether more results follow: repeat with offset + limit while true. */
+            hasMore: boolean;
+        };
+        ConversationListResponse: {
+            /** @description Newest first. */
+            conversations: components["schemas"]["ConversationResponse"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        ConversationEnvelope: {
+            conversation: components["schemas"]["ConversationResponse"];
+        };
+        /**
+         * @description `agent` is a human operator.
+         * @enum {string}
+         */
+        MessageRole: "user" | "assistant" | "agent";
+        MessageResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            conversationId: string;
+            /** @description `agent` is a human operator. */
+            role: components["schemas"]["MessageRole"];
+            content: string;
+            /** @description On agent messages only: the name the visitor sees. */
+            authorName?: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        MessageListResponse: {
+            /** @description Oldest first. */
+            messages: components["schemas"]["MessageResponse"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        EmptyBodyDto: Record<string, never>;
+        AgentMessageDto: {
+            /** @description Trimmed. */
+            content: string;
+            /** @description The name the visitor sees; by default a signed-in user’s name, none for a key. Trimmed. */
+            authorName?: string;
+        };
+        MessageEnvelope: {
+            message: components["schemas"]["MessageResponse"];
+        };
+        AssigneeDto: {
+            /**
+             * Format: uuid
+             * @description A member whose role may answer conversations (conversations:write), or null for nobody.
+             */
+            userId: string | null;
+            /**
+             * @description Take the conversation from the user who holds it (otherwise 409 `ALREADY_ASSIGNED`).
+             * @default false
+             */
+            force: boolean;
+        };
+        /**
+         * @description `widget` (captured in a chat), `api` (created through the API) or `import`.
+         * @enum {string}
+         */
+        LeadSource: "widget" | "api" | "import";
+        /**
+         * @description A new lead is `new`; see PATCH /api/v1/leads/{id} for the moves.
+         * @enum {string}
+         */
+        LeadStatus: "new" | "contacted" | "qualified" | "unqualified" | "converted";
+        LeadResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: email */
+            email: string;
+            phone: string | null;
+            company: string | null;
+            message: string | null;
+            /**
+             * Format: uuid
+             * @description The bot the lead belongs to; null for an API lead created without one.
+             */
+            botId: string | null;
+            /**
+             * Format: uuid
+             * @description The conversation that captured the lead; null for leads created through the API.
+             */
+            conversationId: string | null;
+            /** @description `widget` (captured in a chat), `api` (created through the API) or `import`. */
+            source: components["schemas"]["LeadSource"];
+            /** @description A new lead is `new`; see PATCH /api/v1/leads/{id} for the moves. */
+            status: components["schemas"]["LeadStatus"];
+            /** @description Empty when none were given. */
+            tags: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        LeadListResponse: {
+            /** @description Newest first. */
+            leads: components["schemas"]["LeadResponse"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        LeadEnvelope: {
+            lead: components["schemas"]["LeadResponse"];
+        };
+        CreateLeadDto: {
+            /** @description Trimmed; length counts Unicode code points. */
+            name: string;
+            /** @description Left out, empty or null: none. */
+            phone?: string | null;
+            /** @description Left out, empty or null: none. */
+            company?: string | null;
+            /** @description A message or note. Left out, empty or null: none. */
+            message?: string | null;
+            /**
+             * Format: uuid
+             * @description One of the tenant's bots; any other id is a 400 on `botId`. Left out or null: no bot.
+             */
+            botId?: string | null;
+            /** @description Each entry is trimmed. Left out or null: none. */
+            tags?: string[] | null;
+            /**
+             * Format: email
+             * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
+             */
+            email: string;
+        };
+        UpdateLeadDto: {
+            /** @description Trimmed; length counts Unicode code points. */
+            name?: string;
+            /** @description Left out, empty or null: none. */
+            phone?: string | null;
+            /** @description Left out, empty or null: none. */
+            company?: string | null;
+            /** @description A message or note. Left out, empty or null: none. */
+            message?: string | null;
+            /** @description Each entry is trimmed. Left out or null: none. */
+            tags?: string[] | null;
+            /**
+             * Format: email
+             * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
+             */
+            email?: string;
+            /**
+             * @description The new status: new → contacted, qualified or unqualified; contacted → qualified or unqualified; qualified → converted or unqualified; unqualified → new. `converted` is final; the current status is a no-op.
+             * @enum {string}
+             */
+            status?: "new" | "contacted" | "qualified" | "unqualified" | "converted";
+        };
+        ImportLeadsDto: {
+            /** @description Each entry as the body of POST /api/v1/leads; an invalid one is named in the details as `leads[i].field`. */
+            leads: components["schemas"]["CreateLeadDto"][];
+        };
+        ImportLeadsResponse: {
+            /** @description How many leads were created. */
+            imported: number;
+            /** @description The created leads, in the order sent; only for a key that also has `leads:read`. */
+            leads?: components["schemas"]["LeadResponse"][];
+        };
+        CreateTenantDto: {
+            name: string;
+            slug: string;
             /** @enum {string} */
-            code?: 'BOT_INACTIVE' | 'LEAD_CAPTURE_DISABLED' | 'LEAD_ALREADY_CAPTURED';
-            /** @enum {integer} */
-            status?: 409;
-          };
+            plan: "free" | "pro" | "business" | "enterprise";
         };
-      };
-    };
-    /** @description `PAYLOAD_TOO_LARGE`: the body is larger than 64 KiB. */
-    'ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
+        TenantResponse: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            plan: components["schemas"]["Plan"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        TenantEnvelope: {
+            tenant: components["schemas"]["TenantResponse"];
+        };
+        UpdateTenantDto: {
+            name?: string;
             /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-            /** @enum {integer} */
-            status?: 413;
-          };
+            plan?: "free" | "pro" | "business" | "enterprise";
         };
-      };
-    };
-    /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not UTF-8 `application/json`. */
-    'ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
+        CreateDocumentDto: {
+            /** @description Trimmed; characters are Unicode code points. */
+            title: string;
+            /** @description The text answers are made of; paragraphs are separated by a blank line. Characters are Unicode code points. */
+            content: string;
+        };
+        KnowledgeDocumentResponse: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** @description Length of the content in characters (Unicode code points). */
+            characters: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description The last change of the title or the content.
+             */
+            updatedAt: string;
+            /** @description The document’s text. */
+            content: string;
+        };
+        KnowledgeDocumentEnvelope: {
+            document: components["schemas"]["KnowledgeDocumentResponse"];
+        };
+        MessageInputDto: {
             /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-            /** @enum {integer} */
-            status?: 415;
-          };
+            role: "user" | "assistant" | "agent";
+            content: string;
+            /** Format: date-time */
+            createdAt?: string;
         };
-      };
-    };
-    /**
-     * @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field.
-     *
-     *     `TENANT_REQUIRED`: a signed-in user called a tenant route without `X-Tenant-Id` (or with a malformed one).
-     */
-    'ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
+        LeadContactDto: {
+            /** @description Trimmed; length counts Unicode code points. */
+            name: string;
+            /** @description Left out, empty or null: none. */
+            phone?: string | null;
+            /** @description Left out, empty or null: none. */
+            company?: string | null;
+            /** @description A message or note. Left out, empty or null: none. */
+            message?: string | null;
+            /**
+             * Format: email
+             * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
+             */
+            email: string;
+        };
+        RecordConversationDto: {
+            /** @description The widget's visitor; left out or null for none. */
+            visitorId?: string | null;
+            /**
+             * @description `active` by default; an `ended` conversation ends at its last message.
+             * @enum {string}
+             */
+            status?: "active" | "ended" | "handed_off";
             /** @enum {string} */
-            code?: 'VALIDATION_ERROR' | 'TENANT_REQUIRED';
-            /** @enum {integer} */
-            status?: 400;
-            details: components['schemas']['FieldErrorResponse'][];
-          };
+            channel?: "widget" | "api";
+            /**
+             * Format: date-time
+             * @description When the conversation started; now by default.
+             */
+            createdAt?: string;
+            messages: components["schemas"]["MessageInputDto"][];
+            /** @description The lead the widget captured, stored with source `widget` and this conversation. */
+            lead?: components["schemas"]["LeadContactDto"];
         };
-      };
-    };
-    /** @description `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted. */
-    'ApiV1Error401.INVALID_API_KEY': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'INVALID_API_KEY';
-            /** @enum {integer} */
-            status?: 401;
-          };
+        AuditEventResponse: {
+            /** Format: uuid */
+            id: string;
+            /** @description Who did it: `user:<user id>` (a signed-in user), `api-key:<key id>`, `admin-api`, or `system` (the demo data, the webhook delivery worker). */
+            actor: string;
+            /** @description The `X-Request-Id` of the request that made the change; null for changes made outside a request. */
+            requestId: string | null;
+            /** @description The client address of the request that made the change; null for changes made outside a request. */
+            ip: string | null;
+            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.disabled`, `member.added`, `member.role_changed`, `member.removed`, `invitation.created` or `invitation.deleted` (by the delivery worker: the receiver answered 410, or failed for 5 days). */
+            action: string;
+            /** @description The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation` or `webhook`. */
+            targetType: string;
+            targetId: string;
+            /** @description Details of the event, e.g. `{ "from": "pro", "to": "business" }`. */
+            data: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
         };
-      };
-    };
-    /**
-     * @description `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted.
-     *
-     *     `INVALID_SESSION`: the `svc_session` cookie is missing, unknown, expired (12 hours idle, 7 days at most) or ended.
-     */
-    'ApiV1Error401.INVALID_API_KEY.INVALID_SESSION': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'INVALID_API_KEY' | 'INVALID_SESSION';
-            /** @enum {integer} */
-            status?: 401;
-          };
+        AuditEventListResponse: {
+            /** @description Newest first. */
+            events: components["schemas"]["AuditEventResponse"][];
+            pagination: components["schemas"]["Pagination"];
         };
-      };
-    };
-    /**
-     * @description `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted.
-     *
-     *     `INVALID_VISITOR_TOKEN`: the widget call lacks `X-Visitor-Token`, or it is malformed, forged, expired, or for another bot.
-     */
-    'ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'INVALID_API_KEY' | 'INVALID_VISITOR_TOKEN';
-            /** @enum {integer} */
-            status?: 401;
-          };
+        AdminPasswordResetResponse: {
+            /**
+             * Format: uri
+             * @description The reset link: shown once, single use, valid one hour.
+             */
+            resetUrl: string;
         };
-      };
-    };
-    /**
-     * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
-     *
-     *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
-     *
-     *     `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
-     *
-     *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
-     *
-     *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
-     */
-    'ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'HTTPS_REQUIRED' | 'PLAN_UPGRADE_REQUIRED' | 'CSRF_REJECTED' | 'NOT_A_MEMBER' | 'INSUFFICIENT_ROLE';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        CreateWebhookDto: {
+            /**
+             * Format: uri
+             * @description Absolute https URL without user or password. A literal private, loopback, link-local or reserved address is refused (unless in WEBHOOK_ALLOWED_CIDRS, where http is allowed too); the address a name resolves to is checked when delivering.
+             */
+            url: string;
+            /** @description Event types, or `["*"]` for all. Repeats are ignored. */
+            events: ("lead.created" | "lead.updated" | "lead.deleted" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "conversation.deleted" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            description?: string | null;
         };
-      };
-    };
-    /**
-     * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
-     *
-     *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
-     *
-     *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
-     *
-     *     `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
-     *
-     *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
-     *
-     *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
-     */
-    'ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'HTTPS_REQUIRED' | 'PLAN_UPGRADE_REQUIRED' | 'INSUFFICIENT_SCOPE' | 'CSRF_REJECTED' | 'NOT_A_MEMBER' | 'INSUFFICIENT_ROLE';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        WebhookResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uri */
+            url: string;
+            events: ("lead.created" | "lead.updated" | "lead.deleted" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "conversation.deleted" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description Why it is disabled: `manual`, `gone` (the receiver answered 410) or `failing` (every delivery failed for 5 days); null while enabled.
+             * @enum {string|null}
+             */
+            disabledReason: "manual" | "gone" | "failing" | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
-      };
-    };
-    /**
-     * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
-     *
-     *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
-     *
-     *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
-     *
-     *     `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
-     *
-     *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
-     *
-     *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
-     *
-     *     `PLAN_LIMIT_REACHED`: the plan's bot limit is reached.
-     */
-    'ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.PLAN_LIMIT_REACHED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?:
-              'HTTPS_REQUIRED' | 'PLAN_UPGRADE_REQUIRED' | 'INSUFFICIENT_SCOPE' | 'CSRF_REJECTED' | 'NOT_A_MEMBER' | 'INSUFFICIENT_ROLE' | 'PLAN_LIMIT_REACHED';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        WebhookWithSecretResponse: {
+            webhook: components["schemas"]["WebhookResponse"];
+            /** @description The signing secret, shown only in this answer. */
+            secret: string;
         };
-      };
-    };
-    /**
-     * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
-     *
-     *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
-     *
-     *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
-     *
-     *     `ORIGIN_NOT_ALLOWED`: the browser's `Origin` is not one of the tenant's `allowedOrigins`.
-     */
-    'ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'HTTPS_REQUIRED' | 'PLAN_UPGRADE_REQUIRED' | 'INSUFFICIENT_SCOPE' | 'ORIGIN_NOT_ALLOWED';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        WebhookListResponse: {
+            /** @description Oldest first. */
+            webhooks: components["schemas"]["WebhookResponse"][];
         };
-      };
-    };
-    /** @description `NOT_FOUND`: the resource does not exist or is not the tenant’s (malformed ids included). */
-    'ApiV1Error404.NOT_FOUND': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'NOT_FOUND';
-            /** @enum {integer} */
-            status?: 404;
-          };
+        WebhookEnvelope: {
+            webhook: components["schemas"]["WebhookResponse"];
         };
-      };
-    };
-    /** @description `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads. */
-    'ApiV1Error409.CONVERSATION_ENDED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'CONVERSATION_ENDED';
-            /** @enum {integer} */
-            status?: 409;
-          };
+        UpdateWebhookDto: {
+            /**
+             * Format: uri
+             * @description Absolute https URL without user or password. A literal private, loopback, link-local or reserved address is refused (unless in WEBHOOK_ALLOWED_CIDRS, where http is allowed too); the address a name resolves to is checked when delivering.
+             */
+            url?: string;
+            /** @description Event types, or `["*"]` for all. Repeats are ignored. */
+            events?: ("lead.created" | "lead.updated" | "lead.deleted" | "conversation.started" | "conversation.ended" | "conversation.handed_off" | "conversation.released" | "conversation.assigned" | "conversation.deleted" | "message.created" | "bot.updated" | "webhook.test" | "*")[];
+            description?: string | null;
+            /** @description false disables the endpoint (disabledReason `manual`); true enables it again. */
+            enabled?: boolean;
         };
-      };
-    };
-    /**
-     * @description `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads.
-     *
-     *     `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was already used in the last 24 hours with a different request.
-     *
-     *     `IDEMPOTENCY_KEY_IN_USE`: a request with the same `Idempotency-Key` is still being processed; retry shortly.
-     */
-    'ApiV1Error409.CONVERSATION_ENDED.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'CONVERSATION_ENDED' | 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE';
-            /** @enum {integer} */
-            status?: 409;
-          };
+        /**
+         * @description `failed` once its retries are exhausted.
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
+        DeliveryResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event id, sent as `webhook-id` on every attempt.
+             */
+            eventId: string;
+            eventType: string;
+            /** @description `failed` once its retries are exhausted. */
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            attempts: number;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once succeeded or failed.
+             */
+            nextAttemptAt: string | null;
+            lastResponseStatus: number | null;
+            lastError: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
-      };
-    };
-    /** @description `DELIVERY_IN_FLIGHT`: the webhook delivery is being sent right now; retry it once this attempt is recorded. */
-    'ApiV1Error409.DELIVERY_IN_FLIGHT': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'DELIVERY_IN_FLIGHT';
-            /** @enum {integer} */
-            status?: 409;
-          };
+        DeliveryEnvelope: {
+            delivery: components["schemas"]["DeliveryResponse"];
         };
-      };
-    };
-    /**
-     * @description `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was already used in the last 24 hours with a different request.
-     *
-     *     `IDEMPOTENCY_KEY_IN_USE`: a request with the same `Idempotency-Key` is still being processed; retry shortly.
-     */
-    'ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE';
-            /** @enum {integer} */
-            status?: 409;
-          };
+        DeliveryListResponse: {
+            /** @description Newest first. */
+            deliveries: components["schemas"]["DeliveryResponse"][];
+            pagination: components["schemas"]["Pagination"];
         };
-      };
-    };
-    /** @description `INVALID_STATUS_TRANSITION`: the lead status machine does not allow this move. */
-    'ApiV1Error409.INVALID_STATUS_TRANSITION': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'INVALID_STATUS_TRANSITION';
-            /** @enum {integer} */
-            status?: 409;
-          };
+        AnalyticsRangeResponse: {
+            /**
+             * Format: date-time
+             * @description The first instant counted.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The last instant counted (inclusive).
+             */
+            to: string;
         };
-      };
-    };
-    /** @description `PAYLOAD_TOO_LARGE`: the body is larger than 64 KiB. */
-    'ApiV1Error413.PAYLOAD_TOO_LARGE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-            /** @enum {integer} */
-            status?: 413;
-          };
+        MessageCountsResponse: {
+            /** @description Messages of visitors. */
+            user: number;
+            /** @description Replies of the bot. */
+            assistant: number;
+            /** @description Messages of human operators. */
+            agent: number;
         };
-      };
-    };
-    /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not UTF-8 `application/json`. */
-    'ApiV1Error415.UNSUPPORTED_MEDIA_TYPE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-            /** @enum {integer} */
-            status?: 415;
-          };
+        AnalyticsFiguresResponse: {
+            range: components["schemas"]["AnalyticsRangeResponse"];
+            /** @description Conversations created in the range. */
+            conversations: number;
+            /** @description Messages created in the range, by role. */
+            messages: components["schemas"]["MessageCountsResponse"];
+            /** @description Leads created in the range. */
+            leads: number;
+            /** @description Distinct visitor ids of the conversations created in the range (conversations without one are not counted). */
+            uniqueVisitors: number;
+            /** @description Share of the conversations created in the range that have a lead; 0 without conversations. */
+            leadConversionRate: number;
+            /** @description Share of the assistant messages of the range that found no answer in the knowledge base; 0 without assistant messages. */
+            unansweredRate: number;
+            /** @description Messages created in the range divided by conversations created in it; 0 without conversations. */
+            avgMessagesPerConversation: number;
         };
-      };
-    };
-    /**
-     * @description `MESSAGE_LIMIT_REACHED`: the plan's monthly message limit is reached; `Retry-After` gives the seconds to the next month (UTC).
-     *
-     *     `RATE_LIMIT_EXCEEDED`: the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address.
-     */
-    'ApiV1Error429.MESSAGE_LIMIT_REACHED.RATE_LIMIT_EXCEEDED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        'Retry-After': components['headers']['Retry-After'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'MESSAGE_LIMIT_REACHED' | 'RATE_LIMIT_EXCEEDED';
-            /** @enum {integer} */
-            status?: 429;
-          };
+        AnalyticsOverviewResponse: {
+            range: components["schemas"]["AnalyticsRangeResponse"];
+            /** @description Conversations created in the range. */
+            conversations: number;
+            /** @description Messages created in the range, by role. */
+            messages: components["schemas"]["MessageCountsResponse"];
+            /** @description Leads created in the range. */
+            leads: number;
+            /** @description Distinct visitor ids of the conversations created in the range (conversations without one are not counted). */
+            uniqueVisitors: number;
+            /** @description Share of the conversations created in the range that have a lead; 0 without conversations. */
+            leadConversionRate: number;
+            /** @description Share of the assistant messages of the range that found no answer in the knowledge base; 0 without assistant messages. */
+            unansweredRate: number;
+            /** @description Messages created in the range divided by conversations created in it; 0 without conversations. */
+            avgMessagesPerConversation: number;
+            /** @description The same figures for the range of the same length that ends just before this one starts. */
+            previous: components["schemas"]["AnalyticsFiguresResponse"];
         };
-      };
-    };
-    /** @description `RATE_LIMIT_EXCEEDED`: the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address. */
-    'ApiV1Error429.RATE_LIMIT_EXCEEDED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        'Retry-After': components['headers']['Retry-After'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-            /** @enum {integer} */
-            status?: 429;
-          };
+        /** @enum {string} */
+        AnalyticsMetric: "conversations" | "messages" | "leads" | "visitors";
+        /** @enum {string} */
+        AnalyticsInterval: "day" | "week" | "month";
+        TimeseriesPointResponse: {
+            /**
+             * Format: date
+             * @description The first day of the period in the tenant’s time zone.
+             * @example 2026-01-05
+             */
+            period: string;
+            count: number;
         };
-      };
-    };
-    /** @description `INTERNAL_ERROR`: an unexpected error; quote the request id. */
-    'ApiV1Error500.INTERNAL_ERROR': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-            /** @enum {integer} */
-            status?: 500;
-          };
+        AnalyticsTimeseriesResponse: {
+            metric: components["schemas"]["AnalyticsMetric"];
+            interval: components["schemas"]["AnalyticsInterval"];
+            /**
+             * @description The tenant’s IANA time zone, in which the periods are days, weeks and months.
+             * @example Europe/Berlin
+             */
+            timezone: string;
+            /** @description Every period from the one holding `from` to the one holding `to`, oldest first, empty ones with count 0. */
+            points: components["schemas"]["TimeseriesPointResponse"][];
         };
-      };
-    };
-    /** @description `SERVICE_UNAVAILABLE`: the database is unreachable or not migrated; retry after `Retry-After` seconds. */
-    'ApiV1Error503.SERVICE_UNAVAILABLE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-        RateLimit: components['headers']['RateLimit.optional'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-        'Retry-After': components['headers']['Retry-After'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-            /** @enum {integer} */
-            status?: 503;
-          };
+        VisitorMessageLimit: {
+            /** @description Messages one visitor may send per window. */
+            messages: number;
+            /** @description The window, in seconds. */
+            windowSeconds: number;
         };
-      };
-    };
-    /** @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field. */
-    'Error400.VALIDATION_ERROR': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
-            /** @enum {integer} */
-            status?: 400;
-            details: components['schemas']['FieldErrorResponse'][];
-          };
+        LeadCapture: {
+            /** @description The widget offers the lead form. */
+            enabled: boolean;
+            /** @description The lead form requires a phone number. */
+            requirePhone: boolean;
+            /** @description The lead form requires a company. */
+            requireCompany: boolean;
         };
-      };
-    };
-    /**
-     * @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field.
-     *
-     *     `TENANT_REQUIRED`: a signed-in user called a tenant route without `X-Tenant-Id` (or with a malformed one).
-     */
-    'Error400.VALIDATION_ERROR.TENANT_REQUIRED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR' | 'TENANT_REQUIRED';
-            /** @enum {integer} */
-            status?: 400;
-            details: components['schemas']['FieldErrorResponse'][];
-          };
+        WidgetLimits: {
+            /** @description Bot replies the widget gives one client address (IPv6: one /64) per UTC day; beyond, 429. */
+            repliesPerIpPerDay: number;
         };
-      };
-    };
-    /** @description `INVALID_CREDENTIALS`: the e-mail and password do not match a user (the same answer, in the same time, for an unknown e-mail). */
-    'Error401.INVALID_CREDENTIALS': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'INVALID_CREDENTIALS';
-            /** @enum {integer} */
-            status?: 401;
-          };
+        Retention: {
+            /** @description Days after a conversation's last message before the hourly sweep deletes it with its messages; null: kept for ever. */
+            conversationDays: number | null;
+            /** @description Days after its creation before the hourly sweep deletes a lead; null: kept for ever. */
+            leadDays: number | null;
         };
-      };
-    };
-    /** @description `INVALID_SESSION`: the `svc_session` cookie is missing, unknown, expired (12 hours idle, 7 days at most) or ended. */
-    'Error401.INVALID_SESSION': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'INVALID_SESSION';
-            /** @enum {integer} */
-            status?: 401;
-          };
+        TenantSettings: {
+            /**
+             * @description IANA time zone name; analytics periods are days, weeks and months in it.
+             * @example UTC
+             */
+            timezone: string;
+            /**
+             * @description Origins the widget may run on; empty: any origin.
+             * @example [
+             *       "https://www.example.com"
+             *     ]
+             */
+            allowedOrigins: string[];
+            visitorMessageLimit: components["schemas"]["VisitorMessageLimit"];
+            leadCapture: components["schemas"]["LeadCapture"];
+            widgetLimits: components["schemas"]["WidgetLimits"];
+            retention: components["schemas"]["Retention"];
         };
-      };
-    };
-    /**
-     * @description `INVALID_SESSION`: the `svc_session` cookie is missing, unknown, expired (12 hours idle, 7 days at most) or ended.
-     *
-     *     `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted.
-     */
-    'Error401.INVALID_SESSION.INVALID_API_KEY': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'INVALID_SESSION' | 'INVALID_API_KEY';
-            /** @enum {integer} */
-            status?: 401;
-          };
+        TenantSettingsEnvelope: {
+            settings: components["schemas"]["TenantSettings"];
         };
-      };
-    };
-    /** @description `UNAUTHORIZED`: the admin bearer token is missing or wrong. */
-    'Error401.UNAUTHORIZED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'UNAUTHORIZED';
-            /** @enum {integer} */
-            status?: 401;
-          };
+        VisitorMessageLimitDto: {
+            /** @description Messages one visitor may send per window. */
+            messages?: number;
+            /** @description The window's length in seconds. */
+            windowSeconds?: number;
         };
-      };
-    };
-    /**
-     * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
-     *
-     *     `HTTPS_REQUIRED`: the request came over plain HTTP.
-     */
-    'Error403.CSRF_REJECTED.HTTPS_REQUIRED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'CSRF_REJECTED' | 'HTTPS_REQUIRED';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        LeadCaptureDto: {
+            /** @description The widget offers the lead form. */
+            enabled?: boolean;
+            /** @description The lead form requires a phone number. */
+            requirePhone?: boolean;
+            /** @description The lead form requires a company. */
+            requireCompany?: boolean;
         };
-      };
-    };
-    /**
-     * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
-     *
-     *     `HTTPS_REQUIRED`: the request came over plain HTTP.
-     *
-     *     `SIGNUP_CLOSED`: sign-up is turned off on this service (`SIGNUP=closed`); ask for an invitation.
-     */
-    'Error403.CSRF_REJECTED.HTTPS_REQUIRED.SIGNUP_CLOSED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'CSRF_REJECTED' | 'HTTPS_REQUIRED' | 'SIGNUP_CLOSED';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        WidgetLimitsDto: {
+            /** @description Bot replies the widget gives one client address (IPv6: one /64) per UTC day. */
+            repliesPerIpPerDay?: number;
         };
-      };
-    };
-    /**
-     * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
-     *
-     *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
-     *
-     *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
-     *
-     *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
-     *
-     *     `HTTPS_REQUIRED`: the request came over plain HTTP.
-     */
-    'Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'CSRF_REJECTED' | 'NOT_A_MEMBER' | 'INSUFFICIENT_ROLE' | 'INSUFFICIENT_SCOPE' | 'HTTPS_REQUIRED';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        RetentionDto: {
+            /** @description Days after a conversation's last message (or its start) before it is deleted with its messages; null: kept for ever. */
+            conversationDays?: number | null;
+            /** @description Days after its creation before a lead is deleted; null: kept for ever. */
+            leadDays?: number | null;
         };
-      };
-    };
-    /**
-     * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
-     *
-     *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
-     *
-     *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
-     *
-     *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
-     *
-     *     `HTTPS_REQUIRED`: the request came over plain HTTP.
-     *
-     *     `PLAN_LIMIT_REACHED`: the plan's bot limit is reached.
-     */
-    'Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_LIMIT_REACHED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'CSRF_REJECTED' | 'NOT_A_MEMBER' | 'INSUFFICIENT_ROLE' | 'INSUFFICIENT_SCOPE' | 'HTTPS_REQUIRED' | 'PLAN_LIMIT_REACHED';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        UpdateTenantSettingsDto: {
+            /**
+             * @description An IANA time zone name; analytics periods are days, weeks and months in it.
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /**
+             * @description Origins the widget may run on (`https://host[:port]`; `http://` for localhost only), normalised to lower case, duplicates dropped. Empty: any origin.
+             * @example [
+             *       "https://www.example.com"
+             *     ]
+             */
+            allowedOrigins?: string[];
+            visitorMessageLimit?: components["schemas"]["VisitorMessageLimitDto"];
+            leadCapture?: components["schemas"]["LeadCaptureDto"];
+            widgetLimits?: components["schemas"]["WidgetLimitsDto"];
+            retention?: components["schemas"]["RetentionDto"];
         };
-      };
-    };
-    /**
-     * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
-     *
-     *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
-     *
-     *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
-     *
-     *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
-     *
-     *     `HTTPS_REQUIRED`: the request came over plain HTTP.
-     *
-     *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
-     */
-    'Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'CSRF_REJECTED' | 'NOT_A_MEMBER' | 'INSUFFICIENT_ROLE' | 'INSUFFICIENT_SCOPE' | 'HTTPS_REQUIRED' | 'PLAN_UPGRADE_REQUIRED';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        HandoffSettings: {
+            /** @description The visitor may ask for a person (the widget shows “talk to a person”). */
+            enabled: boolean;
+            /** @description With `enabled`: a question the knowledge base cannot answer hands the conversation to a person, after the fallback message. */
+            onFallback: boolean;
+            /** @description What the widget shows once the conversation is handed to a person. */
+            message: string;
         };
-      };
-    };
-    /** @description `HTTPS_REQUIRED`: the request came over plain HTTP. */
-    'Error403.HTTPS_REQUIRED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'HTTPS_REQUIRED';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        BotSettings: {
+            /** @description The first message of every widget conversation; null: none. */
+            welcomeMessage: string | null;
+            /** @description Questions the widget offers as buttons. */
+            suggestedQuestions: string[];
+            /** @description The reply when nothing in the knowledge base fits the question. */
+            fallbackMessage: string;
+            /** @description Replies list the knowledge documents they come from. */
+            showSources: boolean;
+            /** @description The bot's own synonyms, one group per entry ("bill = invoice, receipt"). */
+            synonyms: string[];
+            handoff: components["schemas"]["HandoffSettings"];
         };
-      };
-    };
-    /**
-     * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
-     *
-     *     `PLAN_LIMIT_REACHED`: the plan's bot limit is reached.
-     */
-    'Error403.HTTPS_REQUIRED.PLAN_LIMIT_REACHED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'HTTPS_REQUIRED' | 'PLAN_LIMIT_REACHED';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        BotSettingsEnvelope: {
+            settings: components["schemas"]["BotSettings"];
         };
-      };
-    };
-    /**
-     * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
-     *
-     *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
-     */
-    'Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'HTTPS_REQUIRED' | 'PLAN_UPGRADE_REQUIRED';
-            /** @enum {integer} */
-            status?: 403;
-          };
+        HandoffSettingsDto: {
+            /** @description What the widget shows once a person is asked for. Trimmed. */
+            message?: string;
+            /** @description The visitor may ask for a person. */
+            enabled?: boolean;
+            /** @description With enabled: an unanswered question hands the conversation to a person, after the fallback message. */
+            onFallback?: boolean;
         };
-      };
-    };
-    /** @description `NOT_FOUND`: the resource does not exist or is not the tenant’s (malformed ids included). */
-    'Error404.NOT_FOUND': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'NOT_FOUND';
-            /** @enum {integer} */
-            status?: 404;
-          };
+        UpdateBotSettingsDto: {
+            /** @description The first message of every widget conversation. Trimmed; null or empty: none. */
+            welcomeMessage?: string | null;
+            /** @description Questions the widget offers as buttons. Each is trimmed; replaces the list. */
+            suggestedQuestions?: string[];
+            /** @description The reply when nothing in the knowledge base fits the question. Trimmed. */
+            fallbackMessage?: string;
+            /** @description Replies list the knowledge documents they come from. */
+            showSources?: boolean;
+            /**
+             * @description The bot's own synonyms for its domain's words, one group per entry: two or more words or phrases separated by `=` or `,`. A question's word then also finds passages that hold the others of its group. Each entry is trimmed; replaces the list.
+             * @example [
+             *       "bill = invoice, receipt",
+             *       "cpu = processor"
+             *     ]
+             */
+            synonyms?: string[];
+            /** @description Human handoff in the widget; partial. */
+            handoff?: components["schemas"]["HandoffSettingsDto"];
         };
-      };
-    };
-    /** @description `ALREADY_ASSIGNED`: another user holds the conversation; send `force: true` to take it over. */
-    'Error409.ALREADY_ASSIGNED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'ALREADY_ASSIGNED';
-            /** @enum {integer} */
-            status?: 409;
-          };
+        WidgetHandoff: {
+            /** @description The widget offers “talk to a person” (`POST .../handoff`). */
+            enabled: boolean;
+            /** @description What the widget shows once a person is asked for. */
+            message: string;
         };
-      };
-    };
-    /** @description `CONFLICT`: the resource already exists. */
-    'Error409.CONFLICT': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'CONFLICT';
-            /** @enum {integer} */
-            status?: 409;
-          };
+        WidgetBot: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            avatarUrl: string | null;
+            /** @example #2563eb */
+            primaryColor: string;
+            /**
+             * @description ISO 639-1.
+             * @example en
+             */
+            language: string;
+            welcomeMessage: string | null;
+            suggestedQuestions: string[];
+            leadCapture: components["schemas"]["LeadCapture"];
+            handoff: components["schemas"]["WidgetHandoff"];
         };
-      };
-    };
-    /** @description `EMAIL_TAKEN`: a user with this e-mail already exists. */
-    'Error409.EMAIL_TAKEN': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'EMAIL_TAKEN';
-            /** @enum {integer} */
-            status?: 409;
-          };
+        WidgetBotEnvelope: {
+            bot: components["schemas"]["WidgetBot"];
         };
-      };
-    };
-    /** @description `LAST_OWNER`: the change would leave the tenant without an owner. */
-    'Error409.LAST_OWNER': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'LAST_OWNER';
-            /** @enum {integer} */
-            status?: 409;
-          };
+        CreateSessionDto: {
+            /** @description The visitor's earlier visitor token (even expired, up to 30 days) to stay the same visitor; without a valid one a new visitor id is minted. */
+            visitorToken?: string;
+            /**
+             * @deprecated
+             * @description Ignored: the service mints visitor ids (send `visitorToken` to stay the same visitor).
+             */
+            visitorId?: string;
+            /**
+             * Format: uuid
+             * @description The bot the widget talks to: one of the key's tenant's bots.
+             */
+            botId: string;
         };
-      };
-    };
-    /** @description `INVITATION_EXPIRED`: the invitation was used, deleted, or is past its 7 days. */
-    'Error410.INVITATION_EXPIRED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'INVITATION_EXPIRED';
-            /** @enum {integer} */
-            status?: 410;
-          };
+        WidgetSession: {
+            /** @description Send it as `X-Visitor-Token` on every later call. Valid 24 hours. */
+            visitorToken: string;
+            /** @description Keep it (e.g. in localStorage) to resume the visitor in a later session. */
+            visitorId: string;
+            /** Format: date-time */
+            expiresAt: string;
         };
-      };
-    };
-    /** @description `PAYLOAD_TOO_LARGE`: the body is larger than 64 KiB. */
-    'Error413.PAYLOAD_TOO_LARGE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-            /** @enum {integer} */
-            status?: 413;
-          };
+        WidgetConversationStart: {
+            conversation: components["schemas"]["ConversationResponse"];
+            /** @description The welcome message, when the bot has one. */
+            messages: components["schemas"]["MessageResponse"][];
         };
-      };
-    };
-    /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not UTF-8 `application/json`. */
-    'Error415.UNSUPPORTED_MEDIA_TYPE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-            /** @enum {integer} */
-            status?: 415;
-          };
+        WidgetMessages: {
+            /** @description Oldest first; at most 100. */
+            messages: components["schemas"]["MessageResponse"][];
         };
-      };
-    };
-    /** @description `RATE_LIMIT_EXCEEDED`: the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address. */
-    'Error429.RATE_LIMIT_EXCEEDED': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'Retry-After': components['headers']['Retry-After'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-            /** @enum {integer} */
-            status?: 429;
-          };
+        SendMessageDto: {
+            /** @description The visitor's message. Trimmed; length in Unicode code points. */
+            content: string;
         };
-      };
-    };
-    /** @description `INTERNAL_ERROR`: an unexpected error; quote the request id. */
-    'Error500.INTERNAL_ERROR': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-            /** @enum {integer} */
-            status?: 500;
-          };
+        ReplySource: {
+            /**
+             * Format: uuid
+             * @description The knowledge document.
+             */
+            id: string;
+            title: string;
         };
-      };
-    };
-    /** @description `SERVICE_UNAVAILABLE`: the database is unreachable or not migrated; retry after `Retry-After` seconds. */
-    'Error503.SERVICE_UNAVAILABLE': {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        'Retry-After': components['headers']['Retry-After'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['ErrorEnvelope'] & {
-          error?: {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-            /** @enum {integer} */
-            status?: 503;
-          };
+        WidgetReply: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            conversationId: string;
+            /** @description `agent` is a human operator. */
+            role: components["schemas"]["MessageRole"];
+            content: string;
+            /** @description On agent messages only: the name the visitor sees. */
+            authorName?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The documents the reply comes from; empty when the bot's showSources is off or nothing fitted. */
+            sources: components["schemas"]["ReplySource"][];
         };
-      };
+        WidgetExchange: {
+            /** @description The visitor's message, as stored. */
+            message: components["schemas"]["MessageResponse"];
+            /** @description The bot's reply; null while a person has the conversation (`handed_off`): the agent's answer arrives on the live stream. */
+            reply: (components["schemas"]["WidgetReply"] | null) & components["schemas"]["WidgetReply"];
+        };
+        WidgetConversationEnvelope: {
+            conversation: components["schemas"]["ConversationResponse"];
+        };
+        WidgetLeadDto: {
+            /** @description Trimmed; length counts Unicode code points. */
+            name: string;
+            /** @description Left out, empty or null: none. */
+            phone?: string | null;
+            /** @description Left out, empty or null: none. */
+            company?: string | null;
+            /** @description A message or note. Left out, empty or null: none. */
+            message?: string | null;
+            /**
+             * Format: email
+             * @description Trimmed. An address with a domain name that has a top-level domain (`user@localhost` and IP-literal domains are refused), at most 254 characters, as class-validator's `IsEmail` checks it.
+             */
+            email: string;
+        };
+        WidgetLeadEnvelope: {
+            lead: components["schemas"]["LeadResponse"];
+        };
+        PersonDto: {
+            /** @description Compared case-insensitively with the leads’ e-mail addresses. Give this or `visitorId`. */
+            email?: string;
+            /** @description A widget visitor id, as conversations show it. Give this or `email`. */
+            visitorId?: string;
+        };
+        ExportedConversation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            botId: string;
+            status: components["schemas"]["ConversationStatus"];
+            channel: components["schemas"]["ConversationChannel"];
+            /** @description The widget’s visitor id, when known. */
+            visitorId: string | null;
+            /**
+             * Format: uuid
+             * @description The lead captured in this conversation.
+             */
+            leadId: string | null;
+            messageCount: number;
+            /** Format: date-time */
+            lastMessageAt: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person last took the conversation over; kept after it is released or ended.
+             */
+            handedOffAt: string | null;
+            /**
+             * Format: uuid
+             * @description The user working the conversation (`PUT .../assignee`).
+             */
+            assigneeId: string | null;
+            /**
+             * Format: date-time
+             * @description While handed off: the first visitor message no agent has answered yet (or the visitor’s request for a person); null when nobody waits.
+             */
+            waitingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Oldest first. */
+            messages: components["schemas"]["MessageResponse"][];
+        };
+        PersonExportResponse: {
+            /** @description Oldest first. */
+            leads: components["schemas"]["LeadResponse"][];
+            /** @description Oldest first, each with its messages. */
+            conversations: components["schemas"]["ExportedConversation"][];
+        };
+        /** @enum {string} */
+        ErasureStatus: "pending" | "completed";
+        ErasureCounts: {
+            leads: number;
+            conversations: number;
+            messages: number;
+        };
+        ErasureResponse: {
+            /** Format: uuid */
+            id: string;
+            status: components["schemas"]["ErasureStatus"];
+            /** @description What the erasure removes, as found when it was requested. */
+            counts: components["schemas"]["ErasureCounts"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        ErasureEnvelope: {
+            erasure: components["schemas"]["ErasureResponse"];
+        };
+        KnowledgeDocumentSummaryResponse: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** @description Length of the content in characters (Unicode code points). */
+            characters: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description The last change of the title or the content.
+             */
+            updatedAt: string;
+        };
+        KnowledgeDocumentListResponse: {
+            /** @description Newest first; without their content. */
+            documents: components["schemas"]["KnowledgeDocumentSummaryResponse"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        UpdateDocumentDto: {
+            /** @description Trimmed; characters are Unicode code points. */
+            title?: string;
+            /** @description The text answers are made of; paragraphs are separated by a blank line. Characters are Unicode code points. */
+            content?: string;
+        };
     };
-  };
-  parameters: never;
-  requestBodies: never;
-  headers: {
-    /** @description Present, `true`, when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
-    'Idempotent-Replayed': 'true';
-    /** @description The path of the new lead. */
-    Location: string;
-    /** @description IETF RateLimit field of the hourly window (a user's: their minute window): requests left and seconds to the reset. */
-    RateLimit: string;
-    /** @description IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds. */
-    'RateLimit-Policy': string;
-    /** @description IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
-    'RateLimit-Policy.optional': string;
-    /** @description IETF RateLimit field of the hourly window (a user's: their minute window): requests left and seconds to the reset. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
-    'RateLimit.optional': string;
-    /** @description Whole seconds to wait before retrying. */
-    'Retry-After': number;
-    /** @description The plan's hourly request limit (all keys of the tenant share it); for a signed-in user, their own limit of 600 a minute. */
-    'X-RateLimit-Limit': number;
-    /** @description The plan's hourly request limit (all keys of the tenant share it); for a signed-in user, their own limit of 600 a minute. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
-    'X-RateLimit-Limit.optional': number;
-    /** @description Requests left in the current hour, never negative. */
-    'X-RateLimit-Remaining': number;
-    /** @description Requests left in the current hour, never negative. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
-    'X-RateLimit-Remaining.optional': number;
-    /** @description Unix epoch seconds at which the hourly window resets. */
-    'X-RateLimit-Reset': number;
-    /** @description Unix epoch seconds at which the hourly window resets. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
-    'X-RateLimit-Reset.optional': number;
-    /** @description The request id: a well-formed incoming `X-Request-Id`, otherwise a new UUID. */
-    'X-Request-Id': string;
-  };
-  pathItems: never;
+    responses: {
+        /** @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field. */
+        "ApiV1AnyKeyError400.VALIDATION_ERROR": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "VALIDATION_ERROR";
+                        /** @enum {integer} */
+                        status?: 400;
+                        details: components["schemas"]["FieldErrorResponse"][];
+                    };
+                };
+            };
+        };
+        /**
+         * @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field.
+         *
+         *     `TENANT_REQUIRED`: a signed-in user called a tenant route without `X-Tenant-Id` (or with a malformed one).
+         */
+        "ApiV1AnyKeyError400.VALIDATION_ERROR.TENANT_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "VALIDATION_ERROR" | "TENANT_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 400;
+                        details?: components["schemas"]["FieldErrorResponse"][];
+                    };
+                };
+            };
+        };
+        /** @description `NOT_FOUND`: the resource does not exist or is not the tenant’s (malformed ids included). */
+        "ApiV1AnyKeyError404.NOT_FOUND": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                        /** @enum {integer} */
+                        status?: 404;
+                    };
+                };
+            };
+        };
+        /** @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages. */
+        "ApiV1AnyKeyError409.BOT_INACTIVE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "BOT_INACTIVE";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages.
+         *
+         *     `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads.
+         */
+        "ApiV1AnyKeyError409.BOT_INACTIVE.CONVERSATION_ENDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "BOT_INACTIVE" | "CONVERSATION_ENDED";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages.
+         *
+         *     `HANDOFF_DISABLED`: the bot's handoff setting is off: the visitor cannot ask for a person.
+         *
+         *     `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads.
+         */
+        "ApiV1AnyKeyError409.BOT_INACTIVE.HANDOFF_DISABLED.CONVERSATION_ENDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "BOT_INACTIVE" | "HANDOFF_DISABLED" | "CONVERSATION_ENDED";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages.
+         *
+         *     `LEAD_CAPTURE_DISABLED`: the tenant's lead capture is off.
+         *
+         *     `LEAD_ALREADY_CAPTURED`: the conversation already has its lead.
+         */
+        "ApiV1AnyKeyError409.BOT_INACTIVE.LEAD_CAPTURE_DISABLED.LEAD_ALREADY_CAPTURED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "BOT_INACTIVE" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `PAYLOAD_TOO_LARGE`: the body is larger than 64 KiB. */
+        "ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                        /** @enum {integer} */
+                        status?: 413;
+                    };
+                };
+            };
+        };
+        /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not UTF-8 `application/json`. */
+        "ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @enum {integer} */
+                        status?: 415;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field.
+         *
+         *     `TENANT_REQUIRED`: a signed-in user called a tenant route without `X-Tenant-Id` (or with a malformed one).
+         */
+        "ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "VALIDATION_ERROR" | "TENANT_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 400;
+                        details?: components["schemas"]["FieldErrorResponse"][];
+                    };
+                };
+            };
+        };
+        /** @description `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted. */
+        "ApiV1Error401.INVALID_API_KEY": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_API_KEY";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted.
+         *
+         *     `INVALID_SESSION`: the `svc_session` cookie is missing, unknown, expired (12 hours idle, 7 days at most) or ended.
+         */
+        "ApiV1Error401.INVALID_API_KEY.INVALID_SESSION": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_API_KEY" | "INVALID_SESSION";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted.
+         *
+         *     `INVALID_VISITOR_TOKEN`: the widget call lacks `X-Visitor-Token`, or it is malformed, forged, expired, or for another bot.
+         */
+        "ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_API_KEY" | "INVALID_VISITOR_TOKEN";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         *
+         *     `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
+         */
+        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
+         */
+        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE" | "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
+         *
+         *     `PLAN_LIMIT_REACHED`: the plan's bot limit is reached.
+         */
+        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.PLAN_LIMIT_REACHED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE" | "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "PLAN_LIMIT_REACHED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `ORIGIN_NOT_ALLOWED`: the browser's `Origin` is not one of the tenant's `allowedOrigins`.
+         */
+        "ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED" | "INSUFFICIENT_SCOPE" | "ORIGIN_NOT_ALLOWED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /** @description `NOT_FOUND`: the resource does not exist or is not the tenant’s (malformed ids included). */
+        "ApiV1Error404.NOT_FOUND": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                        /** @enum {integer} */
+                        status?: 404;
+                    };
+                };
+            };
+        };
+        /** @description `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads. */
+        "ApiV1Error409.CONVERSATION_ENDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CONVERSATION_ENDED";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads.
+         *
+         *     `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was already used in the last 24 hours with a different request.
+         *
+         *     `IDEMPOTENCY_KEY_IN_USE`: a request with the same `Idempotency-Key` is still being processed; retry shortly.
+         */
+        "ApiV1Error409.CONVERSATION_ENDED.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CONVERSATION_ENDED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `DELIVERY_IN_FLIGHT`: the webhook delivery is being sent right now; retry it once this attempt is recorded. */
+        "ApiV1Error409.DELIVERY_IN_FLIGHT": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "DELIVERY_IN_FLIGHT";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was already used in the last 24 hours with a different request.
+         *
+         *     `IDEMPOTENCY_KEY_IN_USE`: a request with the same `Idempotency-Key` is still being processed; retry shortly.
+         */
+        "ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `INVALID_STATUS_TRANSITION`: the lead status machine does not allow this move. */
+        "ApiV1Error409.INVALID_STATUS_TRANSITION": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_STATUS_TRANSITION";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `PAYLOAD_TOO_LARGE`: the body is larger than 64 KiB. */
+        "ApiV1Error413.PAYLOAD_TOO_LARGE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                        /** @enum {integer} */
+                        status?: 413;
+                    };
+                };
+            };
+        };
+        /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not UTF-8 `application/json`. */
+        "ApiV1Error415.UNSUPPORTED_MEDIA_TYPE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @enum {integer} */
+                        status?: 415;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `MESSAGE_LIMIT_REACHED`: the plan's monthly message limit is reached; `Retry-After` gives the seconds to the next month (UTC).
+         *
+         *     `RATE_LIMIT_EXCEEDED`: the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address.
+         */
+        "ApiV1Error429.MESSAGE_LIMIT_REACHED.RATE_LIMIT_EXCEEDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "MESSAGE_LIMIT_REACHED" | "RATE_LIMIT_EXCEEDED";
+                        /** @enum {integer} */
+                        status?: 429;
+                    };
+                };
+            };
+        };
+        /** @description `RATE_LIMIT_EXCEEDED`: the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address. */
+        "ApiV1Error429.RATE_LIMIT_EXCEEDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                        /** @enum {integer} */
+                        status?: 429;
+                    };
+                };
+            };
+        };
+        /** @description `INTERNAL_ERROR`: an unexpected error; quote the request id. */
+        "ApiV1Error500.INTERNAL_ERROR": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                        /** @enum {integer} */
+                        status?: 500;
+                    };
+                };
+            };
+        };
+        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable or not migrated; retry after `Retry-After` seconds. */
+        "ApiV1Error503.SERVICE_UNAVAILABLE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                RateLimit: components["headers"]["RateLimit.optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                        /** @enum {integer} */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+        /** @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field. */
+        "Error400.VALIDATION_ERROR": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "VALIDATION_ERROR";
+                        /** @enum {integer} */
+                        status?: 400;
+                        details: components["schemas"]["FieldErrorResponse"][];
+                    };
+                };
+            };
+        };
+        /**
+         * @description `VALIDATION_ERROR`: invalid parameters or body, unknown fields or parameters, or malformed JSON; `details` names each field.
+         *
+         *     `TENANT_REQUIRED`: a signed-in user called a tenant route without `X-Tenant-Id` (or with a malformed one).
+         */
+        "Error400.VALIDATION_ERROR.TENANT_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "VALIDATION_ERROR" | "TENANT_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 400;
+                        details?: components["schemas"]["FieldErrorResponse"][];
+                    };
+                };
+            };
+        };
+        /** @description `INVALID_CREDENTIALS`: the e-mail and password do not match a user (the same answer, in the same time, for an unknown e-mail). */
+        "Error401.INVALID_CREDENTIALS": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_CREDENTIALS";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /** @description `INVALID_SESSION`: the `svc_session` cookie is missing, unknown, expired (12 hours idle, 7 days at most) or ended. */
+        "Error401.INVALID_SESSION": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_SESSION";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `INVALID_SESSION`: the `svc_session` cookie is missing, unknown, expired (12 hours idle, 7 days at most) or ended.
+         *
+         *     `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted.
+         */
+        "Error401.INVALID_SESSION.INVALID_API_KEY": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_SESSION" | "INVALID_API_KEY";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /** @description `UNAUTHORIZED`: the admin bearer token is missing or wrong. */
+        "Error401.UNAUTHORIZED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `HTTPS_REQUIRED`: the request came over plain HTTP.
+         */
+        "Error403.CSRF_REJECTED.HTTPS_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CSRF_REJECTED" | "HTTPS_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `SIGNUP_CLOSED`: sign-up is turned off on this service (`SIGNUP=closed`); ask for an invitation.
+         */
+        "Error403.CSRF_REJECTED.HTTPS_REQUIRED.SIGNUP_CLOSED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CSRF_REJECTED" | "HTTPS_REQUIRED" | "SIGNUP_CLOSED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `HTTPS_REQUIRED`: the request came over plain HTTP.
+         */
+        "Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "INSUFFICIENT_SCOPE" | "HTTPS_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_LIMIT_REACHED`: the plan's bot limit is reached.
+         */
+        "Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_LIMIT_REACHED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "INSUFFICIENT_SCOPE" | "HTTPS_REQUIRED" | "PLAN_LIMIT_REACHED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `CSRF_REJECTED`: a cookie-authenticated POST, PUT, PATCH or DELETE (or a log-in or sign-up) whose `Origin` is not the service's own.
+         *
+         *     `NOT_A_MEMBER`: the signed-in user is not a member of the tenant named in `X-Tenant-Id`.
+         *
+         *     `INSUFFICIENT_ROLE`: the user's role in the tenant does not allow this (see the roles table).
+         *
+         *     `INSUFFICIENT_SCOPE`: the key lacks the endpoint's scope, or is a public key.
+         *
+         *     `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         */
+        "Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CSRF_REJECTED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "INSUFFICIENT_SCOPE" | "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /** @description `HTTPS_REQUIRED`: the request came over plain HTTP. */
+        "Error403.HTTPS_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "HTTPS_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_LIMIT_REACHED`: the plan's bot limit is reached.
+         */
+        "Error403.HTTPS_REQUIRED.PLAN_LIMIT_REACHED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "HTTPS_REQUIRED" | "PLAN_LIMIT_REACHED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `HTTPS_REQUIRED`: the request came over plain HTTP.
+         *
+         *     `PLAN_UPGRADE_REQUIRED`: the tenant's plan has no API access (Free).
+         */
+        "Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "HTTPS_REQUIRED" | "PLAN_UPGRADE_REQUIRED";
+                        /** @enum {integer} */
+                        status?: 403;
+                    };
+                };
+            };
+        };
+        /** @description `NOT_FOUND`: the resource does not exist or is not the tenant’s (malformed ids included). */
+        "Error404.NOT_FOUND": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                        /** @enum {integer} */
+                        status?: 404;
+                    };
+                };
+            };
+        };
+        /** @description `ALREADY_ASSIGNED`: another user holds the conversation; send `force: true` to take it over. */
+        "Error409.ALREADY_ASSIGNED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "ALREADY_ASSIGNED";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `CONFLICT`: the resource already exists. */
+        "Error409.CONFLICT": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "CONFLICT";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `EMAIL_TAKEN`: a user with this e-mail already exists. */
+        "Error409.EMAIL_TAKEN": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "EMAIL_TAKEN";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `LAST_OWNER`: the change would leave the tenant without an owner. */
+        "Error409.LAST_OWNER": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "LAST_OWNER";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /** @description `INVITATION_EXPIRED`: the invitation was used, deleted, or is past its 7 days. */
+        "Error410.INVITATION_EXPIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVITATION_EXPIRED";
+                        /** @enum {integer} */
+                        status?: 410;
+                    };
+                };
+            };
+        };
+        /** @description `PAYLOAD_TOO_LARGE`: the body is larger than 64 KiB. */
+        "Error413.PAYLOAD_TOO_LARGE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                        /** @enum {integer} */
+                        status?: 413;
+                    };
+                };
+            };
+        };
+        /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not UTF-8 `application/json`. */
+        "Error415.UNSUPPORTED_MEDIA_TYPE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @enum {integer} */
+                        status?: 415;
+                    };
+                };
+            };
+        };
+        /** @description `RATE_LIMIT_EXCEEDED`: the tenant's hourly or burst limit is used up, this address's public-key limit is used up, or too many failed authentications came from this address. */
+        "Error429.RATE_LIMIT_EXCEEDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "RATE_LIMIT_EXCEEDED";
+                        /** @enum {integer} */
+                        status?: 429;
+                    };
+                };
+            };
+        };
+        /** @description `INTERNAL_ERROR`: an unexpected error; quote the request id. */
+        "Error500.INTERNAL_ERROR": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                        /** @enum {integer} */
+                        status?: 500;
+                    };
+                };
+            };
+        };
+        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable or not migrated; retry after `Retry-After` seconds. */
+        "Error503.SERVICE_UNAVAILABLE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                        /** @enum {integer} */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: {
+        /** @description Present, `true`, when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
+        "Idempotent-Replayed": "true";
+        /** @description The path of the new lead. */
+        Location: string;
+        /** @description IETF RateLimit field of the hourly window (a user's: their minute window): requests left and seconds to the reset. */
+        RateLimit: string;
+        /** @description IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds. */
+        "RateLimit-Policy": string;
+        /** @description IETF RateLimit-Policy field: the burst and hourly windows with their quota and width in seconds. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
+        "RateLimit-Policy.optional": string;
+        /** @description IETF RateLimit field of the hourly window (a user's: their minute window): requests left and seconds to the reset. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
+        "RateLimit.optional": string;
+        /** @description Whole seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description The plan's hourly request limit (all keys of the tenant share it); for a signed-in user, their own limit of 600 a minute. */
+        "X-RateLimit-Limit": number;
+        /** @description The plan's hourly request limit (all keys of the tenant share it); for a signed-in user, their own limit of 600 a minute. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
+        "X-RateLimit-Limit.optional": number;
+        /** @description Requests left in the current hour, never negative. */
+        "X-RateLimit-Remaining": number;
+        /** @description Requests left in the current hour, never negative. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
+        "X-RateLimit-Remaining.optional": number;
+        /** @description Unix epoch seconds at which the hourly window resets. */
+        "X-RateLimit-Reset": number;
+        /** @description Unix epoch seconds at which the hourly window resets. Present when the request was counted against the quota, that is after the key and plan checks, and never on answers to public keys, which do not count against it. */
+        "X-RateLimit-Reset.optional": number;
+        /** @description The request id: a well-formed incoming `X-Request-Id`, otherwise a new UUID. */
+        "X-Request-Id": string;
+    };
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  getLiveness: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LivenessResponse'];
-        };
-      };
-    };
-  };
-  getReadiness: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ReadinessResponse'];
-        };
-      };
-      /** @description Not ready: a check failed or the instance is shutting down. */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ReadinessResponse'];
-        };
-      };
-    };
-  };
-  listTenantApiKeys: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ApiKeyListResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createTenantApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateApiKeyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CreatedApiKeyResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  deleteTenantApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description API key id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getApiKeyActivity: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description API key id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ApiKeyActivityResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  signUp: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SignUpDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AccountResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      403: components['responses']['Error403.CSRF_REJECTED.HTTPS_REQUIRED.SIGNUP_CLOSED'];
-      409: components['responses']['Error409.EMAIL_TAKEN'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listSessions: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SessionListResponse'];
-        };
-      };
-      401: components['responses']['Error401.INVALID_SESSION'];
-      403: components['responses']['Error403.CSRF_REJECTED.HTTPS_REQUIRED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  logIn: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['LogInDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AccountResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      401: components['responses']['Error401.INVALID_CREDENTIALS'];
-      403: components['responses']['Error403.CSRF_REJECTED.HTTPS_REQUIRED'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getMe: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AccountResponse'];
-        };
-      };
-      401: components['responses']['Error401.INVALID_SESSION'];
-      403: components['responses']['Error403.CSRF_REJECTED.HTTPS_REQUIRED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  updateMe: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateMeDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AccountResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      401: components['responses']['Error401.INVALID_SESSION'];
-      403: components['responses']['Error403.CSRF_REJECTED.HTTPS_REQUIRED'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  logOut: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      401: components['responses']['Error401.INVALID_SESSION'];
-      403: components['responses']['Error403.CSRF_REJECTED.HTTPS_REQUIRED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  endSession: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Session id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      401: components['responses']['Error401.INVALID_SESSION'];
-      403: components['responses']['Error403.CSRF_REJECTED.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  acceptInvitation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['AcceptInvitationDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AccountResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      403: components['responses']['Error403.CSRF_REJECTED.HTTPS_REQUIRED'];
-      409: components['responses']['Error409.EMAIL_TAKEN'];
-      410: components['responses']['Error410.INVITATION_EXPIRED'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  requestPasswordReset: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PasswordResetRequestDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      202: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      403: components['responses']['Error403.CSRF_REJECTED.HTTPS_REQUIRED'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  confirmPasswordReset: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PasswordResetConfirmDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      403: components['responses']['Error403.CSRF_REJECTED.HTTPS_REQUIRED'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getCurrentTenant: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TenantAccountEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  renameCurrentTenant: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['RenameTenantDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TenantAccountEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listMembers: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MemberListResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  removeMember: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description User id (UUID). */
-        userId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      409: components['responses']['Error409.LAST_OWNER'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  changeMemberRole: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description User id (UUID). */
-        userId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateMemberDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MemberEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      409: components['responses']['Error409.LAST_OWNER'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listInvitations: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InvitationListResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createInvitation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateInvitationDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CreatedInvitationResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      409: components['responses']['Error409.CONFLICT'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  deleteInvitation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Invitation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  verifyKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
-          RateLimit: components['headers']['RateLimit.optional'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['VerificationResponse'];
-        };
-      };
-      400: components['responses']['ApiV1AnyKeyError400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listBots: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BotListResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createTenantBot: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateBotDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BotEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_LIMIT_REACHED'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getBot: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Bot id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BotEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  updateTenantBot: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Bot id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateBotDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BotEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listConversations: {
-    parameters: {
-      query?: {
-        /** @description Page size. */
-        limit?: number;
-        /** @description Results to skip. */
-        offset?: number;
-        /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
-        from?: string;
-        /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
-        to?: string;
-        /** @description `waiting`: the conversations a visitor waits in first, longest wait first (`waitingSince`), then newest first; an agent’s queue is `?status=handed_off&sort=waiting`. */
-        sort?: 'newest' | 'waiting';
-        /** @description Only the conversations of this bot (a bot of another tenant gives an empty page). */
-        botId?: string;
-        status?: 'active' | 'ended' | 'handed_off';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConversationListResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getConversation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConversationEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  deleteConversation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listMessages: {
-    parameters: {
-      query?: {
-        /** @description Page size. */
-        limit?: number;
-        /** @description Results to skip. */
-        offset?: number;
-      };
-      header?: never;
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageListResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  postAgentMessage: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description A unique key per message, so that the request can be retried safely. Scoped to the tenant, kept 24 hours. */
-        'Idempotency-Key'?: string;
-      };
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['AgentMessageDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      409: components['responses']['ApiV1Error409.CONVERSATION_ENDED.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  handOffConversation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['EmptyBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConversationEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      409: components['responses']['ApiV1Error409.CONVERSATION_ENDED'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  releaseConversation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['EmptyBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConversationEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      409: components['responses']['ApiV1Error409.CONVERSATION_ENDED'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  endConversation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['EmptyBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConversationEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  assignConversation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['AssigneeDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConversationEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      409: components['responses']['Error409.ALREADY_ASSIGNED'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listLeads: {
-    parameters: {
-      query?: {
-        /** @description Page size. */
-        limit?: number;
-        /** @description Results to skip. */
-        offset?: number;
-        /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
-        from?: string;
-        /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
-        to?: string;
-        /** @description Case-insensitive substring of the name, e-mail or company; `%`, `_` and `\` match themselves. */
-        search?: string;
-        /** @description Only the leads of this bot (a bot of another tenant gives an empty page). */
-        botId?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LeadListResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createLead: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description A unique key per lead to create (a UUID is a good choice), so that the request can be retried safely. Scoped to the tenant, kept 24 hours. */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateLeadDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          Location: components['headers']['Location'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LeadEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      409: components['responses']['ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  exportLeads: {
-    parameters: {
-      query?: {
-        /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
-        from?: string;
-        /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
-        to?: string;
-        /** @description Case-insensitive substring of the name, e-mail or company; `%`, `_` and `\` match themselves. */
-        search?: string;
-        /** @description Only the leads of this bot (a bot of another tenant gives an empty page). */
-        botId?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/csv': string;
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getLead: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Lead id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LeadEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  deleteLead: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Lead id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  updateLead: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Lead id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateLeadDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LeadEnvelope'];
-        };
-      };
-      /** @description Success, for a key without `leads:read`: no body. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      409: components['responses']['ApiV1Error409.INVALID_STATUS_TRANSITION'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  importLeads: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description A unique key per import, so that the request can be retried safely. Scoped to the tenant, kept 24 hours. */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ImportLeadsDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ImportLeadsResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      409: components['responses']['ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createTenant: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateTenantDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TenantEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      409: components['responses']['Error409.CONFLICT'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getTenant: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Tenant id (UUID). */
-        tenantId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TenantEnvelope'];
-        };
-      };
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  updateTenant: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Tenant id (UUID). */
-        tenantId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateTenantDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TenantEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listApiKeys: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Tenant id (UUID). */
-        tenantId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ApiKeyListResponse'];
-        };
-      };
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Tenant id (UUID). */
-        tenantId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateApiKeyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CreatedApiKeyResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  deleteApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Tenant id (UUID). */
-        tenantId: string;
-        /** @description API key id (UUID). */
-        keyId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createBot: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Tenant id (UUID). */
-        tenantId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateBotDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BotEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED.PLAN_LIMIT_REACHED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  updateBot: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Tenant id (UUID). */
-        tenantId: string;
-        /** @description Bot id (UUID). */
-        botId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateBotDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BotEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  addKnowledgeDocument: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Tenant id (UUID). */
-        tenantId: string;
-        /** @description Bot id (UUID). */
-        botId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateDocumentDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['KnowledgeDocumentEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  recordConversation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Tenant id (UUID). */
-        tenantId: string;
-        /** @description Bot id (UUID). */
-        botId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['RecordConversationDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConversationEnvelope'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      413: components['responses']['Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listAuditEvents: {
-    parameters: {
-      query?: {
-        /** @description Page size. */
-        limit?: number;
-        /** @description Results to skip. */
-        offset?: number;
-        /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
-        from?: string;
-        /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
-        to?: string;
-        /** @description Only the events of this actor: `user:<user id>`, `api-key:<key id>`, `admin-api` or `system`. */
-        actor?: string;
-        /** @description Only the events of this action, e.g. `bot.updated`. */
-        action?: string;
-      };
-      header?: never;
-      path: {
-        /** @description Tenant id (UUID). */
-        tenantId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AuditEventListResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createPasswordResetLink: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description User id (UUID). */
-        userId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminPasswordResetResponse'];
-        };
-      };
-      401: components['responses']['Error401.UNAUTHORIZED'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listWebhooks: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WebhookListResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createWebhook: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateWebhookDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WebhookWithSecretResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.PLAN_LIMIT_REACHED'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getWebhook: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Webhook id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WebhookEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  deleteWebhook: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Webhook id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  updateWebhook: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Webhook id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateWebhookDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WebhookEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  rotateWebhookSecret: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Webhook id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['EmptyBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WebhookWithSecretResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  sendWebhookTest: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Webhook id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['EmptyBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      202: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DeliveryEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listWebhookDeliveries: {
-    parameters: {
-      query?: {
-        /** @description Page size. */
-        limit?: number;
-        /** @description Results to skip. */
-        offset?: number;
-        status?: 'pending' | 'succeeded' | 'failed';
-      };
-      header?: never;
-      path: {
-        /** @description Webhook id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DeliveryListResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  retryWebhookDelivery: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Webhook id (UUID). */
-        id: string;
-        /** @description Delivery id (UUID). */
-        deliveryId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['EmptyBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      202: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DeliveryEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      409: components['responses']['ApiV1Error409.DELIVERY_IN_FLIGHT'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getAnalyticsOverview: {
-    parameters: {
-      query?: {
-        /** @description Start of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default 30 days before `to`; at most 366 days before it. */
-        from?: string;
-        /** @description End of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default now. Not earlier than `from`. */
-        to?: string;
-        /** @description Only this bot's conversations, leads and messages (a bot of another tenant gives zeros). */
-        botId?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AnalyticsOverviewResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getAnalyticsTimeseries: {
-    parameters: {
-      query: {
-        /** @description Start of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default 30 days before `to`; at most 366 days before it. */
-        from?: string;
-        /** @description End of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default now. Not earlier than `from`. */
-        to?: string;
-        /** @description What each point counts: conversations, messages or leads created in the period, or `visitors`, the distinct visitor ids of the conversations created in it. */
-        metric: components['schemas']['AnalyticsMetric'];
-        /** @description The length of a period: a day (the default), an ISO week (from Monday) or a calendar month of the tenant’s time zone. */
-        interval?: components['schemas']['AnalyticsInterval'];
-        /** @description Only this bot's conversations, leads and messages (a bot of another tenant gives zeros). */
-        botId?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AnalyticsTimeseriesResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TenantSettingsEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  updateSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateTenantSettingsDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TenantSettingsEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getBotSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Bot id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BotSettingsEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  updateBotSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Bot id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateBotSettingsDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BotSettingsEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getWidgetBot: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Bot id (UUID). */
-        botId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WidgetBotEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1AnyKeyError400.VALIDATION_ERROR'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED'];
-      404: components['responses']['ApiV1AnyKeyError404.NOT_FOUND'];
-      409: components['responses']['ApiV1AnyKeyError409.BOT_INACTIVE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createWidgetSession: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateSessionDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WidgetSession'];
-        };
-      };
-      400: components['responses']['ApiV1AnyKeyError400.VALIDATION_ERROR'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED'];
-      404: components['responses']['ApiV1AnyKeyError404.NOT_FOUND'];
-      409: components['responses']['ApiV1AnyKeyError409.BOT_INACTIVE'];
-      413: components['responses']['ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  startWidgetConversation: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The visitor token of the session. */
-        'X-Visitor-Token': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['EmptyBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WidgetConversationStart'];
-        };
-      };
-      400: components['responses']['ApiV1AnyKeyError400.VALIDATION_ERROR'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED'];
-      409: components['responses']['ApiV1AnyKeyError409.BOT_INACTIVE'];
-      413: components['responses']['ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listWidgetMessages: {
-    parameters: {
-      query?: {
-        /** @description Only the messages after this one (a message id of the conversation). */
-        after?: string;
-      };
-      header: {
-        /** @description The visitor token of the session. */
-        'X-Visitor-Token': string;
-      };
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WidgetMessages'];
-        };
-      };
-      400: components['responses']['ApiV1AnyKeyError400.VALIDATION_ERROR'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED'];
-      404: components['responses']['ApiV1AnyKeyError404.NOT_FOUND'];
-      409: components['responses']['ApiV1AnyKeyError409.BOT_INACTIVE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  sendWidgetMessage: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The visitor token of the session. */
-        'X-Visitor-Token': string;
-      };
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SendMessageDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WidgetExchange'];
-          'text/event-stream': components['schemas']['WidgetExchange'];
-        };
-      };
-      400: components['responses']['ApiV1AnyKeyError400.VALIDATION_ERROR'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED'];
-      404: components['responses']['ApiV1AnyKeyError404.NOT_FOUND'];
-      409: components['responses']['ApiV1AnyKeyError409.BOT_INACTIVE.CONVERSATION_ENDED'];
-      413: components['responses']['ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.MESSAGE_LIMIT_REACHED.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  handOffWidgetConversation: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The visitor token of the session. */
-        'X-Visitor-Token': string;
-      };
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['EmptyBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WidgetConversationEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1AnyKeyError400.VALIDATION_ERROR'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED'];
-      404: components['responses']['ApiV1AnyKeyError404.NOT_FOUND'];
-      409: components['responses']['ApiV1AnyKeyError409.BOT_INACTIVE.HANDOFF_DISABLED.CONVERSATION_ENDED'];
-      413: components['responses']['ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  streamWidgetConversation: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The id of the last message received: the stream resumes after it. */
-        'Last-Event-ID'?: string;
-        /** @description The visitor token of the session. */
-        'X-Visitor-Token': string;
-      };
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/event-stream': string;
-        };
-      };
-      400: components['responses']['ApiV1AnyKeyError400.VALIDATION_ERROR'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED'];
-      404: components['responses']['ApiV1AnyKeyError404.NOT_FOUND'];
-      409: components['responses']['ApiV1AnyKeyError409.BOT_INACTIVE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  captureWidgetLead: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The visitor token of the session. */
-        'X-Visitor-Token': string;
-      };
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['WidgetLeadDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WidgetLeadEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1AnyKeyError400.VALIDATION_ERROR'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED'];
-      404: components['responses']['ApiV1AnyKeyError404.NOT_FOUND'];
-      409: components['responses']['ApiV1AnyKeyError409.BOT_INACTIVE.LEAD_CAPTURE_DISABLED.LEAD_ALREADY_CAPTURED'];
-      413: components['responses']['ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  endWidgetConversation: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The visitor token of the session. */
-        'X-Visitor-Token': string;
-      };
-      path: {
-        /** @description Conversation id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['EmptyBodyDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WidgetConversationEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1AnyKeyError400.VALIDATION_ERROR'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED'];
-      404: components['responses']['ApiV1AnyKeyError404.NOT_FOUND'];
-      409: components['responses']['ApiV1AnyKeyError409.BOT_INACTIVE'];
-      413: components['responses']['ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getWidgetScript: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/javascript': string;
-        };
-      };
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-    };
-  };
-  getWidgetDemo: {
-    parameters: {
-      query: {
-        key: string;
-        botId: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR'];
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-    };
-  };
-  exportPerson: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PersonDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PersonExportResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  requestErasure: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description A unique key per erasure request, so that it can be retried safely. Scoped to the tenant, kept 24 hours. */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PersonDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      202: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErasureEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      409: components['responses']['ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getErasure: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Erasure id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErasureEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getOpenApiDocument: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** @enum {string} */
-            openapi: '3.1.0';
-            info: Record<string, never>;
-            paths: Record<string, never>;
-          };
-        };
-      };
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-    };
-  };
-  getApiReference: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-        };
-      };
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-    };
-  };
-  getApiReferenceAsset: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        file: 'docs.js' | 'swagger-ui.css' | 'swagger-ui-bundle.js' | 'favicon-32x32.png';
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/javascript': string;
-          'text/css': string;
-          'image/png': unknown;
-        };
-      };
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-    };
-  };
-  getDashboard: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-        };
-      };
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-    };
-  };
-  getDashboardPath: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The rest of the path, slashes included (`bots/<id>`, `assets/index-<hash>.js`). */
-        path: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-          'text/javascript': string;
-          'text/css': string;
-        };
-      };
-      403: components['responses']['Error403.HTTPS_REQUIRED'];
-      404: components['responses']['Error404.NOT_FOUND'];
-    };
-  };
-  listKnowledgeDocuments: {
-    parameters: {
-      query?: {
-        /** @description Page size. */
-        limit?: number;
-        /** @description Results to skip. */
-        offset?: number;
-      };
-      header?: never;
-      path: {
-        /** @description Bot id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['KnowledgeDocumentListResponse'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  createKnowledgeDocument: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Bot id (UUID). */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateDocumentDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['KnowledgeDocumentEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  getKnowledgeDocument: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Bot id (UUID). */
-        id: string;
-        /** @description Document id (UUID). */
-        docId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['KnowledgeDocumentEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  deleteKnowledgeDocument: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Bot id (UUID). */
-        id: string;
-        /** @description Document id (UUID). */
-        docId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      204: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  updateKnowledgeDocument: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Bot id (UUID). */
-        id: string;
-        /** @description Document id (UUID). */
-        docId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateDocumentDto'];
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['KnowledgeDocumentEnvelope'];
-        };
-      };
-      400: components['responses']['ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['ApiV1Error401.INVALID_API_KEY.INVALID_SESSION'];
-      403: components['responses']['ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE'];
-      404: components['responses']['ApiV1Error404.NOT_FOUND'];
-      413: components['responses']['ApiV1Error413.PAYLOAD_TOO_LARGE'];
-      415: components['responses']['ApiV1Error415.UNSUPPORTED_MEDIA_TYPE'];
-      429: components['responses']['ApiV1Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['ApiV1Error500.INTERNAL_ERROR'];
-      503: components['responses']['ApiV1Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
-  listTenantAuditEvents: {
-    parameters: {
-      query?: {
-        /** @description Page size. */
-        limit?: number;
-        /** @description Results to skip. */
-        offset?: number;
-        /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
-        from?: string;
-        /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
-        to?: string;
-        /** @description Only the events of this actor: `user:<user id>`, `api-key:<key id>`, `admin-api` or `system`. */
-        actor?: string;
-        /** @description Only the events of this action, e.g. `bot.updated`. */
-        action?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AuditEventListResponse'];
-        };
-      };
-      400: components['responses']['Error400.VALIDATION_ERROR.TENANT_REQUIRED'];
-      401: components['responses']['Error401.INVALID_SESSION.INVALID_API_KEY'];
-      403: components['responses']['Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED'];
-      429: components['responses']['Error429.RATE_LIMIT_EXCEEDED'];
-      500: components['responses']['Error500.INTERNAL_ERROR'];
-      503: components['responses']['Error503.SERVICE_UNAVAILABLE'];
-    };
-  };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LivenessResponse"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadinessResponse"];
+                };
+            };
+            /** @description Not ready: a check failed or the instance is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadinessResponse"];
+                };
+            };
+        };
+    };
+    listTenantApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createTenantApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteTenantApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description API key id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getApiKeyActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description API key id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyActivityResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignUpDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED.SIGNUP_CLOSED"];
+            409: components["responses"]["Error409.EMAIL_TAKEN"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListResponse"];
+                };
+            };
+            401: components["responses"]["Error401.INVALID_SESSION"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    logIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogInDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.INVALID_CREDENTIALS"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            401: components["responses"]["Error401.INVALID_SESSION"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMeDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.INVALID_SESSION"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    logOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401.INVALID_SESSION"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401.INVALID_SESSION"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            409: components["responses"]["Error409.EMAIL_TAKEN"];
+            410: components["responses"]["Error410.INVITATION_EXPIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetConfirmDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getCurrentTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantAccountEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    renameCurrentTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenameTenantDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantAccountEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberListResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description User id (UUID). */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            409: components["responses"]["Error409.LAST_OWNER"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description User id (UUID). */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMemberDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            409: components["responses"]["Error409.LAST_OWNER"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationListResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitationDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedInvitationResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            409: components["responses"]["Error409.CONFLICT"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invitation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    verifyKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                    RateLimit: components["headers"]["RateLimit.optional"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listBots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotListResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createTenantBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBotDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED.PLAN_LIMIT_REACHED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateTenantBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBotDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listConversations: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Results to skip. */
+                offset?: number;
+                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
+                from?: string;
+                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
+                to?: string;
+                /** @description `waiting`: the conversations a visitor waits in first, longest wait first (`waitingSince`), then newest first; an agent’s queue is `?status=handed_off&sort=waiting`. */
+                sort?: "newest" | "waiting";
+                /** @description Only the conversations of this bot (a bot of another tenant gives an empty page). */
+                botId?: string;
+                status?: "active" | "ended" | "handed_off";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationListResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listMessages: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Results to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageListResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    postAgentMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique key per message, so that the request can be retried safely. Scoped to the tenant, kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentMessageDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            409: components["responses"]["ApiV1Error409.CONVERSATION_ENDED.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    handOffConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            409: components["responses"]["ApiV1Error409.CONVERSATION_ENDED"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    releaseConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            409: components["responses"]["ApiV1Error409.CONVERSATION_ENDED"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    endConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    assignConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssigneeDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            409: components["responses"]["Error409.ALREADY_ASSIGNED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listLeads: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Results to skip. */
+                offset?: number;
+                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
+                from?: string;
+                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
+                to?: string;
+                /** @description Case-insensitive substring of the name, e-mail or company; `%`, `_` and `\` match themselves. */
+                search?: string;
+                /** @description Only the leads of this bot (a bot of another tenant gives an empty page). */
+                botId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadListResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createLead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique key per lead to create (a UUID is a good choice), so that the request can be retried safely. Scoped to the tenant, kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLeadDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            409: components["responses"]["ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    exportLeads: {
+        parameters: {
+            query?: {
+                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
+                from?: string;
+                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
+                to?: string;
+                /** @description Case-insensitive substring of the name, e-mail or company; `%`, `_` and `\` match themselves. */
+                search?: string;
+                /** @description Only the leads of this bot (a bot of another tenant gives an empty page). */
+                botId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lead id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lead id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lead id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateLeadDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadEnvelope"];
+                };
+            };
+            /** @description Success, for a key without `leads:read`: no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            409: components["responses"]["ApiV1Error409.INVALID_STATUS_TRANSITION"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    importLeads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique key per import, so that the request can be retried safely. Scoped to the tenant, kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportLeadsDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportLeadsResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            409: components["responses"]["ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTenantDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            409: components["responses"]["Error409.CONFLICT"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id (UUID). */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantEnvelope"];
+                };
+            };
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id (UUID). */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTenantDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id (UUID). */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponse"];
+                };
+            };
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id (UUID). */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id (UUID). */
+                tenantId: string;
+                /** @description API key id (UUID). */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id (UUID). */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBotDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED.PLAN_LIMIT_REACHED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id (UUID). */
+                tenantId: string;
+                /** @description Bot id (UUID). */
+                botId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBotDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    addKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id (UUID). */
+                tenantId: string;
+                /** @description Bot id (UUID). */
+                botId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDocumentDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    recordConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id (UUID). */
+                tenantId: string;
+                /** @description Bot id (UUID). */
+                botId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordConversationDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Results to skip. */
+                offset?: number;
+                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
+                from?: string;
+                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
+                to?: string;
+                /** @description Only the events of this actor: `user:<user id>`, `api-key:<key id>`, `admin-api` or `system`. */
+                actor?: string;
+                /** @description Only the events of this action, e.g. `bot.updated`. */
+                action?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Tenant id (UUID). */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventListResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createPasswordResetLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description User id (UUID). */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminPasswordResetResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            401: components["responses"]["Error401.UNAUTHORIZED"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecretResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.PLAN_LIMIT_REACHED"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecretResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Results to skip. */
+                offset?: number;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryListResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (UUID). */
+                id: string;
+                /** @description Delivery id (UUID). */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            409: components["responses"]["ApiV1Error409.DELIVERY_IN_FLIGHT"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getAnalyticsOverview: {
+        parameters: {
+            query?: {
+                /** @description Start of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default 30 days before `to`; at most 366 days before it. */
+                from?: string;
+                /** @description End of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default now. Not earlier than `from`. */
+                to?: string;
+                /** @description Only this bot's conversations, leads and messages (a bot of another tenant gives zeros). */
+                botId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsOverviewResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getAnalyticsTimeseries: {
+        parameters: {
+            query: {
+                /** @description Start of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default 30 days before `to`; at most 366 days before it. */
+                from?: string;
+                /** @description End of the range. An ISO 8601 date (`2026-01-31`), a whole day in the tenant’s time zone, or a date-time with a time zone (`2026-01-31T09:30:00Z`), of the years 0001 to 9999, compared with `createdAt`; inclusive. By default now. Not earlier than `from`. */
+                to?: string;
+                /** @description What each point counts: conversations, messages or leads created in the period, or `visitors`, the distinct visitor ids of the conversations created in it. */
+                metric: components["schemas"]["AnalyticsMetric"];
+                /** @description The length of a period: a day (the default), an ISO week (from Monday) or a calendar month of the tenant’s time zone. */
+                interval?: components["schemas"]["AnalyticsInterval"];
+                /** @description Only this bot's conversations, leads and messages (a bot of another tenant gives zeros). */
+                botId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsTimeseriesResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTenantSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getBotSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateBotSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBotSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getWidgetBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                botId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetBotEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createWidgetSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetSession"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    startWidgetConversation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetConversationStart"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listWidgetMessages: {
+        parameters: {
+            query?: {
+                /** @description Only the messages after this one (a message id of the conversation). */
+                after?: string;
+            };
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetMessages"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    sendWidgetMessage: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendMessageDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetExchange"];
+                    "text/event-stream": components["schemas"]["WidgetExchange"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE.CONVERSATION_ENDED"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.MESSAGE_LIMIT_REACHED.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    handOffWidgetConversation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE.HANDOFF_DISABLED.CONVERSATION_ENDED"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    streamWidgetConversation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The id of the last message received: the stream resumes after it. */
+                "Last-Event-ID"?: string;
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    captureWidgetLead: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WidgetLeadDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetLeadEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE.LEAD_CAPTURE_DISABLED.LEAD_ALREADY_CAPTURED"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    endWidgetConversation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetConversationEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
+            413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getWidgetScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+        };
+    };
+    getWidgetDemo: {
+        parameters: {
+            query: {
+                key: string;
+                botId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+        };
+    };
+    exportPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersonDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonExportResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    requestErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique key per erasure request, so that it can be retried safely. Scoped to the tenant, kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersonDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            409: components["responses"]["ApiV1Error409.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Erasure id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        openapi: "3.1.0";
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                    };
+                };
+            };
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+        };
+    };
+    getApiReferenceAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: "docs.js" | "swagger-ui.css" | "swagger-ui-bundle.js" | "favicon-32x32.png";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                    "image/png": unknown;
+                };
+            };
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+        };
+    };
+    getDashboardPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rest of the path, slashes included (`bots/<id>`, `assets/index-<hash>.js`). */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "text/javascript": string;
+                    "text/css": string;
+                };
+            };
+            403: components["responses"]["Error403.HTTPS_REQUIRED"];
+            404: components["responses"]["Error404.NOT_FOUND"];
+        };
+    };
+    listKnowledgeDocuments: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Results to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocumentListResponse"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    createKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDocumentDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    getKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+                /** @description Document id (UUID). */
+                docId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+                /** @description Document id (UUID). */
+                docId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    updateKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID). */
+                id: string;
+                /** @description Document id (UUID). */
+                docId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDocumentDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listTenantAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Results to skip. */
+                offset?: number;
+                /** @description Earliest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. */
+                from?: string;
+                /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
+                to?: string;
+                /** @description Only the events of this actor: `user:<user id>`, `api-key:<key id>`, `admin-api` or `system`. */
+                actor?: string;
+                /** @description Only the events of this action, e.g. `bot.updated`. */
+                action?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventListResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
 }
