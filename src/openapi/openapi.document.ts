@@ -57,12 +57,17 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('Leads', 'Leads: create, list, update, import and export as CSV')
     .addTag('Analytics', 'Figures and time series of conversations, messages, leads and visitors, in the tenant’s time zone')
     .addTag('Settings', 'The tenant’s settings (time zone, widget origins, visitor limits, lead form) and each bot’s')
+    .addTag('Knowledge documents', 'A bot’s knowledge: the documents its answers come from, searchable as soon as they change')
     .addTag('Webhooks', 'Endpoints that receive events, their secrets and deliveries')
+    .addTag('Privacy', 'A person’s data: export and erasure (deletes of single leads and conversations are with them)')
     .addTag('Widget', 'The chat widget’s calls from visitors’ browsers, with a public key (`svc_pk_…`) and a visitor token')
     .addTag('Auth', 'Dashboard users: sign-up, log-in, sessions, passwords and invitations')
-    .addTag('Tenant', "The signed-in user's tenant: its members, invitations, API keys and audit log")
+    .addTag('Tenant', "The signed-in user's tenant: its plan and usage, members and invitations")
+    .addTag('API keys', 'The tenant’s API keys, made and deleted by its owners and admins, with their 30-day activity')
+    .addTag('Audit log', 'Who changed what: every change with its actor, request id and client address')
     .addTag('Admin', 'The dashboard’s back end')
     .addTag('Operations', 'Health probes and this description')
+    .addTag('Dashboard', 'The dashboard web app, served by the service')
     .build();
   const document = SwaggerModule.createDocument(app, config, { autoTagControllers: false });
   return toOpenApi31(withClosedRequestBodies(withSharedComponents(document))) as OpenAPIObject;

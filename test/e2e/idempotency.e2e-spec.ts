@@ -86,6 +86,7 @@ describe('Idempotent creates: POST /api/v1/leads with Idempotency-Key', () => {
         location: `/api/v1/leads/${created.id}`,
         createdAt: expect.any(Date),
         expiresAt: expect.any(Date),
+        erasedAt: null,
       });
       expect(stored!.expiresAt.getTime() - stored!.createdAt.getTime()).toBe(DAY_MS);
       expect(Math.abs(stored!.createdAt.getTime() - Date.parse(created.createdAt as string))).toBeLessThan(5_000);
