@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { expectError } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { createBot, createKey, createLead, createTenant, TestTenant } from '../support/factories';
+import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
 import { COMMITTED_DOCUMENT_PATH } from '../support/openapi-contract';
 import { addMember, newEmail, ORIGIN, signUp, type TestUser } from '../support/users';
 
@@ -52,6 +52,13 @@ describe('null in any body field, and write-only keys', () => {
     owner = await signUp(t);
     await t.admin().patch(`/admin/v1/tenants/${owner.tenantId}`).send({ plan: 'enterprise' }).expect(200);
     ids = { tenantId: tenant.id, botId: bot.id, ownerBotId: (await createBot(t, owner.tenantId)).id };
+    // Visitors may ask for a person (POST /api/v1/widget/conversations/:id/handoff).
+    await t
+      .http()
+      .patch(`/api/v1/bots/${bot.id}/settings`)
+      .set('X-API-Key', tenant.key)
+      .send({ handoff: { enabled: true } })
+      .expect(200);
   });
   afterAll(() => t.close());
 
@@ -139,6 +146,37 @@ describe('null in any body field, and write-only keys', () => {
       const { key, headers, conversationId } = await widgetVisitor();
       return { path: `/api/v1/widget/conversations/${conversationId}/end`, key, headers, body: {} };
     },
+    'POST /api/v1/widget/conversations/{id}/handoff': async () => {
+      const { key, headers, conversationId } = await widgetVisitor();
+      return { path: `/api/v1/widget/conversations/${conversationId}/handoff`, key, headers, body: {} };
+    },
+    'POST /api/v1/conversations/{id}/handoff': async () => ({
+      path: `/api/v1/conversations/${(await widgetVisitor()).conversationId}/handoff`,
+      key: tenant.key,
+      body: {},
+    }),
+    'POST /api/v1/conversations/{id}/messages': async () => ({
+      path: `/api/v1/conversations/${(await widgetVisitor()).conversationId}/messages`,
+      key: tenant.key,
+      body: { content: 'Hi, this is Sam.', authorName: 'Sam' },
+    }),
+    'POST /api/v1/conversations/{id}/release': async () => ({
+      path: `/api/v1/conversations/${(await widgetVisitor()).conversationId}/release`,
+      key: tenant.key,
+      body: {},
+    }),
+    'POST /api/v1/conversations/{id}/end': async () => ({
+      path: `/api/v1/conversations/${(await widgetVisitor()).conversationId}/end`,
+      key: tenant.key,
+      body: {},
+    }),
+    'PUT /api/v1/conversations/{id}/assignee': async () => {
+      // A conversation of the owner's tenant, made through the admin API.
+      const conversation = await recordConversation(t, owner.tenantId, ids.ownerBotId);
+      return { path: `/api/v1/conversations/${conversation.id}/assignee`, user: true, headers: userHeaders(owner), body: { userId: owner.id, force: true } };
+    },
+    'POST /api/v1/privacy/exports': async () => ({ path: '/api/v1/privacy/exports', key: tenant.key, body: { email: 'ada@example.com' } }),
+    'POST /api/v1/privacy/erasures': async () => ({ path: '/api/v1/privacy/erasures', key: tenant.key, body: { email: `erase-${randomUUID()}@example.com` } }),
     'POST /api/v1/leads': async () => ({
       path: '/api/v1/leads',
       key: tenant.key,
@@ -163,6 +201,7 @@ describe('null in any body field, and write-only keys', () => {
         visitorMessageLimit: { messages: 10, windowSeconds: 60 },
         leadCapture: { enabled: true, requirePhone: true, requireCompany: false },
         widgetLimits: { repliesPerIpPerDay: 500 },
+        retention: { conversationDays: 90, leadDays: 365 },
       },
     }),
     'PATCH /api/v1/bots/{id}/settings': async () => ({
@@ -310,7 +349,7 @@ describe('null in any body field, and write-only keys', () => {
     '%s: the valid body is accepted, and null in any field is a 400 on that field unless the document says it may be null',
     async (route) => {
       const { schema } = bodyRoutes.find((entry) => entry.route === route)!;
-      const method = route.split(' ')[0].toLowerCase() as 'post' | 'patch';
+      const method = route.split(' ')[0].toLowerCase() as 'post' | 'patch' | 'put';
       const send = async (body: Record<string, unknown>) => {
         const { path, key, user, headers } = await validBodies()[route]();
         const test = key
@@ -324,7 +363,7 @@ describe('null in any body field, and write-only keys', () => {
                 .http()
                 [method](path)
                 .set(headers ?? {})
-            : t.admin()[method](path);
+            : t.admin()[method as 'post' | 'patch'](path);
         return test.send(body);
       };
       const valid = await validBodies()[route]();

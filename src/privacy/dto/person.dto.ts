@@ -1,11 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsString, MaxLength, MinLength } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { Trim } from '../../common/validation/transforms';
 
 /** POST /api/v1/privacy/exports and /erasures: the person, by e-mail or by widget visitor id (exactly one). */
 export class PersonDto {
   @ApiPropertyOptional({ maxLength: 254, description: 'Compared case-insensitively with the leads’ e-mail addresses. Give this or `visitorId`.' })
-  @IsOptional()
+  @OptionalNotNull()
   @Trim()
   @IsString({ message: 'must be a string' })
   @MinLength(1, { message: 'must not be empty' })
@@ -13,7 +14,7 @@ export class PersonDto {
   email?: string;
 
   @ApiPropertyOptional({ maxLength: 200, description: 'A widget visitor id, as conversations show it. Give this or `email`.' })
-  @IsOptional()
+  @OptionalNotNull()
   @Trim()
   @IsString({ message: 'must be a string' })
   @MinLength(1, { message: 'must not be empty' })
