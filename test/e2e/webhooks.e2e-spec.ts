@@ -83,7 +83,7 @@ describe('Webhooks: the management API', () => {
 
     it.each([
       [[], 'must have at least 1 entry'],
-      [['lead.deleted'], expect.stringMatching(/^each entry must be one of /)],
+      [['lead.archived'], expect.stringMatching(/^each entry must be one of /)],
       [['lead.created', 'LEAD.CREATED'], expect.stringMatching(/^each entry must be one of /)],
       [['*', 'lead.created'], 'must be ["*"] alone or a list of event types'],
       [Array.from({ length: 11 }, () => 'lead.created'), 'must have at most 10 entries'],
