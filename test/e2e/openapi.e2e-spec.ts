@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { get as httpGet, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { Response } from 'supertest';
 import type { AccessRule } from '../../src/common/access/access.decorators';
@@ -704,6 +706,93 @@ describe('OpenAPI document and contract', () => {
           200,
         );
         expectContract(await http().get(`/api/v1/privacy/erasures/${UUID_ZERO}`).set('X-API-Key', key()), 'GET', '/api/v1/privacy/erasures/{id}', 404);
+      });
+
+      it("the handoff operations and the visitor's live events: their successes, 400, 404 and 409", async () => {
+        const http = () => t.http();
+        const conversation = async () => (await recordConversation(t, tenant.id, botId, { status: 'active' })).id;
+        const op = (id: string, action: string) => http().post(`/api/v1/conversations/${id}/${action}`).set('X-API-Key', key());
+        const first = await conversation();
+        expectContract(await op(first, 'handoff').send({}), 'POST', '/api/v1/conversations/{id}/handoff', 200);
+        expectContract(await op(UUID_ZERO, 'handoff').send({}), 'POST', '/api/v1/conversations/{id}/handoff', 404);
+        expectContract(
+          await op(first, 'messages').send({ content: 'Hi, this is Sam.', authorName: 'Sam' }),
+          'POST',
+          '/api/v1/conversations/{id}/messages',
+          201,
+        );
+        expectContract(await op(first, 'messages').send({ content: '' }), 'POST', '/api/v1/conversations/{id}/messages', 400);
+        expectContract(await op(first, 'release').send({}), 'POST', '/api/v1/conversations/{id}/release', 200);
+        expectContract(await op(UUID_ZERO, 'release').send({}), 'POST', '/api/v1/conversations/{id}/release', 404);
+        expectContract(await op(first, 'end').send({}), 'POST', '/api/v1/conversations/{id}/end', 200);
+        expectContract(await op(first, 'handoff').send({}), 'POST', '/api/v1/conversations/{id}/handoff', 409);
+        expectContract(await op(UUID_ZERO, 'end').send({}), 'POST', '/api/v1/conversations/{id}/end', 404);
+
+        // Assignment is the dashboard's: a user of the tenant, an owner here.
+        const owner = await signUp(t);
+        const ownConversation = (await recordConversation(t, owner.tenantId, (await createBot(t, owner.tenantId)).id, { status: 'active' })).id;
+        const as = () => asUser(t, owner.cookie, owner.tenantId);
+        expectContract(
+          await as().put(`/api/v1/conversations/${ownConversation}/assignee`).send({ userId: owner.id }),
+          'PUT',
+          '/api/v1/conversations/{id}/assignee',
+          200,
+        );
+        expectContract(
+          await as().put(`/api/v1/conversations/${ownConversation}/assignee`).send({ userId: 'x' }),
+          'PUT',
+          '/api/v1/conversations/{id}/assignee',
+          400,
+        );
+
+        // The visitor's side: a bot with handoff on, a session, a conversation.
+        await http()
+          .patch(`/api/v1/bots/${botId}/settings`)
+          .set('X-API-Key', key())
+          .send({ handoff: { enabled: true } })
+          .expect(200);
+        const publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
+        const w = (method: 'get' | 'post', path: string) => http()[method](`/api/v1/widget${path}`).set('X-API-Key', publicKey);
+        const token = (await w('post', '/sessions').send({ botId }).expect(201)).body.visitorToken as string;
+        const id = (await w('post', '/conversations').set('X-Visitor-Token', token).send({}).expect(201)).body.conversation.id as string;
+        expectContract(
+          await w('post', `/conversations/${id}/handoff`).set('X-Visitor-Token', token).send({}),
+          'POST',
+          '/api/v1/widget/conversations/{id}/handoff',
+          200,
+        );
+        expectContract(
+          await w('post', `/conversations/${UUID_ZERO}/handoff`).set('X-Visitor-Token', token).send({}),
+          'POST',
+          '/api/v1/widget/conversations/{id}/handoff',
+          404,
+        );
+        expectContract(
+          await w('get', `/conversations/${UUID_ZERO}/events`).set('X-Visitor-Token', token),
+          'GET',
+          '/api/v1/widget/conversations/{id}/events',
+          404,
+        );
+        // The stream never ends by itself: its head is checked, then the connection is closed.
+        const server = t.app.getHttpServer() as Server;
+        if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const { port } = server.address() as AddressInfo;
+        const head = await new Promise<Response>((resolve, reject) => {
+          const request = httpGet(
+            {
+              host: '127.0.0.1',
+              port,
+              path: `/api/v1/widget/conversations/${id}/events`,
+              headers: { 'X-API-Key': publicKey, 'X-Visitor-Token': token, Accept: 'text/event-stream' },
+            },
+            (answer: IncomingMessage) => {
+              request.destroy();
+              resolve({ status: answer.statusCode, headers: answer.headers, text: '', body: {} } as unknown as Response);
+            },
+          );
+          request.on('error', reject);
+        });
+        expectContract(head, 'GET', '/api/v1/widget/conversations/{id}/events', 200);
       });
 
       it('the knowledge document operations: their successes, 400, 404 and 413', async () => {
