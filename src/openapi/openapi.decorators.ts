@@ -317,6 +317,8 @@ export function ApiUserEndpoint(docs: EndpointDocs & { role: UserRouteRole; scop
  */
 export function ApiAuthEndpoint(docs: EndpointDocs & { access: 'signIn' | 'session' }): MethodDecorator {
   const errors: ErrorCode[] = [
+    // A query string or body field the handler does not declare (UndeclaredInputGuard).
+    ErrorCode.VALIDATION_ERROR,
     ...(docs.access === 'session' ? [ErrorCode.INVALID_SESSION] : []),
     ErrorCode.CSRF_REJECTED,
     ErrorCode.HTTPS_REQUIRED,
@@ -341,6 +343,8 @@ export function ApiAuthEndpoint(docs: EndpointDocs & { access: 'signIn' | 'sessi
 /** An /admin/v1 endpoint: the admin bearer token, and the errors every admin route can give. */
 export function ApiAdminEndpoint(docs: EndpointDocs): MethodDecorator {
   const errors: ErrorCode[] = [
+    // A query string or body field the handler does not declare (UndeclaredInputGuard).
+    ErrorCode.VALIDATION_ERROR,
     ErrorCode.UNAUTHORIZED,
     ErrorCode.HTTPS_REQUIRED,
     ErrorCode.NOT_FOUND,

@@ -18,9 +18,11 @@
  *   wrong admin token 401 UNAUTHORIZED; unknown or repeated query parameters and unknown body
  *   fields 400; a non-JSON body 415; 413 exactly when the body is over 64 KiB; lead status moves
  *   follow the machine (200 only for an allowed move or a no-op, 409 only for a forbidden one);
- * - nothing changes on an error answer (leads, bots, keys, documents, conversations, messages,
- *   audit events and tenant rows of every tenant the suite owns are compared before and after),
- *   and at the end each tenant holds exactly its initial leads plus one per 201 that created one.
+ * - nothing changes on an error answer (leads, bots, keys, documents, conversations and their
+ *   status and assignee, messages, audit events, privacy erasures and tenant rows of every tenant
+ *   the suite owns are compared before and after), and at the end each tenant holds exactly its
+ *   initial leads plus one per 201 that created one, less one per 204 that deleted one;
+ * - a query string or body field a handler does not declare is 400 on every route but the public ones.
  *
  * - Idempotency-Key on POST /api/v1/leads: a malformed key never creates a lead; a key that got a
  *   201 gets exactly that answer again (Idempotent-Replayed: true) or 409 IDEMPOTENCY_KEY_REUSED,
@@ -94,10 +96,12 @@ const CODES_BY_STATUS: Record<number, string[]> = {
     'LEAD_CAPTURE_DISABLED',
     'LEAD_ALREADY_CAPTURED',
     'DELIVERY_IN_FLIGHT',
+    'ALREADY_ASSIGNED',
+    'HANDOFF_DISABLED',
     'EMAIL_TAKEN',
     'LAST_OWNER',
   ],
-  410: ['INVITATION_EXPIRED'],
+  410: ['INVITATION_EXPIRED', 'IDEMPOTENCY_RECORD_ERASED'],
   413: ['PAYLOAD_TOO_LARGE'],
   415: ['UNSUPPORTED_MEDIA_TYPE'],
   429: ['RATE_LIMIT_EXCEEDED', 'MESSAGE_LIMIT_REACHED'],
@@ -115,7 +119,13 @@ const SCOPES = [
   'settings:read',
   'settings:write',
   'knowledge:write',
+  'conversations:write',
+  'privacy:manage',
 ];
+/** The scopes a role holds (src/accounts/roles.ts): owners and admins all, agents these, viewers the reads. */
+const AGENT_SCOPES = ['bots:read', 'conversations:read', 'conversations:write', 'leads:read', 'leads:write', 'analytics:read', 'settings:read'];
+const roleHolds = (role: 'owner' | 'admin' | 'agent' | 'viewer', scope: string) =>
+  role === 'owner' || role === 'admin' || (role === 'agent' ? AGENT_SCOPES.includes(scope) : scope.endsWith(':read'));
 const PLANS = ['free', 'pro', 'business', 'enterprise'];
 const ROLES = ['owner', 'admin', 'agent', 'viewer'] as const;
 type Role = (typeof ROLES)[number];
@@ -153,13 +163,16 @@ const VOCABULARY = new Set<string>([
 ]);
 
 interface RouteDef {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** OpenAPI path template. */
   template: string;
   /** /api/v1: the scope the route needs (null: any valid key, public ones included). */
   scope?: string | null;
   admin?: boolean;
-  /** Query parameters the route takes (API routes; every other one is a 400). */
+  /**
+   * Query parameters the route's handler reads (`@Query()`): every other one is a 400. Undefined:
+   * the handler reads no query, so any query string is a 400 (UndeclaredInputGuard).
+   */
   query?: string[];
   /** Fixture names for each `{param}` of the template. */
   ids?: string[][];
@@ -175,7 +188,7 @@ interface RouteDef {
    * X-Tenant-Id; `manager`: owners and admins only), `session` (/auth/v1 for a signed-in user) or
    * `signIn` (/auth/v1 before a session: Origin only).
    */
-  user?: { kind: 'tenant'; role: 'member' | 'manager' } | { kind: 'session' } | { kind: 'signIn' };
+  user?: { kind: 'tenant'; role: 'member' | 'manager'; scopes?: string[] } | { kind: 'session' } | { kind: 'signIn' };
 }
 
 interface BodyShape {
@@ -330,7 +343,7 @@ const QUERY_RAW = [
   '%0A',
   '%FF',
 ];
-const QUERY_KNOWN = ['limit', 'offset', 'botId', 'status', 'from', 'to', 'search'];
+const QUERY_KNOWN = ['limit', 'offset', 'botId', 'status', 'from', 'to', 'search', 'sort'];
 const QUERY_EXOTIC = [
   'a[]',
   'a[b]',
@@ -355,7 +368,7 @@ const QUERY_EXOTIC = [
 const queryValue = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...QUERY_NUMBERS) },
   { weight: 2, arbitrary: fc.constantFrom(...QUERY_DATES) },
-  { weight: 1, arbitrary: fc.constantFrom('active', 'ended', 'handed_off', 'ACTIVE', 'new') },
+  { weight: 1, arbitrary: fc.constantFrom('active', 'ended', 'handed_off', 'ACTIVE', 'new', 'newest', 'waiting', 'Waiting') },
   { weight: 1, arbitrary: fc.constantFrom('conversations', 'messages', 'leads', 'visitors', 'day', 'week', 'month') },
   { weight: 2, arbitrary: fc.oneof(fc.constantFrom('{{own.bot}}', '{{foreign.bot}}', '{{own.lead}}', '{{own.bot:upper}}', '{{key.own}}'), fc.uuid()) },
   { weight: 3, arbitrary: weirdText.map(enc) },
@@ -1088,17 +1101,17 @@ renameTenantFields.valid = fc.record({ name: goodName }).map((body) => JSON.stri
 memberFields.valid = fc.record({ role: fc.constantFrom(...ROLES) }).map((body) => JSON.stringify(body));
 invitationFields.valid = fc.record({ email: freshEmail, role: fc.constantFrom(...ROLES) }).map((body) => JSON.stringify(body));
 
+const BODY_METHODS: string[] = ['POST', 'PUT', 'PATCH'];
 const OWN_IDS = ['own.bot', 'own.inactiveBot', 'own.conversation', 'own.lead', 'own.widgetLead', 'foreign.bot', 'foreign.conversation', 'foreign.lead'];
 const API_ROUTES: RouteDef[] = [
-  { method: 'GET', template: '/api/v1/verify', scope: null, query: [] },
-  { method: 'GET', template: '/api/v1/bots', scope: 'bots:read', query: [] },
-  { method: 'GET', template: '/api/v1/bots/{id}', scope: 'bots:read', query: [], ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
-  { method: 'GET', template: '/api/v1/conversations', scope: 'conversations:read', query: ['limit', 'offset', 'botId', 'status', 'from', 'to'] },
+  { method: 'GET', template: '/api/v1/verify', scope: null },
+  { method: 'GET', template: '/api/v1/bots', scope: 'bots:read' },
+  { method: 'GET', template: '/api/v1/bots/{id}', scope: 'bots:read', ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
+  { method: 'GET', template: '/api/v1/conversations', scope: 'conversations:read', query: ['limit', 'offset', 'botId', 'status', 'from', 'to', 'sort'] },
   {
     method: 'GET',
     template: '/api/v1/conversations/{id}',
     scope: 'conversations:read',
-    query: [],
     ids: [['own.conversation', 'foreign.conversation', 'own.bot']],
   },
   {
@@ -1109,16 +1122,15 @@ const API_ROUTES: RouteDef[] = [
     ids: [['own.conversation', 'foreign.conversation', 'own.lead']],
   },
   { method: 'GET', template: '/api/v1/leads', scope: 'leads:read', query: ['limit', 'offset', 'botId', 'from', 'to', 'search'] },
-  { method: 'GET', template: '/api/v1/leads/{id}', scope: 'leads:read', query: [], ids: [['own.lead', 'own.widgetLead', 'foreign.lead', 'own.bot']] },
+  { method: 'GET', template: '/api/v1/leads/{id}', scope: 'leads:read', ids: [['own.lead', 'own.widgetLead', 'foreign.lead', 'own.bot']] },
   { method: 'GET', template: '/api/v1/analytics/overview', scope: 'analytics:read', query: ['botId', 'from', 'to'] },
   { method: 'GET', template: '/api/v1/analytics/timeseries', scope: 'analytics:read', query: ['metric', 'interval', 'botId', 'from', 'to'] },
 ];
-const CREATE_LEAD: RouteDef = { method: 'POST', template: '/api/v1/leads', scope: 'leads:write', query: [], body: leadFields };
+const CREATE_LEAD: RouteDef = { method: 'POST', template: '/api/v1/leads', scope: 'leads:write', body: leadFields };
 const UPDATE_LEAD: RouteDef = {
   method: 'PATCH',
   template: '/api/v1/leads/{id}',
   scope: 'leads:write',
-  query: [],
   ids: [['own.lead', 'own.lead2', 'own.lead3', 'own.widgetLead', 'foreign.lead']],
   body: leadPatchFields,
 };
@@ -1126,7 +1138,6 @@ const IMPORT_LEADS: RouteDef = {
   method: 'POST',
   template: '/api/v1/leads/import',
   scope: 'leads:write',
-  query: [],
   body: importFields,
   bodyLimit: 4 * 1024 * 1024,
 };
@@ -1178,20 +1189,18 @@ const ADMIN_ROUTES: RouteDef[] = [
   { method: 'POST', template: '/admin/v1/users/{userId}/password-resets', admin: true, ids: [['reset.user', 'team.target', 'own.lead']], body: emptyBody },
 ];
 const SETTINGS_ROUTES: RouteDef[] = [
-  { method: 'GET', template: '/api/v1/settings', scope: 'settings:read', query: [] },
-  { method: 'PATCH', template: '/api/v1/settings', scope: 'settings:write', query: [], body: tenantSettingsFields },
+  { method: 'GET', template: '/api/v1/settings', scope: 'settings:read' },
+  { method: 'PATCH', template: '/api/v1/settings', scope: 'settings:write', body: tenantSettingsFields },
   {
     method: 'GET',
     template: '/api/v1/bots/{id}/settings',
     scope: 'settings:read',
-    query: [],
     ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']],
   },
   {
     method: 'PATCH',
     template: '/api/v1/bots/{id}/settings',
     scope: 'settings:write',
-    query: [],
     ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']],
     body: botSettingsFields,
   },
@@ -1210,31 +1219,30 @@ const widgetLeadFields: BodyShape = {
   optional: { phone: leadFields.optional.phone, company: leadFields.optional.company, message: leadFields.optional.message },
 };
 const WIDGET_ROUTES: RouteDef[] = [
-  { method: 'GET', template: '/api/v1/widget/bots/{botId}', widget: true, query: [], ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
-  { method: 'POST', template: '/api/v1/widget/sessions', widget: true, query: [], body: widgetSessionFields },
-  { method: 'POST', template: '/api/v1/widget/conversations', widget: true, query: [], body: emptyBody },
+  { method: 'GET', template: '/api/v1/widget/bots/{botId}', widget: true, ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
+  { method: 'POST', template: '/api/v1/widget/sessions', widget: true, body: widgetSessionFields },
+  { method: 'POST', template: '/api/v1/widget/conversations', widget: true },
   { method: 'GET', template: '/api/v1/widget/conversations/{id}/messages', widget: true, query: ['after'], ids: [WIDGET_IDS] },
-  { method: 'POST', template: '/api/v1/widget/conversations/{id}/messages', widget: true, query: [], ids: [WIDGET_IDS], body: widgetMessageFields },
-  { method: 'POST', template: '/api/v1/widget/conversations/{id}/lead', widget: true, query: [], ids: [WIDGET_IDS], body: widgetLeadFields },
-  { method: 'POST', template: '/api/v1/widget/conversations/{id}/end', widget: true, query: [], ids: [WIDGET_IDS], body: emptyBody },
+  { method: 'POST', template: '/api/v1/widget/conversations/{id}/messages', widget: true, ids: [WIDGET_IDS], body: widgetMessageFields },
+  { method: 'POST', template: '/api/v1/widget/conversations/{id}/lead', widget: true, ids: [WIDGET_IDS], body: widgetLeadFields },
+  { method: 'POST', template: '/api/v1/widget/conversations/{id}/end', widget: true, ids: [WIDGET_IDS] },
+  { method: 'POST', template: '/api/v1/widget/conversations/{id}/handoff', widget: true, ids: [WIDGET_IDS] },
 ];
 const WEBHOOK_IDS = ['own.webhook', 'own.webhook2', 'foreign.webhook', 'own.lead'];
 const WEBHOOK_ROUTES: RouteDef[] = [
-  { method: 'POST', template: '/api/v1/webhooks', scope: 'webhooks:manage', query: [], body: webhookFields },
-  { method: 'GET', template: '/api/v1/webhooks', scope: 'webhooks:manage', query: [] },
-  { method: 'GET', template: '/api/v1/webhooks/{id}', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS] },
-  { method: 'PATCH', template: '/api/v1/webhooks/{id}', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS], body: webhookPatchFields },
-  { method: 'DELETE', template: '/api/v1/webhooks/{id}', scope: 'webhooks:manage', query: [], ids: [['own.webhook2', 'foreign.webhook', 'own.lead']] },
-  { method: 'POST', template: '/api/v1/webhooks/{id}/rotate-secret', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS], body: emptyBody },
-  { method: 'POST', template: '/api/v1/webhooks/{id}/test', scope: 'webhooks:manage', query: [], ids: [WEBHOOK_IDS], body: emptyBody },
+  { method: 'POST', template: '/api/v1/webhooks', scope: 'webhooks:manage', body: webhookFields },
+  { method: 'GET', template: '/api/v1/webhooks', scope: 'webhooks:manage' },
+  { method: 'GET', template: '/api/v1/webhooks/{id}', scope: 'webhooks:manage', ids: [WEBHOOK_IDS] },
+  { method: 'PATCH', template: '/api/v1/webhooks/{id}', scope: 'webhooks:manage', ids: [WEBHOOK_IDS], body: webhookPatchFields },
+  { method: 'DELETE', template: '/api/v1/webhooks/{id}', scope: 'webhooks:manage', ids: [['own.webhook2', 'foreign.webhook', 'own.lead']] },
+  { method: 'POST', template: '/api/v1/webhooks/{id}/rotate-secret', scope: 'webhooks:manage', ids: [WEBHOOK_IDS] },
+  { method: 'POST', template: '/api/v1/webhooks/{id}/test', scope: 'webhooks:manage', ids: [WEBHOOK_IDS] },
   { method: 'GET', template: '/api/v1/webhooks/{id}/deliveries', scope: 'webhooks:manage', query: ['limit', 'offset', 'status'], ids: [WEBHOOK_IDS] },
   {
     method: 'POST',
     template: '/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry',
     scope: 'webhooks:manage',
-    query: [],
     ids: [WEBHOOK_IDS, ['own.delivery', 'foreign.delivery', 'own.lead']],
-    body: emptyBody,
   },
 ];
 const DOCUMENT_BOTS = ['own.bot', 'foreign.bot', 'own.lead'];
@@ -1245,17 +1253,15 @@ const KNOWLEDGE_ROUTES: RouteDef[] = [
     method: 'POST',
     template: '/api/v1/bots/{id}/documents',
     scope: 'knowledge:write',
-    query: [],
     ids: [DOCUMENT_BOTS],
     body: documentFields,
     bodyLimit: DOCUMENT_BODY_LIMIT,
   },
-  { method: 'GET', template: '/api/v1/bots/{id}/documents/{docId}', scope: 'bots:read', query: [], ids: [DOCUMENT_BOTS, DOCUMENT_IDS] },
+  { method: 'GET', template: '/api/v1/bots/{id}/documents/{docId}', scope: 'bots:read', ids: [DOCUMENT_BOTS, DOCUMENT_IDS] },
   {
     method: 'PATCH',
     template: '/api/v1/bots/{id}/documents/{docId}',
     scope: 'knowledge:write',
-    query: [],
     ids: [DOCUMENT_BOTS, DOCUMENT_IDS],
     body: documentPatchFields,
     bodyLimit: DOCUMENT_BODY_LIMIT,
@@ -1264,10 +1270,74 @@ const KNOWLEDGE_ROUTES: RouteDef[] = [
     method: 'DELETE',
     template: '/api/v1/bots/{id}/documents/{docId}',
     scope: 'knowledge:write',
-    query: [],
     ids: [DOCUMENT_BOTS, ['own.document2', 'foreign.document', 'own.lead']],
   },
 ];
+// Human handoff, deletes of single rows, a person's export and erasure (API_DECISIONS part 3).
+// Conversations that may be ended or deleted are their own fixtures, away from the ones the
+// other routes read; deleted leads are their own too (the lead accounting subtracts each 204).
+const agentMessageFields: BodyShape = {
+  required: { content: str(fc.oneof(weirdText, longText, fc.constant('c'.repeat(4_001)))) },
+  optional: { authorName: fc.oneof(str(fc.oneof(weirdText, fc.constant('n'.repeat(101)))), fc.constant('null')) },
+  valid: fc.record({ content: goodName, authorName: goodName }, { requiredKeys: ['content'] }).map((body) => JSON.stringify(body)),
+};
+/**
+ * The person of an export or erasure: values no lead or conversation of the suite has, so that
+ * an erasure finds nothing and its background worker deletes nothing (the lead accounting and
+ * the "nothing changes on an error" snapshots stay exact; a 202 that found something fails).
+ */
+const NOBODY = ['nobody@erasure.example', 'NoBody@Erasure.Example', ' nobody@erasure.example ', 'erasure-visitor-none'];
+const personFields: BodyShape = {
+  required: {},
+  optional: {
+    email: str(fc.oneof(weirdText, fc.constantFrom(...NOBODY), fc.constant(`${'e'.repeat(250)}@x.io`))),
+    visitorId: str(fc.oneof(weirdText, fc.constantFrom(...NOBODY), fc.constant('v'.repeat(201)))),
+  },
+  valid: fc.oneof(fc.record({ email: fc.constantFrom(...NOBODY) }), fc.record({ visitorId: fc.constantFrom(...NOBODY) })).map((body) => JSON.stringify(body)),
+};
+const assigneeFields: BodyShape = {
+  required: {
+    userId: fc.oneof(
+      str(fc.oneof(fc.constantFrom('{{team.owner}}', '{{team.agent}}', '{{team.target}}', '{{foreign.user}}', '{{own.lead}}'), weirdText)),
+      fc.constant('null'),
+    ),
+  },
+  optional: { force: fc.constantFrom('true', 'false', '"true"', 'null') },
+  valid: fc
+    .record({ userId: fc.constantFrom('{{team.owner}}', '{{team.agent}}', null), force: fc.boolean() }, { requiredKeys: ['userId'] })
+    .map((body) => JSON.stringify(body)),
+};
+const LIVE_CONVERSATIONS = ['own.liveConversation', 'own.liveConversation', 'own.conversation', 'foreign.conversation', 'own.lead'];
+const HANDOFF_ROUTES: RouteDef[] = [
+  { method: 'POST', template: '/api/v1/conversations/{id}/handoff', scope: 'conversations:write', ids: [LIVE_CONVERSATIONS] },
+  { method: 'POST', template: '/api/v1/conversations/{id}/messages', scope: 'conversations:write', ids: [LIVE_CONVERSATIONS], body: agentMessageFields },
+  { method: 'POST', template: '/api/v1/conversations/{id}/release', scope: 'conversations:write', ids: [LIVE_CONVERSATIONS] },
+  {
+    method: 'POST',
+    template: '/api/v1/conversations/{id}/end',
+    scope: 'conversations:write',
+    ids: [['own.endingConversation', 'own.endingConversation', 'own.conversation', 'foreign.conversation', 'own.lead']],
+  },
+  {
+    method: 'DELETE',
+    template: '/api/v1/conversations/{id}',
+    scope: 'conversations:write',
+    ids: [['own.doomedConversation', 'own.doomedConversation2', 'own.doomedConversation', 'foreign.conversation', 'own.lead']],
+  },
+];
+const DELETE_LEAD: RouteDef = {
+  method: 'DELETE',
+  template: '/api/v1/leads/{id}',
+  scope: 'leads:write',
+  ids: [['own.doomedLead', 'own.doomedLead2', 'foreign.lead', 'own.bot']],
+};
+const PRIVACY_ROUTES: RouteDef[] = [
+  { method: 'POST', template: '/api/v1/privacy/exports', scope: 'privacy:manage', body: personFields },
+  { method: 'POST', template: '/api/v1/privacy/erasures', scope: 'privacy:manage', body: personFields },
+  { method: 'GET', template: '/api/v1/privacy/erasures/{id}', scope: 'privacy:manage', ids: [['own.erasure', 'foreign.erasure', 'own.lead']] },
+];
+/** Routes that take an Idempotency-Key besides the lead creates: their first answer is replayed. */
+const IDEMPOTENT_TEMPLATES = new Set(['/api/v1/conversations/{id}/messages', '/api/v1/privacy/erasures']);
 const member = { kind: 'tenant', role: 'member' } as const;
 const manager = { kind: 'tenant', role: 'manager' } as const;
 const TEAM_MEMBERS = ['team.target', 'team.targetTwo', 'foreign.user', 'own.lead'];
@@ -1283,13 +1353,20 @@ const TENANT_USER_ROUTES: RouteDef[] = [
   { method: 'POST', template: '/api/v1/invitations', user: manager, body: invitationFields },
   { method: 'GET', template: '/api/v1/invitations', user: manager },
   { method: 'DELETE', template: '/api/v1/invitations/{id}', user: manager, ids: [TEAM_INVITATIONS] },
-  { method: 'GET', template: '/api/v1/api-keys', user: manager, query: [] },
+  { method: 'GET', template: '/api/v1/api-keys', user: manager },
   { method: 'POST', template: '/api/v1/api-keys', user: manager, body: keyFields },
   { method: 'DELETE', template: '/api/v1/api-keys/{id}', user: manager, ids: [TEAM_KEYS] },
-  { method: 'GET', template: '/api/v1/api-keys/{id}/activity', user: manager, query: [], ids: [TEAM_KEYS] },
+  { method: 'GET', template: '/api/v1/api-keys/{id}/activity', user: manager, ids: [TEAM_KEYS] },
   { method: 'POST', template: '/api/v1/bots', user: manager, body: botFields },
   { method: 'PATCH', template: '/api/v1/bots/{id}', user: manager, ids: [TEAM_BOTS], body: botPatchFields },
   { method: 'GET', template: '/api/v1/audit-log', user: manager, query: ['limit', 'offset', 'from', 'to', 'actor', 'action'] },
+  {
+    method: 'PUT',
+    template: '/api/v1/conversations/{id}/assignee',
+    user: { kind: 'tenant', role: 'member', scopes: ['conversations:write'] },
+    ids: [['team.conversation', 'team.conversation', 'foreign.conversation', 'own.lead']],
+    body: assigneeFields,
+  },
 ];
 const session = { kind: 'session' } as const;
 const signIn = { kind: 'signIn' } as const;
@@ -1312,6 +1389,9 @@ const ALL_ROUTES = [
   UPDATE_LEAD,
   IMPORT_LEADS,
   EXPORT_LEADS,
+  DELETE_LEAD,
+  ...HANDOFF_ROUTES,
+  ...PRIVACY_ROUTES,
   ...SETTINGS_ROUTES,
   ...WIDGET_ROUTES,
   ...WEBHOOK_ROUTES,
@@ -1319,8 +1399,16 @@ const ALL_ROUTES = [
   ...ADMIN_ROUTES,
   ...USER_ROUTES,
 ];
-/** Served routes with no key, body or query to fuzz: the health probes and the API description (openapi.e2e-spec). */
+/**
+ * Served routes not fuzzed: the public ones with no key, body or query (the health probes, the
+ * API description (openapi.e2e-spec), the widget's script and demo, the dashboard's page and
+ * files), and the visitor's live stream, a server-sent event stream that stays open (it answers
+ * no single response to judge; handoff-live.e2e-spec covers it).
+ */
 const NOT_FUZZED = [
+  'GET /dashboard',
+  'GET /dashboard/{path}',
+  'GET /api/v1/widget/conversations/{id}/events',
   'GET /health/live',
   'GET /health/ready',
   'GET /api/v1/openapi.json',
@@ -1329,7 +1417,6 @@ const NOT_FUZZED = [
   'GET /widget.js',
   'GET /widget/demo',
 ];
-const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
 const routeId = (route: RouteDef) => `${route.method} ${route.template}`;
 const ROUTES = new Map(ALL_ROUTES.map((route) => [routeId(route), route]));
 
@@ -1404,7 +1491,7 @@ interface FuzzRequest {
 }
 
 function requestFor(route: RouteDef, overrides: { method?: fc.Arbitrary<string> } = {}): fc.Arbitrary<FuzzRequest> {
-  const hasBody = route.method === 'POST' || route.method === 'PATCH';
+  const hasBody = BODY_METHODS.includes(route.method);
   return fc.record({
     method: overrides.method ?? fc.constant(route.method),
     route: fc.constant(routeId(route)),
@@ -1417,12 +1504,13 @@ function requestFor(route: RouteDef, overrides: { method?: fc.Arbitrary<string> 
     encoding: hasBody ? contentEncoding : fc.constant(undefined),
     body: hasBody
       ? bodySpec(
-          route.body,
+          // A handler without a body mostly gets `{}` or nothing, so that its success is reached.
+          route.body ?? emptyBody,
           Object.keys(route.body?.optional ?? {}).includes('message') ? 'message' : route.template.endsWith('documents') ? 'content' : 'name',
         )
       : sometimes(bodySpec(undefined, 'x'), 5),
     requestId,
-    idempotency: sometimes(idempotencySpec, route === CREATE_LEAD ? 35 : 3),
+    idempotency: sometimes(idempotencySpec, route === CREATE_LEAD ? 35 : IDEMPOTENT_TEMPLATES.has(route.template) ? 20 : 3),
     retry: sometimes(fc.constantFrom('same' as const, 'reordered' as const), 40),
     headers: extraHeaders,
   });
@@ -1482,6 +1570,11 @@ function tolerated(deviation: string, request: FuzzRequest, wire: Wire): boolean
   return !!bug;
 }
 
+/** The paths an OpenAPI template matches (a trailing slash too, as Express serves it). */
+function templatePattern(template: string): RegExp {
+  return new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+}
+
 function decodes(path: string): boolean {
   try {
     decodeURIComponent(path);
@@ -1511,6 +1604,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
   const trackedTenants: string[] = [];
   const initialLeads = new Map<string, number>();
   const createdLeads = new Map<string, number>();
+  /** Leads deleted per tenant (204 to DELETE /api/v1/leads/:id). */
+  const deletedLeads = new Map<string, number>();
   const statusCounts = new Map<number, number>();
   /** Routes that answered a success at least once (FUZZ_SUMMARY lists the ones that never did). */
   const succeeded = new Set<string>();
@@ -1563,6 +1658,12 @@ describe('Fuzzing every endpoint over HTTP', () => {
       'own.lead': (await createLead(t, own.key, { botId: ownBot.id, tags: ['seed'] })).id,
       'own.lead2': (await createLead(t, own.key)).id,
       'own.lead3': (await createLead(t, own.key)).id,
+      'own.doomedLead': (await createLead(t, own.key)).id,
+      'own.doomedLead2': (await createLead(t, own.key)).id,
+      'own.liveConversation': (await recordConversation(t, own.id, ownBot.id)).id,
+      'own.endingConversation': (await recordConversation(t, own.id, ownBot.id)).id,
+      'own.doomedConversation': (await recordConversation(t, own.id, ownBot.id)).id,
+      'own.doomedConversation2': (await recordConversation(t, own.id, ownBot.id)).id,
       'foreign.bot': foreignBot.id,
       'foreign.conversation': foreignConversation.id,
       'foreign.lead': (await createLead(t, foreign.key)).id,
@@ -1605,6 +1706,9 @@ describe('Fuzzing every endpoint over HTTP', () => {
       'foreign.document': await documentOf(foreign.key, foreignBot.id),
     });
     for (const [name, key] of Object.entries(keys)) fixtures[`key.${name}`] = key;
+    const erasureOf = async (key: string) =>
+      (await t.http().post('/api/v1/privacy/erasures').set('X-API-Key', key).send({ email: NOBODY[0] }).expect(202)).body.erasure.id as string;
+    Object.assign(fixtures, { 'own.erasure': await erasureOf(own.key), 'foreign.erasure': await erasureOf(foreign.key) });
 
     // The dashboard's users: a team tenant with members of every role, and the rows their routes reach.
     const teamOwner = await signUp(t, { tenantName: 'Fuzz Team' });
@@ -1633,7 +1737,9 @@ describe('Fuzzing every endpoint over HTTP', () => {
     await logIn(t, self.email, self.password);
     const sessionIds = async (user: TestUser) =>
       (await asUser(t, user.cookie, null).get('/auth/v1/sessions').expect(200)).body.sessions as { id: string; current: boolean }[];
+    const teamBot = await createBot(t, team);
     Object.assign(fixtures, {
+      'team.conversation': (await recordConversation(t, team, teamBot.id)).id,
       'team.tenant': team,
       'team.target': (await addMember(t, teamOwner, 'viewer')).id,
       'team.targetTwo': (await addMember(t, teamOwner, 'agent')).id,
@@ -1642,6 +1748,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
       'team.key': (await createKey(t, team)).id,
       'team.keyTwo': (await createKey(t, team)).id,
       'team.bot': (await createBot(t, team)).id,
+      'team.owner': teamOwner.id,
+      'team.agent': pools.agent[0].id,
       'foreign.user': foreignUser.id,
       'foreign.invitation': (await invite(asUser(t, foreignUser.cookie, foreignUser.tenantId))).invitation.id,
       'foreign.key': own.keyId,
@@ -1872,6 +1980,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
         (SELECT count(*)::int FROM "ApiKey" x WHERE x."tenantId" = t.id AND x."deletedAt" IS NULL) AS keys,
         (SELECT count(*)::int FROM "KnowledgeDocument" x WHERE x."tenantId" = t.id) AS documents,
         (SELECT count(*)::int FROM "Conversation" x WHERE x."tenantId" = t.id) AS conversations,
+        (SELECT string_agg(s, ',') FROM (SELECT x.id::text || ':' || x.status::text || ':' || coalesce(x."assigneeId"::text, '-') AS s FROM "Conversation" x WHERE x."tenantId" = t.id ORDER BY 1) q) AS "conversationStates",
+        (SELECT count(*)::int FROM "PrivacyErasure" x WHERE x."tenantId" = t.id) AS "privacyErasures",
         (SELECT count(*)::int FROM "Message" x WHERE x."tenantId" = t.id) AS messages,
         (SELECT count(*)::int FROM "AuditEvent" x WHERE x."tenantId" = t.id) AS "auditEvents",
         (SELECT count(*)::int FROM "IdempotencyRecord" x WHERE x."tenantId" = t.id) AS "idempotencyRecords",
@@ -1942,6 +2052,7 @@ describe('Fuzzing every endpoint over HTTP', () => {
     if (spec.tenant === 'none' || spec.tenant === 'malformed') return { status: 400, code: 'TENANT_REQUIRED' };
     if (spec.tenant === 'foreign') return { status: 403, code: 'NOT_A_MEMBER' };
     if (rule.role === 'manager' && (spec.role === 'agent' || spec.role === 'viewer')) return { status: 403, code: 'INSUFFICIENT_ROLE' };
+    if (rule.scopes?.some((scope) => !roleHolds(spec.role, scope))) return { status: 403, code: 'INSUFFICIENT_ROLE' };
     return null;
   }
 
@@ -2022,12 +2133,16 @@ describe('Fuzzing every endpoint over HTTP', () => {
       route && wire.method === route.method && answer.status < 300
         ? (contract.operation(route.method, route.template).responses[String(answer.status)] as { content?: unknown } | undefined)
         : undefined;
+    // A route whose success is not JSON (the lead export), also when an arbitrary path reaches it.
+    const producer = (route && wire.method === route.method ? [route] : ALL_ROUTES).find(
+      (candidate) => candidate.produces && candidate.method === wire.method && templatePattern(candidate.template).test(wire.path.split('?')[0]),
+    );
     const contentless = documented !== undefined && !('$ref' in documented) && documented.content === undefined;
     if (answer.status === 204 || contentless || notModified || wire.method === 'HEAD') {
       if (answer.text !== '') fail(`a ${answer.status} answer to ${wire.method} has a body`);
-    } else if (answer.status < 300 && route?.produces && wire.method === route.method) {
-      if (String(answer.headers['content-type']).split(';')[0] !== route.produces)
-        fail(`content type ${answer.headers['content-type']} is not ${route.produces}`);
+    } else if (answer.status < 300 && producer) {
+      if (String(answer.headers['content-type']).split(';')[0] !== producer.produces)
+        fail(`content type ${answer.headers['content-type']} is not ${producer.produces}`);
     } else {
       if (!/^application\/json(;|$)/i.test(String(answer.headers['content-type'] ?? ''))) fail(`content type ${answer.headers['content-type']} is not JSON`);
       try {
@@ -2085,7 +2200,7 @@ describe('Fuzzing every endpoint over HTTP', () => {
         fail(`expected ${expectedRefusal.status} ${expectedRefusal.code} for this key or token, got ${answer.status} ${String(code)}`);
     }
     if (routeServed && expectedRefusal === null) {
-      const hasBody = wire.method === 'POST' || wire.method === 'PATCH';
+      const hasBody = BODY_METHODS.includes(wire.method);
       const sentBytes = hasBody && wire.body ? wire.body.length : 0;
       // As the server sees it: Node trims the optional whitespace around a header value.
       const sentType = wire.headers['Content-Type'] === undefined ? undefined : String(wire.headers['Content-Type']).replace(/^[\t ]+|[\t ]+$/g, '');
@@ -2101,9 +2216,9 @@ describe('Fuzzing every endpoint over HTTP', () => {
         if (over && answer.status !== 413 && answer.status !== 415) fail(`a body of ${wire.bytes} bytes was answered ${answer.status}, not 413`);
         if (!over && answer.status === 413) fail(`a body of ${wire.bytes} bytes (at most ${limit}) was answered 413`);
       }
-      // Unknown body fields (API routes: their bodies are flat).
+      // Unknown body fields (API routes: their bodies are flat; a handler without a body takes none).
       if (
-        !route.admin &&
+        (!route.admin || !route.body) &&
         hasBody &&
         jsonType &&
         encodingUnderstood &&
@@ -2120,10 +2235,12 @@ describe('Fuzzing every endpoint over HTTP', () => {
             fail(`body fields ${JSON.stringify(unknown)} were accepted (${answer.status})`);
         }
       }
-      // Unknown or repeated query parameters (the API routes declare theirs; /auth/v1 reads none).
-      if (!route.admin && route.query) {
+      // Unknown or repeated query parameters: the routes that read a query declare theirs (the
+      // admin ones aside, whose values are not checked for repeats here); any other route reads none.
+      if (!route.admin || !route.query) {
         const query = wire.path.includes('?') ? parseQueryString(wire.path.slice(wire.path.indexOf('?') + 1)) : {};
-        const offending = Object.keys(query).filter((name) => !route.query!.includes(name) || Array.isArray(query[name]));
+        const declared = route.query ?? [];
+        const offending = Object.keys(query).filter((name) => !declared.includes(name) || Array.isArray(query[name]));
         // The body is read (400, 413, 415) before the query is validated; a 500 was judged above.
         const bodyRefused = [400, 413, 415].includes(answer.status) || answer.status >= 500;
         if (offending.length && !bodyRefused) {
@@ -2178,7 +2295,25 @@ describe('Fuzzing every endpoint over HTTP', () => {
       if (!replayed && recorded) fail(`a second import was made with the Idempotency-Key ${JSON.stringify(idempotencyKey)}`);
       if (!replayed && keyTenant && typeof idempotencyKey === 'string')
         idempotentAnswers.set(`${keyTenant} ${idempotencyKey}`, { text: answer.text, location: undefined });
+    } else if (route && IDEMPOTENT_TEMPLATES.has(route.template) && wire.method === route.method && answer.status < 300 && typeof idempotencyKey === 'string') {
+      // An agent's message or an erasure with an Idempotency-Key: a retry replays the first answer.
+      if (!keyTenant) fail('an Idempotency-Key answer was recorded for a key that is not valid');
+      else if (replayed) {
+        replays++;
+        if (!recorded || recorded.text !== answer.text)
+          fail(`Idempotent-Replayed answer differs from the first answer to this key: ${recorded?.text.slice(0, 300)}`);
+      } else if (recorded) fail(`a second ${route.template} was made with the Idempotency-Key ${JSON.stringify(idempotencyKey)}`);
+      else idempotentAnswers.set(`${keyTenant} ${idempotencyKey}`, { text: answer.text, location: undefined });
     } else if (replayed) fail(`a ${answer.status} answer says Idempotent-Replayed`);
+    // A lead deleted (by any property: the any-path one sends DELETE to every lead path).
+    if (wire.method === 'DELETE' && answer.status === 204 && /^\/api\/v1\/leads\/[^/?]+\/?(\?|$)/.test(wire.path)) {
+      if (!keyTenant) fail('a lead was deleted with a key that is not valid');
+      else deletedLeads.set(keyTenant, (deletedLeads.get(keyTenant) ?? 0) + 1);
+    }
+    // An erasure the suite asks for must find nobody (NOBODY): its worker would delete rows later.
+    const erasure = (json as { erasure?: { counts?: Record<string, unknown> } } | undefined)?.erasure;
+    if (answer.status === 202 && erasure?.counts && Object.values(erasure.counts).some((count) => count !== 0))
+      fail(`an erasure found data, which its worker will delete under the suite: ${JSON.stringify(erasure.counts)}`);
     const errorCode = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
     if (errorCode === 'IDEMPOTENCY_KEY_REUSED' && !recorded) fail('IDEMPOTENCY_KEY_REUSED for a key that has no stored answer');
     // One request at a time: nothing else can hold the key.
@@ -2524,6 +2659,52 @@ describe('Fuzzing every endpoint over HTTP', () => {
   );
 
   it(
+    'answers arbitrary handoff, delete and privacy requests within the contract',
+    () =>
+      fuzz(
+        fc.constantFrom(...HANDOFF_ROUTES, DELETE_LEAD, ...PRIVACY_ROUTES).chain((route) => requestFor(route)),
+        RUNS,
+        [
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /api/v1/conversations/{id}/messages',
+            path: '/api/v1/conversations/{{own.liveConversation}}/messages',
+            key: ownKey,
+            contentType: 'application/json',
+            idempotency: { kind: 'pooled', value: 'fz-idem-3' },
+            body: { kind: 'json', text: '{"content":"A person here.","authorName":"Ada"}' },
+          },
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /api/v1/conversations/{id}/handoff',
+            path: '/api/v1/conversations/{{foreign.conversation}}/handoff',
+            query: '?force=true',
+            key: ownKey,
+          },
+          {
+            ...base,
+            method: 'DELETE',
+            route: 'DELETE /api/v1/leads/{id}',
+            path: '/api/v1/leads/{{own.doomedLead}}',
+            key: ownKey,
+          },
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /api/v1/privacy/erasures',
+            path: '/api/v1/privacy/erasures',
+            key: ownKey,
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"email":"nobody@erasure.example","visitorId":"erasure-visitor-none"}' },
+          },
+        ],
+      ),
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
     'answers arbitrary admin API requests within the contract',
     () =>
       fuzz(
@@ -2632,7 +2813,10 @@ describe('Fuzzing every endpoint over HTTP', () => {
   it('holds exactly the initial leads plus one per 201 that created a lead, in every tenant', async () => {
     const rows = await snapshotRows();
     const actual = Object.fromEntries(rows.map((row) => [row.id, row.leads]));
-    const expected = Object.fromEntries(rows.map((row) => [row.id, (initialLeads.get(row.id) ?? NaN) + (createdLeads.get(row.id) ?? 0)]));
+    // Less one per 204 that deleted a lead.
+    const expected = Object.fromEntries(
+      rows.map((row) => [row.id, (initialLeads.get(row.id) ?? NaN) + (createdLeads.get(row.id) ?? 0) - (deletedLeads.get(row.id) ?? 0)]),
+    );
     expect(actual).toEqual(expected);
     // The fuzz must have reached the success path, or the accounting proves nothing.
     expect(createdLeads.get(trackedTenants[0]) ?? 0).toBeGreaterThan(0);
