@@ -4411,6 +4411,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionListResponse"];
                 };
             };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
             401: components["responses"]["Error401.INVALID_SESSION"];
             403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
@@ -4469,6 +4470,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountResponse"];
                 };
             };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
             401: components["responses"]["Error401.INVALID_SESSION"];
             403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
@@ -4525,6 +4527,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
             401: components["responses"]["Error401.INVALID_SESSION"];
             403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
@@ -4551,6 +4554,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
             401: components["responses"]["Error401.INVALID_SESSION"];
             403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
@@ -5790,6 +5794,7 @@ export interface operations {
                     "application/json": components["schemas"]["TenantEnvelope"];
                 };
             };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
             401: components["responses"]["Error401.UNAUTHORIZED"];
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
@@ -5857,6 +5862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyListResponse"];
                 };
             };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
             401: components["responses"]["Error401.UNAUTHORIZED"];
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
@@ -5924,6 +5930,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400.VALIDATION_ERROR"];
             401: components["responses"]["Error401.UNAUTHORIZED"];
             403: components["responses"]["Error403.HTTPS_REQUIRED"];
             404: components["responses"]["Error404.NOT_FOUND"];
