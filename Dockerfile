@@ -10,6 +10,8 @@ COPY tsconfig.json nest-cli.json prisma.config.ts ./
 COPY scripts ./scripts
 COPY prisma ./prisma
 COPY src ./src
+# The dashboard's source (React, built by Vite into dist/web/dashboard, served by the service).
+COPY web ./web
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime: production dependencies, the compiled app and the migrations; runs as the unprivileged
