@@ -267,15 +267,7 @@ async function main() {
   const embedded = await embeddedSection({ root, log, quick });
 
   const report = {
-    commit,
-    cores: os.cpus().length,
-    cpu: os.cpus()[0].model,
-    node: process.version,
-    nodeOptions: SERVICE_NODE_OPTIONS,
-    connections: CONNECTIONS,
-    durationSeconds: DURATION,
-    quick,
-    date: new Date().toISOString(),
+    ...runHeader(commit),
     results,
     steady,
     growth,
@@ -370,9 +362,9 @@ async function onlySection(section, started, commit) {
   writeSection(section, figures, section === 'webhooks' ? webhooksMarkdown : leadsBulkMarkdown, started, commit);
 }
 
-/** Writes bench/results-<section>.md and .json for an --only run. */
-function writeSection(section, figures, markdown, started, commit) {
-  const report = {
+/** What every results file starts with: the commit, the machine, Node and the run's settings. */
+function runHeader(commit) {
+  return {
     commit,
     cores: os.cpus().length,
     cpu: os.cpus()[0].model,
@@ -382,6 +374,13 @@ function writeSection(section, figures, markdown, started, commit) {
     durationSeconds: DURATION,
     quick,
     date: new Date().toISOString(),
+  };
+}
+
+/** Writes bench/results-<section>.md and .json for an --only run. */
+function writeSection(section, figures, markdown, started, commit) {
+  const report = {
+    ...runHeader(commit),
     [section]: figures,
     minutes: +((Date.now() - started) / 60000).toFixed(1),
   };
@@ -402,17 +401,7 @@ function writeSection(section, figures, markdown, started, commit) {
 /** --only=peer: bench/peer-section.mjs, on tenants, bots, keys and 1,000,000 leads. */
 async function onlyPeerSection(url, keys, started, commit) {
   const tenantIds = await withDatabase(url, async (db) => (await db.query(`SELECT id FROM bench_tenant ORDER BY idx`)).rows.map((r) => r.id));
-  const header = {
-    commit,
-    cores: os.cpus().length,
-    cpu: os.cpus()[0].model,
-    node: process.version,
-    nodeOptions: SERVICE_NODE_OPTIONS,
-    connections: CONNECTIONS,
-    durationSeconds: DURATION,
-    quick,
-    date: new Date().toISOString(),
-  };
+  const header = runHeader(commit);
   await onlyPeer({ root, url, keys, tenantIds, launch, measure, log, quick, nodeOptions: SERVICE_NODE_OPTIONS, header });
   log(`done in ${((Date.now() - started) / 60000).toFixed(1)} min: bench/results-peer.md`);
 }
