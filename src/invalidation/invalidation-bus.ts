@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import type Redis from 'ioredis';
+import { subscribeToChannel } from '../redis/channel-subscription';
 import { REDIS_CLIENT } from '../redis/redis.module';
 
 const CHANNEL = 'chatbots:invalidate-tenant';
@@ -20,17 +21,13 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(InvalidationBus.name);
   private readonly listeners: Listener[] = [];
   private readonly userListeners: Listener[] = [];
-  private subscriber?: Redis;
+  private unsubscribe?: () => void;
 
   constructor(@Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis | null) {}
 
   onModuleInit(): void {
     if (!this.redis) return;
-    // A subscriber connection of its own; it may queue while reconnecting, since no request waits on it.
-    this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-    this.subscriber.on('error', () => undefined);
-    this.subscriber.on('message', (_channel: string, id: string) => this.notify(id));
-    this.subscriber.subscribe(CHANNEL).catch((error: unknown) => this.logger.warn(`Cannot subscribe to invalidations: ${String(error)}`));
+    this.unsubscribe = subscribeToChannel(this.redis, CHANNEL, (id) => this.notify(id), this.logger);
   }
 
   onChange(listener: Listener): void {
@@ -60,7 +57,7 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
-    this.subscriber?.disconnect();
+    this.unsubscribe?.();
   }
 
   private notify(message: string): void {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
+import { subscribeToChannel } from '../../redis/channel-subscription';
 import { REDIS_CLIENT } from '../../redis/redis.module';
 import type { ConversationResponse, MessageResponse } from '../conversation.mapper';
 
@@ -31,20 +32,17 @@ export class ConversationFeed implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ConversationFeed.name);
   private readonly instance = randomUUID();
   private readonly listeners = new Map<string, Set<Listener>>();
-  private subscriber?: Redis;
+  private unsubscribe?: () => void;
 
   constructor(@Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis | null) {}
 
   onModuleInit(): void {
     if (!this.redis) return;
-    this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-    this.subscriber.on('error', () => undefined);
-    this.subscriber.on('message', (_channel: string, text: string) => this.received(text));
-    this.subscriber.subscribe(CHANNEL).catch((error: unknown) => this.logger.warn(`Cannot subscribe to the conversation feed: ${String(error)}`));
+    this.unsubscribe = subscribeToChannel(this.redis, CHANNEL, (text) => this.received(text), this.logger);
   }
 
   onApplicationShutdown(): void {
-    this.subscriber?.disconnect();
+    this.unsubscribe?.();
   }
 
   /** Hears the conversation's events until the returned function is called. */
