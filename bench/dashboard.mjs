@@ -48,14 +48,22 @@ async function startDemo(root, dataDir, log) {
   const env = { ...process.env };
   for (const name of ['NODE_ENV', 'DATABASE_URL', 'REDIS_URL', 'DEMO_DATA', 'PUBLIC_URL']) delete env[name];
   const nodeOptions = imageNodeOptions(readFileSync(path.join(root, 'Dockerfile'), 'utf8'));
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { ...env, DATA_DIR: dataDir, PORT: String(PORT), NODE_OPTIONS: nodeOptions }, stdio: 'ignore' });
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: root,
+    env: { ...env, DATA_DIR: dataDir, PORT: String(PORT), NODE_OPTIONS: nodeOptions },
+    stdio: 'ignore',
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   process.on('exit', () => child.kill('SIGKILL'));
   const base = `http://127.0.0.1:${PORT}`;
   for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) throw new Error(`the demo service exited (${child.exitCode})`);
     try {
-      const response = await fetch(`${base}/auth/v1/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: base }, body: JSON.stringify(DEMO_LOGIN) });
+      const response = await fetch(`${base}/auth/v1/sessions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Origin: base },
+        body: JSON.stringify(DEMO_LOGIN),
+      });
       if (response.ok) {
         log(`dashboard: the demo service answers log-ins after ${(i / 10).toFixed(1)} s`);
         return { base, stop: async () => (child.kill('SIGTERM'), await exited) };
@@ -82,7 +90,14 @@ async function timeOverview(page, base, distDir) {
   const ms = performance.now() - started;
   page.off('response', onResponse);
   const fromNetwork = [...scripts].map((p) => path.join(distDir, p.replace(/^\/dashboard\//, '')));
-  return { ms, scriptGzipKb: +fromNetwork.filter(existsSync).reduce((sum, file) => sum + gzipKb(file), 0).toFixed(1), scripts: fromNetwork.length };
+  return {
+    ms,
+    scriptGzipKb: +fromNetwork
+      .filter(existsSync)
+      .reduce((sum, file) => sum + gzipKb(file), 0)
+      .toFixed(1),
+    scripts: fromNetwork.length,
+  };
 }
 
 export async function measureDashboard({ root, log, quick }) {
@@ -138,7 +153,9 @@ export async function measureDashboard({ root, log, quick }) {
     cold: cold.map(Math.round),
     warm: warm.map(Math.round),
   };
-  log(`dashboard: interactive overview, median of ${runs}: cold ${figures.coldMs} ms, warm ${figures.warmMs} ms (cold ${figures.cold.join(', ')}; warm ${figures.warm.join(', ')})`);
+  log(
+    `dashboard: interactive overview, median of ${runs}: cold ${figures.coldMs} ms, warm ${figures.warmMs} ms (cold ${figures.cold.join(', ')}; warm ${figures.warm.join(', ')})`,
+  );
   return figures;
 }
 

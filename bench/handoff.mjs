@@ -190,9 +190,9 @@ export function handoffMarkdown({ acrossInstances, oneInstance, idle }) {
   return [
     '## Human handoff: agent message to the visitor stream',
     '',
-    'An agent message (`POST /api/v1/conversations/:id/messages`, a key with conversations:write) awaited on the visitor\'s server-sent event stream (`GET /api/v1/widget/conversations/:id/events`), one message at a time: from sending the POST to the `message` event\'s arrival. Two instances share PostgreSQL and Redis (pub/sub carries the event to the other instance).',
+    "An agent message (`POST /api/v1/conversations/:id/messages`, a key with conversations:write) awaited on the visitor's server-sent event stream (`GET /api/v1/widget/conversations/:id/events`), one message at a time: from sending the POST to the `message` event's arrival. Two instances share PostgreSQL and Redis (pub/sub carries the event to the other instance).",
     '',
-    '| path | messages | p50 ms | p99 ms | max ms | the POST\'s own answer, p50 / p99 ms |',
+    "| path | messages | p50 ms | p99 ms | max ms | the POST's own answer, p50 / p99 ms |",
     '|---|---|---|---|---|---|',
     row('posted on instance A, stream on instance B (Redis pub/sub)', acrossInstances),
     row('posted and streamed on one instance', oneInstance),

@@ -26,7 +26,14 @@ export async function openLoop({ url, method = 'GET', headers = {}, body, rate =
   try {
     if (warmupSeconds > 0) await schedule(url, options, payload, rate, warmupSeconds * rate);
     const run = await schedule(url, options, payload, rate, seconds * rate, stop);
-    const figures = { rate, seconds: run.sent / rate, requests: run.sent, ...percentiles(run.latencies), errors: run.errors, maxSendLagMs: round(run.maxSendLagMs) };
+    const figures = {
+      rate,
+      seconds: run.sent / rate,
+      requests: run.sent,
+      ...percentiles(run.latencies),
+      errors: run.errors,
+      maxSendLagMs: round(run.maxSendLagMs),
+    };
     return samples ? { ...figures, samples: run.samples } : figures;
   } finally {
     agent.destroy();

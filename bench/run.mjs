@@ -48,7 +48,8 @@ const WARMUP = quick ? 1 : 3;
 // The service runs as the image runs it (Dockerfile, ENV NODE_OPTIONS).
 const SERVICE_NODE_OPTIONS = imageNodeOptions(readFileSync(path.join(root, 'Dockerfile'), 'utf8'));
 const adminUrl = process.env.DATABASE_URL;
-if (!adminUrl && only !== 'embedded' && only !== 'dashboard') throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
+if (!adminUrl && only !== 'embedded' && only !== 'dashboard')
+  throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
 
 const log = (...args) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
 
@@ -364,7 +365,9 @@ async function privacySection(url) {
 async function handoffSection(url) {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const ports = [3408, 3409];
-  const instances = ports.map((port, i) => launch(`service-handoff-${'AB'[i]}`, 'dist/main.js', { ...serviceEnv(url, port, SERVICE_NODE_OPTIONS), REDIS_URL: redisUrl }, port));
+  const instances = ports.map((port, i) =>
+    launch(`service-handoff-${'AB'[i]}`, 'dist/main.js', { ...serviceEnv(url, port, SERVICE_NODE_OPTIONS), REDIS_URL: redisUrl }, port),
+  );
   for (const port of ports) await waitForHttp(`http://127.0.0.1:${port}/health/live`);
   const figures = await measureHandoff({
     urls: ports.map((port) => `http://127.0.0.1:${port}`),
