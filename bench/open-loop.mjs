@@ -15,27 +15,44 @@ const TIMEOUT_MS = 10_000;
  * Sends `rate` requests a second for `seconds` after `warmupSeconds` at the same rate (not
  * counted: connections are opened then), on keep-alive connections, as many as the load needs
  * (no cap: a capped pool would queue requests, closing the loop again). Returns milliseconds.
+ * `stop`: a function asked at each send; true ends the run early (after the warm-up). `samples`:
+ * also return every answered request as [due, latency] (due on performance.now()'s clock), for
+ * the latency within a window of the run (bench/privacy.mjs: while a sweep runs).
  */
-export async function openLoop({ url, method = 'GET', headers = {}, body, rate = 200, seconds = 10, warmupSeconds = 1 }) {
+export async function openLoop({ url, method = 'GET', headers = {}, body, rate = 200, seconds = 10, warmupSeconds = 1, stop, samples = false }) {
   const agent = new http.Agent({ keepAlive: true });
   const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   const options = { method, agent, headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': payload.length } : {}) } };
   try {
     if (warmupSeconds > 0) await schedule(url, options, payload, rate, warmupSeconds * rate);
-    const { latencies, errors, maxSendLagMs } = await schedule(url, options, payload, rate, seconds * rate);
-    latencies.sort((a, b) => a - b);
-    const at = (p) => (latencies.length ? round(latencies[Math.ceil((p / 100) * latencies.length) - 1]) : null);
-    return { rate, seconds, requests: seconds * rate, p50: at(50), p99: at(99), max: at(100), errors, maxSendLagMs: round(maxSendLagMs) };
+    const run = await schedule(url, options, payload, rate, seconds * rate, stop);
+    const figures = {
+      rate,
+      seconds: run.sent / rate,
+      requests: run.sent,
+      ...percentiles(run.latencies),
+      errors: run.errors,
+      maxSendLagMs: round(run.maxSendLagMs),
+    };
+    return samples ? { ...figures, samples: run.samples } : figures;
   } finally {
     agent.destroy();
   }
 }
 
+/** p50, p99 and max of latencies in milliseconds (null when there are none). */
+export function percentiles(latencies) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (p) => (sorted.length ? round(sorted[Math.ceil((p / 100) * sorted.length) - 1]) : null);
+  return { p50: at(50), p99: at(99), max: at(100) };
+}
+
 /** Request i is due at start + i / rate; a timer wakes at each due time and sends all that are due. */
-function schedule(url, options, payload, rate, count) {
+function schedule(url, options, payload, rate, count, stop) {
   const interval = 1000 / rate;
   const start = performance.now() + 10;
   const latencies = [];
+  const samples = [];
   const pending = [];
   let errors = 0;
   let maxSendLagMs = 0;
@@ -43,14 +60,21 @@ function schedule(url, options, payload, rate, count) {
   return new Promise((resolve) => {
     const tick = () => {
       const now = performance.now();
+      if (stop?.()) count = next;
       for (; next < count && start + next * interval <= now; next++) {
         const due = start + next * interval;
         // How late the generator itself was: if this grows, the machine, not the server, is slow.
         maxSendLagMs = Math.max(maxSendLagMs, now - due);
-        pending.push(send(url, options, payload).then((ok) => (ok ? latencies.push(performance.now() - due) : errors++)));
+        pending.push(
+          send(url, options, payload).then((ok) => {
+            if (!ok) return errors++;
+            latencies.push(performance.now() - due);
+            samples.push([due, performance.now() - due]);
+          }),
+        );
       }
       if (next < count) setTimeout(tick, Math.max(0, start + next * interval - performance.now()));
-      else Promise.all(pending).then(() => resolve({ latencies, errors, maxSendLagMs }));
+      else Promise.all(pending).then(() => resolve({ latencies, samples, errors, maxSendLagMs, sent: next }));
     };
     setTimeout(tick, Math.max(0, start - performance.now()));
   });

@@ -33,19 +33,23 @@ import { measureWebhooks, webhooksMarkdown } from './webhooks.mjs';
 import { embeddedMarkdown, embeddedSection, onlyEmbedded } from './embedded.mjs';
 import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
 import { ACCOUNTS_ORIGIN, accountsMarkdown, measureAccounts } from './accounts.mjs';
+import { measurePrivacy, privacyMarkdown } from './privacy.mjs';
+import { handoffMarkdown, measureHandoff } from './handoff.mjs';
+import { dashboardMarkdown, measureDashboard } from './dashboard.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-if (only !== undefined && !['webhooks', 'leads', 'widget', 'peer', 'embedded', 'accounts'].includes(only))
-  throw new Error(`--only=${only}: only --only=webhooks, --only=leads, --only=widget, --only=peer, --only=embedded and --only=accounts are known`);
+const SECTIONS = ['webhooks', 'leads', 'widget', 'peer', 'embedded', 'accounts', 'privacy', 'handoff', 'dashboard'];
+if (only !== undefined && !SECTIONS.includes(only)) throw new Error(`--only=${only}: only --only=${SECTIONS.join('|')} are known`);
 const CONNECTIONS = 50;
 const DURATION = quick ? 4 : 10;
 const WARMUP = quick ? 1 : 3;
 // The service runs as the image runs it (Dockerfile, ENV NODE_OPTIONS).
 const SERVICE_NODE_OPTIONS = imageNodeOptions(readFileSync(path.join(root, 'Dockerfile'), 'utf8'));
 const adminUrl = process.env.DATABASE_URL;
-if (!adminUrl && only !== 'embedded') throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
+if (!adminUrl && only !== 'embedded' && only !== 'dashboard')
+  throw new Error('Set DATABASE_URL to a PostgreSQL server (a database "chatbots_bench" is created there)');
 
 const log = (...args) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
 
@@ -263,6 +267,9 @@ async function main() {
   });
   for (const server of Object.values(servers)) await stopServer(server.proc);
   const accounts = await accountsSection(url);
+  const privacy = await privacySection(url);
+  const handoff = await handoffSection(url);
+  const dashboard = await measureDashboard({ root, log, quick });
   // The embedded default alone on the machine, as a new user starts it (PGlite, demo data).
   const embedded = await embeddedSection({ root, log, quick });
 
@@ -280,6 +287,9 @@ async function main() {
     webhooks,
     leadsBulk,
     accounts,
+    privacy,
+    handoff,
+    dashboard,
     embedded,
     minutes: +((Date.now() - started) / 60000).toFixed(1),
   };
@@ -338,13 +348,50 @@ async function accountsSection(url) {
   return figures;
 }
 
+/** The privacy section on a service of its own that looks for a due retention sweep every second (RETENTION_CHECK_SECONDS). */
+async function privacySection(url) {
+  const port = 3406;
+  const service = launch('service-privacy', 'dist/main.js', { ...serviceEnv(url, port, SERVICE_NODE_OPTIONS), RETENTION_CHECK_SECONDS: '1' }, port);
+  await waitForHttp(`http://127.0.0.1:${port}/health/live`);
+  const figures = await measurePrivacy({ baseUrl: `http://127.0.0.1:${port}`, dbUrl: url, quick, log });
+  await stopServer(service);
+  return figures;
+}
+
+/**
+ * The handoff section: two instances sharing the database and Redis ($REDIS_URL, else the
+ * machine's 127.0.0.1:6379), the agent's messages posted on one, the visitor's stream open on the other.
+ */
+async function handoffSection(url) {
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const ports = [3408, 3409];
+  const instances = ports.map((port, i) =>
+    launch(`service-handoff-${'AB'[i]}`, 'dist/main.js', { ...serviceEnv(url, port, SERVICE_NODE_OPTIONS), REDIS_URL: redisUrl }, port),
+  );
+  for (const port of ports) await waitForHttp(`http://127.0.0.1:${port}/health/live`);
+  const figures = await measureHandoff({
+    urls: ports.map((port) => `http://127.0.0.1:${port}`),
+    pids: instances.map((proc) => proc.pid),
+    dbUrl: url,
+    redisUrl,
+    quick,
+    log,
+  });
+  for (const proc of instances) await stopServer(proc);
+  return figures;
+}
+
 /** --only=<section>: tenants, bots and keys (no conversations, messages or seeded leads), the service alone, that section. */
 async function onlySection(section, started, commit) {
   if (section === 'embedded') return onlyEmbedded({ root, log, quick, started, commit });
+  // The dashboard's own server is the embedded default with its demo data: no PostgreSQL needed.
+  if (section === 'dashboard') return writeSection(section, await measureDashboard({ root, log, quick }), dashboardMarkdown, started, commit);
   const url = await createBenchDatabase(adminUrl, 'chatbots_bench');
   execFileSync(process.execPath, ['dist/cli/migrate.cli.js'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: 'inherit' });
   if (section === 'accounts') return writeSection(section, await accountsSection(url), accountsMarkdown, started, commit);
   const keys = await seedBase(url, { conversations: false });
+  if (section === 'privacy') return writeSection(section, await privacySection(url), privacyMarkdown, started, commit);
+  if (section === 'handoff') return writeSection(section, await handoffSection(url), handoffMarkdown, started, commit);
   if (section === 'widget') return onlyWidget(url, keys, started, commit);
   if (section === 'peer') return onlyPeerSection(url, keys, started, commit);
   const key = section === 'webhooks' ? await createWebhooksKey(url) : await createBulkKey(url);
@@ -502,6 +549,9 @@ function toMarkdown(r) {
     webhooksMarkdown(r.webhooks),
     leadsBulkMarkdown(r.leadsBulk),
     accountsMarkdown(r.accounts),
+    privacyMarkdown(r.privacy),
+    handoffMarkdown(r.handoff),
+    dashboardMarkdown(r.dashboard),
     embeddedMarkdown(r.embedded),
   ].join('\n');
 }

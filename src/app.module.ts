@@ -65,7 +65,8 @@ export class AppModule {
         SettingsModule,
         WidgetModule,
         WebhookDeliveryModule.forRoot(options.webhookDelivery),
-        PrivacyModule.forRoot(options.privacy),
+        // RETENTION_CHECK_SECONDS sets how often the sweep is looked for; a test's own options win.
+        PrivacyModule.forRoot({ sweepCheckMs: config.privacy.sweepCheckMs, ...options.privacy }),
         DemoModule,
         OpenApiModule,
         DashboardModule,

@@ -227,6 +227,7 @@ describe('loadConfig: a bad value of every configuration variable', () => {
     ['WEBHOOK_WORKER', { WEBHOOK_WORKER: 'off' }],
     ['PRIVACY_WORKER', { PRIVACY_WORKER: 'off' }],
     ['AUDIT_RETENTION_DAYS', { AUDIT_RETENTION_DAYS: '0' }],
+    ['RETENTION_CHECK_SECONDS', { RETENTION_CHECK_SECONDS: '0' }],
     ['WIDGET_TOKEN_SECRET', { WIDGET_TOKEN_SECRET: 'too-short' }],
     ['LLM_BASE_URL', { LLM_BASE_URL: 'not a url' }],
     ['LLM_MODEL', { LLM_BASE_URL: 'https://llm.example.com/v1', LLM_API_KEY: 'k' }],

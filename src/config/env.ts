@@ -159,6 +159,13 @@ class EnvironmentVariables {
   AUDIT_RETENTION_DAYS?: number;
 
   @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(3_600)
+  RETENTION_CHECK_SECONDS?: number;
+
+  @IsOptional()
   @IsString()
   @MinLength(32, { message: '$property must be at least 32 characters' })
   WIDGET_TOKEN_SECRET?: string;
@@ -260,6 +267,8 @@ export interface AppConfig {
     worker: boolean;
     /** Audit rows older than this many days are deleted by the retention sweep. */
     auditRetentionDays: number;
+    /** How often this instance looks whether the retention sweep is due (it runs hourly, on one instance). */
+    sweepCheckMs: number;
   };
   widget: {
     /** Signs visitor tokens (HMAC-SHA256); every instance needs the same one. */
@@ -382,7 +391,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retryScheduleSeconds: parseRetrySchedule(vars.WEBHOOK_RETRY_SCHEDULE),
       worker: vars.WEBHOOK_WORKER ?? true,
     },
-    privacy: { worker: vars.PRIVACY_WORKER ?? true, auditRetentionDays: vars.AUDIT_RETENTION_DAYS ?? 365 },
+    privacy: {
+      worker: vars.PRIVACY_WORKER ?? true,
+      auditRetentionDays: vars.AUDIT_RETENTION_DAYS ?? 365,
+      sweepCheckMs: (vars.RETENTION_CHECK_SECONDS ?? 60) * 1000,
+    },
     widget: { tokenSecret: vars.WIDGET_TOKEN_SECRET ?? DEVELOPMENT_WIDGET_TOKEN_SECRET },
     publicOrigin: vars.PUBLIC_URL ? new URL(vars.PUBLIC_URL).origin : undefined,
     signupOpen: (vars.SIGNUP ?? 'open') === 'open',
