@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { CompressedBody } from '../common/http/compressed-body';
 
 /**
  * The dashboard's Content-Security-Policy: its scripts and styles are files of this origin (no
@@ -20,7 +21,7 @@ export const DASHBOARD_CONTENT_SECURITY_POLICY = [
 
 export interface DashboardFile {
   contentType: string;
-  body: Buffer;
+  body: CompressedBody;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -33,17 +34,17 @@ const CONTENT_TYPES: Record<string, string> = {
 
 /** The built dashboard (`npm run build`: web/dashboard -> dist/web/dashboard), read once at start. */
 export class DashboardFiles {
-  readonly indexHtml: Buffer | undefined;
+  readonly indexHtml: CompressedBody | undefined;
   private readonly assets = new Map<string, DashboardFile>();
 
   constructor(directory = findBuild()) {
     if (!directory) return;
-    this.indexHtml = readFileSync(path.join(directory, 'index.html'));
+    this.indexHtml = new CompressedBody(readFileSync(path.join(directory, 'index.html')));
     const assets = path.join(directory, 'assets');
     if (!existsSync(assets)) return;
     for (const name of readdirSync(assets)) {
       const contentType = CONTENT_TYPES[path.extname(name)];
-      if (contentType) this.assets.set(name, { contentType, body: readFileSync(path.join(assets, name)) });
+      if (contentType) this.assets.set(name, { contentType, body: new CompressedBody(readFileSync(path.join(assets, name))) });
     }
   }
 

@@ -1,6 +1,6 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { Public } from '../common/access/access.decorators';
 import { NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
@@ -27,8 +27,8 @@ export class DashboardController {
     content: { 'text/html': { schema: { type: 'string' } } },
     errors: [ErrorCode.HTTPS_REQUIRED, ErrorCode.NOT_FOUND],
   })
-  page(@Res() response: Response): void {
-    this.sendPage(response);
+  page(@Req() request: Request, @Res() response: Response): Promise<void> {
+    return this.sendPage(request, response);
   }
 
   @Get('dashboard/*path')
@@ -41,21 +41,21 @@ export class DashboardController {
     content: { 'text/html': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } },
     errors: [ErrorCode.HTTPS_REQUIRED, ErrorCode.NOT_FOUND],
   })
-  deepLink(@Param('path') path: string[] | string, @Res() response: Response): void {
+  deepLink(@Param('path') path: string[] | string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const relative = ([] as string[]).concat(path).join('/');
-    if (!relative.startsWith(ASSETS)) return this.sendPage(response);
+    if (!relative.startsWith(ASSETS)) return this.sendPage(request, response);
     const asset = this.files.asset(relative.slice(ASSETS.length));
     if (!asset) throw new NotFoundError('File');
     response.setHeader('Content-Type', asset.contentType);
     // The names carry a content hash: a new build has new names.
     response.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-    response.send(asset.body);
+    return asset.body.send(request, response);
   }
 
-  private sendPage(response: Response): void {
+  private sendPage(request: Request, response: Response): Promise<void> {
     if (!this.files.indexHtml) throw new NotFoundError('Page');
     response.setHeader('Content-Type', 'text/html; charset=utf-8');
     response.setHeader('Content-Security-Policy', DASHBOARD_CONTENT_SECURITY_POLICY);
-    response.send(this.files.indexHtml);
+    return this.files.indexHtml.send(request, response);
   }
 }

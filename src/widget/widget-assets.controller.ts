@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Controller, Get, Inject, Query, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { Public } from '../common/access/access.decorators';
+import { CompressedBody } from '../common/http/compressed-body';
 import { NotFoundError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { APP_CONFIG, type AppConfig } from '../config/env';
@@ -11,10 +12,10 @@ import { ApiPublicEndpoint } from '../openapi/openapi.decorators';
 import { WidgetDemoQueryDto } from './dto/widget.dto';
 
 /** The compiled widget script (`npm run build`: src/widget/client -> dist/widget/client). */
-function readWidgetScript(): string | undefined {
+function readWidgetScript(): CompressedBody | undefined {
   const candidates = [path.join(__dirname, 'client', 'widget.js'), path.join(process.cwd(), 'dist', 'widget', 'client', 'widget.js')];
   const found = candidates.find((file) => existsSync(file));
-  return found ? readFileSync(found, 'utf8') : undefined;
+  return found ? new CompressedBody(readFileSync(found)) : undefined;
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -38,13 +39,13 @@ export class WidgetAssetsController {
     errors: [ErrorCode.HTTPS_REQUIRED, ErrorCode.NOT_FOUND],
   })
   // No query check: pages add ?v=2 to a script URL to refresh their caches.
-  widgetScript(@Res() response: Response): void {
+  widgetScript(@Req() request: Request, @Res() response: Response): Promise<void> {
     if (!this.script) throw new NotFoundError('File');
     response.setHeader('Content-Type', 'application/javascript; charset=utf-8');
     response.setHeader('Cache-Control', 'public, max-age=300');
     // Other sites load it with <script>: helmet's same-origin resource policy would block that.
     response.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
-    response.send(this.script);
+    return this.script.send(request, response);
   }
 
   @Get('widget/demo')

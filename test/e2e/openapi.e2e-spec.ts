@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { get as httpGet, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -285,6 +286,7 @@ describe('OpenAPI document and contract', () => {
       });
       expect(script.text).toContain('/api/v1/widget');
       expectContract(await t.http().get('/widget.js?v=2'), 'GET', '/widget.js', 200);
+      await expectCompressedCopies('/widget.js');
       expectContract(await strict.http().get('/widget.js').set('X-Forwarded-Proto', 'http'), 'GET', '/widget.js', 403);
       const botId = '00000000-0000-7000-8000-000000000001';
       const key = `svc_pk_${'a'.repeat(33)}`;
@@ -307,9 +309,37 @@ describe('OpenAPI document and contract', () => {
       const asset = expectContract(await t.http().get(`/dashboard/${script}`), 'GET', '/dashboard/{path}', 200);
       expect(asset.headers).toMatchObject({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' });
       expectContract(await t.http().get('/dashboard/assets/nothing.js'), 'GET', '/dashboard/{path}', 404);
+      await expectCompressedCopies(`/dashboard/${script}`);
+      // The page itself is a few hundred bytes: not worth compressing.
+      expect((await t.http().get('/dashboard').set('Accept-Encoding', 'br')).headers['content-encoding']).toBeUndefined();
       expectContract(await t.http().get('/dashboard/assets/..%2F..%2Fpackage.json'), 'GET', '/dashboard/{path}', 404);
       expectContract(await strict.http().get('/dashboard').set('X-Forwarded-Proto', 'http'), 'GET', '/dashboard', 403);
     });
+
+    /** The same bytes as brotli, gzip or as they are, as the client's Accept-Encoding asks (read raw: supertest would decode them). */
+    async function expectCompressedCopies(path: string): Promise<void> {
+      const server = t.app.getHttpServer() as Server;
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const raw = (encoding: string) =>
+        new Promise<{ headers: IncomingMessage['headers']; body: Buffer }>((resolve, reject) => {
+          httpGet({ host: '127.0.0.1', port, path, headers: { 'Accept-Encoding': encoding } }, (answer: IncomingMessage) => {
+            const chunks: Buffer[] = [];
+            answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+            answer.on('end', () => resolve({ headers: answer.headers, body: Buffer.concat(chunks) }));
+          }).on('error', reject);
+        });
+      const plain = await raw('identity');
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      // Browsers list gzip first with equal weights; brotli is still chosen.
+      const brotli = await raw('gzip, deflate, br, zstd');
+      expect(brotli.headers).toMatchObject({ 'content-encoding': 'br', vary: expect.stringContaining('Accept-Encoding') });
+      const gzip = await raw('gzip');
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(brotliDecompressSync(brotli.body)).toEqual(plain.body);
+      expect(gunzipSync(gzip.body)).toEqual(plain.body);
+      expect(brotli.body.length).toBeLessThan(plain.body.length / 2);
+    }
 
     it('follows the HTTPS rule: plain HTTP through a proxy is refused in production', async () => {
       for (const path of ['/docs', '/api/v1/openapi.json']) {
