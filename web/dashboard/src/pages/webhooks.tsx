@@ -53,8 +53,8 @@ export default function WebhooksPage() {
     <>
       <PageTitle>Webhooks</PageTitle>
       <p>
-        Your systems hear of changes as they happen: each endpoint receives the events it subscribes to, signed with its secret (Standard Webhooks), and
-        is retried until it answers 2xx.
+        Your systems hear of changes as they happen: each endpoint receives the events it subscribes to, signed with its secret (Standard Webhooks), and is
+        retried until it answers 2xx.
       </p>
       <CreateWebhookForm onCreated={(url, secret) => show({ url, secret, rotated: false })} />
       {shown && <SecretShownOnce shown={shown} onDone={() => setShown(undefined)} />}
@@ -271,7 +271,9 @@ function Deliveries({ webhook, version }: { webhook: Webhook; version: number })
     () => call(api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: webhook.id }, query: { limit: 20 } } })),
     [webhook.id, version],
   );
-  const pending = deliveries.data?.deliveries.some((delivery) => delivery.status === 'pending' && delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) < Date.now() + 60_000);
+  const pending = deliveries.data?.deliveries.some(
+    (delivery) => delivery.status === 'pending' && delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) < Date.now() + 60_000,
+  );
   const { data, reload } = deliveries;
   useEffect(() => {
     if (!pending) return;
@@ -331,7 +333,13 @@ function DeliveryRow({ webhookId, delivery, onRetried }: { webhookId: string; de
       <td>{formatDate(delivery.lastAttemptAt)}</td>
       <td>{formatDate(delivery.nextAttemptAt)}</td>
       <td>
-        <button type="button" className="secondary" disabled={retry.busy} onClick={() => void retry.submit()} aria-label={`Retry ${delivery.eventType} of ${formatDate(delivery.createdAt)}`}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={retry.busy}
+          onClick={() => void retry.submit()}
+          aria-label={`Retry ${delivery.eventType} of ${formatDate(delivery.createdAt)}`}
+        >
           Retry
         </button>
         <FormError errors={retry.errors} />

@@ -3,7 +3,8 @@ import { api, ApiError, call } from '../../api/client';
 import { CsvFileError, leadOfDetail, parseLeadCsv } from './lead-csv';
 
 /** A key per chosen file: importing the same file twice (a double click, a retry) stores its leads once. */
-const newIdempotencyKey = () => `dashboard-import-${Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+const newIdempotencyKey = () =>
+  `dashboard-import-${Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 
 /**
  * Imports a CSV file through `POST /api/v1/leads/import`: all the file's leads or none. Each problem
@@ -67,8 +68,8 @@ export function LeadImport({ onImported }: { onImported: () => Promise<void> }) 
       <div className="field">
         <label htmlFor={inputId}>CSV file</label>
         <p className="hint" id={`${inputId}-hint`}>
-          A first line naming the columns: name and email, and any of phone, company, message, botId and tags (separated by ;). An export reads back
-          as it is. Up to 1,000 leads; all are imported or none.
+          A first line naming the columns: name and email, and any of phone, company, message, botId and tags (separated by ;). An export reads back as it is.
+          Up to 1,000 leads; all are imported or none.
         </p>
         <input
           id={inputId}
