@@ -1,27 +1,11 @@
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestApp, TestApp } from '../support/create-test-app';
+import { expectAccessible, heading, launchChromium, listenOnLoopback, openPage as openPageIn } from '../support/dashboard-browser';
 
-/** Debian's chromium (.ci/run installs it); the dashboard is built by `npm run build` (pretest). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DOCS = path.join(__dirname, '..', '..', 'docs');
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'correct horse battery';
-
-/**
- * axe-core on the page as it is now: no serious or critical violation. Injected through the
- * DevTools protocol (page.evaluate), which the page's CSP does not govern: the page itself keeps
- * its strict policy.
- */
-async function expectAccessible(page: Page): Promise<void> {
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
-  )) as string[];
-  expect(violations).toEqual([]);
-}
 
 describe('The dashboard in headless Chromium', () => {
   let t: TestApp;
@@ -33,34 +17,15 @@ describe('The dashboard in headless Chromium', () => {
   beforeAll(async () => {
     // No PUBLIC_URL: the service's own origin is the browser's (http://127.0.0.1:<port>), as behind one host name.
     t = await createTestApp({ PUBLIC_URL: undefined });
-    const server = t.app.getHttpServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    base = await listenOnLoopback(t);
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
     await t.close();
   });
 
-  /** A page that records console errors and failed requests (a 4xx/5xx answer or no answer). */
-  async function openPage(context?: BrowserContext): Promise<{ page: Page; problems: string[] }> {
-    const page = await (context ?? (await browser.newContext({ viewport: { width: 1100, height: 900 } }))).newPage();
-    page.setDefaultTimeout(15000);
-    const problems: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && problems.push(`console: ${message.text()}`));
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    // A request the browser itself cancelled (net::ERR_ABORTED: a lazy chunk's preload superseded by
-    // its import under load) is no failure of the service; the page's content is checked apart.
-    page.on(
-      'requestfailed',
-      (request) => request.failure()?.errorText !== 'net::ERR_ABORTED' && problems.push(`failed: ${request.url()} (${request.failure()?.errorText})`),
-    );
-    page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()}: ${response.url()}`));
-    return { page, problems };
-  }
-
-  const heading = (page: Page, text: string) => page.getByRole('heading', { level: 1, name: text }).waitFor();
+  const openPage = (context?: BrowserContext) => openPageIn(browser, context);
 
   it('offers the sign-in form without a session, on /dashboard and on a deep link', async () => {
     const { page, problems } = await openPage();

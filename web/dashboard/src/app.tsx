@@ -12,6 +12,7 @@ const OverviewPage = lazy(() => import('./pages/overview'));
 const BotsPage = lazy(() => import('./pages/bots'));
 const BotPage = lazy(() => import('./pages/bot'));
 const ApiKeysPage = lazy(() => import('./pages/api-keys'));
+const WebhooksPage = lazy(() => import('./pages/webhooks'));
 const LeadsPage = lazy(() => import('./pages/leads'));
 const ConversationsPage = lazy(() => import('./pages/conversations'));
 const MembersPage = lazy(() => import('./pages/members'));
@@ -52,6 +53,7 @@ export function App() {
             <Route path="bots" element={<BotsPage />} />
             <Route path="bots/:botId" element={<BotPage />} />
             <Route path="api-keys" element={<ApiKeysPage />} />
+            <Route path="webhooks" element={<WebhooksPage />} />
             <Route path="leads" element={<LeadsPage />} />
             <Route path="conversations" element={<ConversationsPage />} />
             <Route path="conversations/:conversationId" element={<ConversationsPage />} />

@@ -6,6 +6,7 @@ const LINKS: [string, string][] = [
   ['/', 'Overview'],
   ['/bots', 'Bots'],
   ['/api-keys', 'API keys'],
+  ['/webhooks', 'Webhooks'],
   ['/leads', 'Leads'],
   ['/conversations', 'Conversations'],
   ['/members', 'Members'],

@@ -71,6 +71,7 @@ export default function AccountPage() {
                     <button
                       type="button"
                       className="secondary"
+                      aria-label={`End session: ${session.userAgent ?? 'unknown browser'}, last seen ${formatDate(session.lastSeenAt)}`}
                       onClick={() =>
                         void call(api.DELETE('/auth/v1/sessions/{id}', { params: { path: { id: session.id } } })).then(sessions.reload, sessions.reload)
                       }

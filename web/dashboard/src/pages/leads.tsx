@@ -3,6 +3,7 @@ import { api, call, type Schemas } from '../api/client';
 import { useResource } from '../api/use-resource';
 import { formatDate, Loaded, PageTitle } from '../components/states';
 import { type FormErrors, NO_ERRORS, toFormErrors } from '../forms/form-errors';
+import { LeadImport } from './leads/lead-import';
 
 type LeadStatus = Schemas['LeadStatus'];
 const STATUSES: LeadStatus[] = ['new', 'contacted', 'qualified', 'unqualified', 'converted'];
@@ -67,6 +68,7 @@ export default function LeadsPage() {
           </p>
         )}
       </form>
+      <LeadImport onImported={leads.reload} />
       <Loaded
         resource={leads}
         isEmpty={(data) => data.leads.length === 0}

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { TestApp } from './create-test-app';
+
+/** Debian's chromium (.ci/run installs it); the dashboard is built by `npm run build` (pretest). */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+
+/** Listens on 127.0.0.1 (a free port) and answers the base URL the browser uses. */
+export async function listenOnLoopback(t: TestApp): Promise<string> {
+  const server = t.app.getHttpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * axe-core on the page as it is now: no serious or critical violation. Injected through the
+ * DevTools protocol (page.evaluate), which the page's CSP does not govern: the page itself keeps
+ * its strict policy.
+ */
+export async function expectAccessible(page: Page): Promise<void> {
+  await page.evaluate(AXE);
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  )) as string[];
+  expect(violations).toEqual([]);
+}
+
+/** A page that records console errors and failed requests (a 4xx/5xx answer or no answer). */
+export async function openPage(
+  browser: Browser,
+  context?: BrowserContext,
+  viewport = { width: 1100, height: 900 },
+): Promise<{ page: Page; problems: string[] }> {
+  const page = await (context ?? (await browser.newContext({ viewport }))).newPage();
+  page.setDefaultTimeout(15000);
+  const problems: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && problems.push(`console: ${message.text()}`));
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // A request the browser itself cancelled (net::ERR_ABORTED: a lazy chunk's preload superseded by
+  // its import under load) is no failure of the service; the page's content is checked apart.
+  page.on(
+    'requestfailed',
+    (request) => request.failure()?.errorText !== 'net::ERR_ABORTED' && problems.push(`failed: ${request.url()} (${request.failure()?.errorText})`),
+  );
+  page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()}: ${response.url()}`));
+  return { page, problems };
+}
+
+/** Waits for the page's level-1 heading. */
+export const heading = (page: Page, text: string) => page.getByRole('heading', { level: 1, name: text }).waitFor();
+
+/** Nothing wider than the viewport: the page reads without sideways scrolling (tables scroll in their own box). */
+export async function expectNoSidewaysScroll(page: Page): Promise<void> {
+  const { scrollWidth, innerWidth } = (await page.evaluate('({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })')) as {
+    scrollWidth: number;
+    innerWidth: number;
+  };
+  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+}
