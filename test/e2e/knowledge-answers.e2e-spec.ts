@@ -201,6 +201,21 @@ describe('Knowledge answers: synonyms, the most specific word, deterministic tie
     expect((await ask(bot, 'Refund for my team plan?')).sources.map((s) => s.title)).toEqual(['Refunds']);
   });
 
+  it('meets word forms the stemmer splits and words written without their accents, only when the stemmed words find nothing', async () => {
+    const bot = (await createBot(t, tenant.id, { language: 'en' })).id;
+    await addDocument(bot, 'Shipping', 'Every delivery is tracked from our warehouse to your door.');
+    await addDocument(bot, 'Café', 'Our café opens at nine.');
+    await addDocument(bot, 'Opening hours', 'The shop opens at nine and closes at six.');
+    // "delivered" stems to 'deliv', "delivery" to 'deliveri': only the second match, by the word's first letters, meets them.
+    expect((await ask(bot, 'Was it delivered?')).sources.map((s) => s.title)).toEqual(['Shipping']);
+    expect((await ask(bot, 'Where is the cafe?')).sources.map((s) => s.title)).toEqual(['Café']);
+    // A short word is matched whole, not by its first letters.
+    expect((await ask(bot, 'deli')).sources).toEqual([]);
+    // Once a passage holds the word itself, the guess no longer answers.
+    await addDocument(bot, 'Delivered orders', 'Orders are delivered by courier.');
+    expect((await ask(bot, 'Was it delivered?')).sources.map((s) => s.title)).toEqual(['Delivered orders']);
+  });
+
   it('breaks ties the same way every time: by document, oldest first', async () => {
     const bot = (await createBot(t, tenant.id, { language: 'en' })).id;
     const first = await addDocument(bot, 'Returns A', 'Returns are free within thirty days.');
