@@ -48,8 +48,8 @@ export class KnowledgeChunksRepository {
    * The bot's passages for a question's terms, best first. A term is one word of the visitor's
    * (weight 1) or a synonym of one (a lower weight); the terms of one word form a group. Rules:
    * - a passage must hold the question's most specific group, the one the fewest of the bot's
-   *   passages hold (counted up to DF_CAP): a lone common word ("card" in "gift cards") never
-   *   answers, and a word none of them holds means the knowledge base does not know;
+   *   passages hold (counted up to DF_CAP), or one about as rare (SPECIFIC_SHARE): a lone common
+   *   word ("card" in "gift cards") never answers;
    * - candidates are the CANDIDATES passages ranked best (ts_rank: 4x cheaper than ts_rank_cd,
    *   which cost 42 ms over 10,000 matching passages) and are scored by coverage: per group, the
    *   weight of the best term the passage holds, over the number of groups;
@@ -94,7 +94,12 @@ export class KnowledgeChunksRepository {
         ) held) loose
       ),
       weighted AS (SELECT c.grp, c.q, c.judged, c.df, ln((passages.n + 1) / (least(greatest(c.df, 1), passages.n) + 0.5)) AS idf FROM counted c, passages),
-      specific AS (SELECT judged AS q FROM weighted WHERE df > 0 ORDER BY df, grp LIMIT 1),
+      -- The most specific word, and any about as rare (a rarity within SPECIFIC_SHARE of it): which
+      -- of "must" (9 passages) and "firewall" (11) is the topic, counting cannot tell.
+      specific AS (
+        SELECT knowledge_tsquery_or(judged ORDER BY grp) AS q FROM weighted
+        WHERE df > 0 AND idf >= ${SPECIFIC_SHARE} * (SELECT max(idf) FROM weighted WHERE df > 0)
+      ),
       query AS (
         SELECT knowledge_tsquery_or(q ORDER BY grp) AS q, sum(idf) AS total,
                -- Ranked by the stemmed words alone: the folded ones have no positions to count.
@@ -133,5 +138,7 @@ export interface QueryTerm {
 
 /** Document frequencies are counted up to this: beyond it a word is common, however common. */
 const DF_CAP = 1000;
+/** A word whose rarity (idf) is at least this share of the most specific word's counts as specific too. */
+const SPECIFIC_SHARE = 0.9;
 /** Passages ranked before their coverage is counted: a question's best ones are among them. */
 const CANDIDATES = 48;
