@@ -13,7 +13,7 @@ import { WordNetSynonyms } from './wordnet-synonyms';
  * (stemmed, stop words left out, each weighted by how rare it is among the bot's passages), and
  * holds its most specific word. Tuned on bench/answer-questions.json (npm run eval:answers).
  */
-export const MIN_COVERAGE = 0.3;
+export const MIN_COVERAGE = 0.35;
 /** Passages in a reply, and from one document at most. */
 const MAX_PASSAGES = 3;
 const MAX_PER_DOCUMENT = 2;
