@@ -4,6 +4,7 @@ import { FoundPassage, KnowledgeChunksRepository } from '../knowledge/knowledge-
 import type { Answer, AnswerInput } from './answer';
 import { ChatMessage, streamChatCompletion } from './llm-client';
 import { botSynonymLookup } from './bot-synonyms';
+import { NO_ANSWER, RefusalGate } from './model-refusal';
 import { questionTerms } from './question-terms';
 import { WordNetSynonyms } from './wordnet-synonyms';
 
@@ -12,7 +13,7 @@ import { WordNetSynonyms } from './wordnet-synonyms';
  * (stemmed, stop words left out, each weighted by how rare it is among the bot's passages), and
  * holds its most specific word. Tuned on bench/answer-questions.json (npm run eval:answers).
  */
-export const MIN_COVERAGE = 0.3;
+export const MIN_COVERAGE = 0.35;
 /** Passages in a reply, and from one document at most. */
 const MAX_PASSAGES = 3;
 const MAX_PER_DOCUMENT = 2;
@@ -21,12 +22,17 @@ const CANDIDATES = 12;
 /** A synonym weighs less than the visitor's own word; the bot's own synonyms more than WordNet's. */
 const BOT_SYNONYM_WEIGHT = 0.8;
 const WORDNET_WEIGHT = 0.5;
+/** The model's search words are cut here (a question is at most 24 words: question-terms.ts). */
+const MAX_REWRITE_CHARACTERS = 300;
+/** fromModel's result when the model says the passages do not answer. */
+const REFUSED = Symbol('refused');
 
 /**
  * The bot's reply to a visitor's question, from its knowledge documents: the passages that fit
  * best (an OR of the question's words, scored by how many of them each passage holds), then
  * either the passages themselves (extractive) or, with LLM_* configured, a model's answer written
- * from them, streamed; below MIN_COVERAGE, the bot's fallback message, counted as unanswered.
+ * from them, streamed; below MIN_COVERAGE, or when the model says the passages do not answer,
+ * the bot's fallback message, counted as unanswered.
  */
 @Injectable()
 export class AnswerService {
@@ -40,18 +46,42 @@ export class AnswerService {
 
   /** `onDelta` receives the reply as it is written; the pieces concatenate to `content`. */
   async answer(input: AnswerInput, onDelta: (text: string) => void = () => undefined): Promise<Answer> {
-    const terms = questionTerms(input.question, this.expansion(input.bot));
-    const passages = selectPassages(await this.chunks.search(input.tenantId, input.bot.id, input.bot.language, terms, CANDIDATES));
-    if (!passages.length) {
-      onDelta(input.bot.fallbackMessage);
-      return { content: input.bot.fallbackMessage, sources: [], unanswered: true };
-    }
+    const passages = await this.passagesFor(input);
+    if (!passages.length) return fallback(input, onDelta);
     const sources = [...new Map(passages.map((passage) => [passage.documentId, { id: passage.documentId, title: passage.title }])).values()];
     const written = this.config.llm ? await this.fromModel(input, passages, onDelta) : undefined;
+    if (written === REFUSED) return fallback(input, onDelta);
     if (written) return { content: written, sources, unanswered: false };
     const content = passages.map((passage) => passage.content).join('\n\n');
     for (const piece of sentencesOf(content)) onDelta(piece);
     return { content, sources, unanswered: false };
+  }
+
+  /**
+   * The passages that answer the question. With LLM_REWRITE_QUESTIONS the model's search words
+   * are tried first, and the visitor's own words when they find nothing (or the model fails).
+   */
+  private async passagesFor(input: AnswerInput): Promise<FoundPassage[]> {
+    const search = async (question: string) =>
+      selectPassages(
+        await this.chunks.search(input.tenantId, input.bot.id, input.bot.language, questionTerms(question, this.expansion(input.bot)), CANDIDATES),
+      );
+    const rewritten = this.config.llm?.rewriteQuestions ? await this.rewritten(input) : undefined;
+    const found = rewritten ? await search(rewritten) : [];
+    return found.length ? found : search(input.question);
+  }
+
+  /** The model's search words for the question; undefined when it fails (the visitor's words are searched). */
+  private async rewritten(input: AnswerInput): Promise<string | undefined> {
+    try {
+      const text = await streamChatCompletion(this.config.llm!, rewritePromptFor(input), () => undefined);
+      return text.split('\n')[0].trim().slice(0, MAX_REWRITE_CHARACTERS) || undefined;
+    } catch (error) {
+      this.logger.warn(
+        `Model failed rewriting a question for bot ${input.bot.id}: ${(error as Error).message.split('\n')[0]} (the question is searched as asked)`,
+      );
+      return undefined;
+    }
   }
 
   /** A question word's synonyms: the bot's own, then WordNet's for an English bot. */
@@ -65,22 +95,33 @@ export class AnswerService {
   }
 
   /**
-   * The model's answer from the passages; undefined when it failed before writing anything (the
+   * The model's answer from the passages; REFUSED when it says they do not answer (NO_ANSWER,
+   * never shown to the visitor); undefined when it failed before the visitor saw anything (the
    * extractive reply is used then). A failure after the first words keeps what was written: the
    * visitor has already read it, and taking it back would be worse than a shorter reply.
    */
-  private async fromModel(input: AnswerInput, passages: FoundPassage[], onDelta: (text: string) => void): Promise<string | undefined> {
+  private async fromModel(input: AnswerInput, passages: FoundPassage[], onDelta: (text: string) => void): Promise<string | typeof REFUSED | undefined> {
+    const gate = new RefusalGate(onDelta);
     try {
-      const text = await streamChatCompletion(this.config.llm!, promptFor(input, passages), onDelta);
+      const text = await streamChatCompletion(this.config.llm!, promptFor(input, passages), (piece) => gate.push(piece));
+      if (gate.refused()) return REFUSED;
+      gate.flush();
       return text || undefined;
     } catch (error) {
-      const partial = (error as { partial?: string }).partial ?? '';
+      const partial = gate.released ? ((error as { partial?: string }).partial ?? '') : '';
+      if (!partial && gate.refused()) return REFUSED;
       this.logger.warn(
         `Model failed answering for bot ${input.bot.id}: ${(error as Error).message.split('\n')[0]}${partial ? ' (the reply keeps what was written)' : ' (extractive reply used)'}`,
       );
       return partial || undefined;
     }
   }
+}
+
+/** The bot's fallback message: nothing in the knowledge base answers (counted as unanswered). */
+function fallback(input: AnswerInput, onDelta: (text: string) => void): Answer {
+  onDelta(input.bot.fallbackMessage);
+  return { content: input.bot.fallbackMessage, sources: [], unanswered: true };
 }
 
 /** The best passages that fit: at most MAX_PASSAGES, MAX_PER_DOCUMENT per document, best first. */
@@ -105,9 +146,21 @@ function promptFor(input: AnswerInput, passages: FoundPassage[]): ChatMessage[] 
       role: 'system',
       content:
         `You are a website's support assistant. Answer the visitor's question using only the passages below, briefly, in the language with ISO 639-1 code "${input.bot.language}". ` +
-        `If the passages do not answer it, say that you do not know. Do not mention the passages.`,
+        `If the passages do not answer it, reply with exactly ${NO_ANSWER} and nothing else. Do not mention the passages.`,
     },
     { role: 'user', content: `Passages:\n\n${context}\n\nQuestion: ${input.question}` },
+  ];
+}
+
+function rewritePromptFor(input: AnswerInput): ChatMessage[] {
+  return [
+    {
+      role: 'system',
+      content:
+        `Turn a website visitor's question into search words for the website's help articles, in the language with ISO 639-1 code "${input.bot.language}": ` +
+        `the question's key words and the words a help article would use for them, on one line, separated by spaces, at most 12 words, nothing else.`,
+    },
+    { role: 'user', content: input.question },
   ];
 }
 

@@ -192,6 +192,11 @@ class EnvironmentVariables {
   LLM_TIMEOUT_MS?: number;
 
   @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: '$property must be true or false' })
+  LLM_REWRITE_QUESTIONS?: boolean;
+
+  @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: '$property must be an http(s) URL' })
   PUBLIC_URL?: string;
 
@@ -280,8 +285,11 @@ export interface AppConfig {
   signupOpen: boolean;
   /** Mail for invitations and password resets; unset: links are only returned (and logged outside production). */
   mail: { smtpUrl: string; from: string } | undefined;
-  /** An OpenAI-compatible chat completions endpoint that writes replies; unset: extractive replies. */
-  llm: { baseUrl: string; model: string; apiKey: string; timeoutMs: number } | undefined;
+  /**
+   * An OpenAI-compatible chat completions endpoint that writes replies; unset: extractive replies.
+   * `rewriteQuestions`: the model also turns a question into search words before the search (LLM_REWRITE_QUESTIONS).
+   */
+  llm: { baseUrl: string; model: string; apiKey: string; timeoutMs: number; rewriteQuestions: boolean } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -402,7 +410,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mail: vars.SMTP_URL ? { smtpUrl: vars.SMTP_URL, from: vars.MAIL_FROM ?? 'Chatbot Platform <no-reply@localhost>' } : undefined,
     llm:
       vars.LLM_BASE_URL && vars.LLM_MODEL && vars.LLM_API_KEY
-        ? { baseUrl: vars.LLM_BASE_URL.replace(/\/+$/, ''), model: vars.LLM_MODEL, apiKey: vars.LLM_API_KEY, timeoutMs: vars.LLM_TIMEOUT_MS ?? 20_000 }
+        ? {
+            baseUrl: vars.LLM_BASE_URL.replace(/\/+$/, ''),
+            model: vars.LLM_MODEL,
+            apiKey: vars.LLM_API_KEY,
+            timeoutMs: vars.LLM_TIMEOUT_MS ?? 20_000,
+            rewriteQuestions: vars.LLM_REWRITE_QUESTIONS ?? false,
+          }
         : undefined,
   };
 }

@@ -48,11 +48,13 @@ export class KnowledgeChunksRepository {
    * The bot's passages for a question's terms, best first. A term is one word of the visitor's
    * (weight 1) or a synonym of one (a lower weight); the terms of one word form a group. Rules:
    * - a passage must hold the question's most specific group, the one the fewest of the bot's
-   *   passages hold (counted up to DF_CAP): a lone common word ("card" in "gift cards") never
-   *   answers, and a word none of them holds means the knowledge base does not know;
+   *   passages hold (counted up to DF_CAP), or one about as rare (SPECIFIC_SHARE): a lone common
+   *   word ("card" in "gift cards") never answers;
    * - candidates are the CANDIDATES passages ranked best (ts_rank: 4x cheaper than ts_rank_cd,
    *   which cost 42 ms over 10,000 matching passages) and are scored by coverage: per group, the
    *   weight of the best term the passage holds, over the number of groups;
+   * - a visitor's word also meets the passages' words as written, accents folded, by its first
+   *   letters (a `folded` term, weighing less): the forms the stemmer splits still meet;
    * - ties are broken by document and position, so the same question always gets the same answer.
    * The terms are OR-ed: `plainto_tsquery` (and `websearch_to_tsquery`) AND them, and an ordinary
    * question ("how much does the pro plan cost") then finds nothing.
@@ -61,30 +63,51 @@ export class KnowledgeChunksRepository {
     if (!terms.length) return [];
     return this.prisma.$queryRaw<FoundPassage[]>(Prisma.sql`
       WITH terms AS (
-        SELECT t.grp, t.weight, phraseto_tsquery(knowledge_search_config(${language}), t.text) AS q
-        FROM unnest(${terms.map((term) => term.text)}::text[], ${terms.map((term) => term.group)}::int[], ${terms.map((term) => term.weight)}::float8[]) AS t(text, grp, weight)
+        SELECT t.grp, t.weight, t.folded,
+               CASE WHEN t.folded THEN knowledge_folded_query(t.text) ELSE phraseto_tsquery(knowledge_search_config(${language}), t.text) END AS q
+        FROM unnest(
+          ${terms.map((term) => term.text)}::text[], ${terms.map((term) => term.group)}::int[], ${terms.map((term) => term.weight)}::float8[],
+          ${terms.map((term) => term.folded ?? false)}::boolean[]
+        ) AS t(text, grp, weight, folded)
       ),
       -- A stop word of the visitor's is left out with its synonyms (WordNet's for "do" are not stop words).
-      useful AS (SELECT grp, weight, q FROM terms WHERE numnode(q) > 0 AND grp IN (SELECT grp FROM terms WHERE weight = 1 AND numnode(q) > 0)),
+      useful AS (SELECT grp, weight, folded, q FROM terms WHERE numnode(q) > 0 AND grp IN (SELECT grp FROM terms WHERE weight = 1 AND numnode(q) > 0)),
+      -- ORDER BY in every OR: the same question always builds the same query, so ts_rank adds up alike.
       groups AS (
-        SELECT grp, knowledge_tsquery_or(q) AS q FROM useful GROUP BY grp
+        SELECT grp, knowledge_tsquery_or(q ORDER BY weight DESC, q::text) AS q,
+               knowledge_tsquery_or(q ORDER BY weight DESC, q::text) FILTER (WHERE NOT folded) AS strict
+        FROM useful GROUP BY grp
       ),
       passages AS (
         SELECT count(*)::float8 AS n FROM (SELECT 1 FROM "KnowledgeChunk" c WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid LIMIT ${DF_CAP}) p
       ),
+      -- A group's rarity (and the most specific word) is judged without its folded match, a guess
+      -- ("processor" begins "process"), unless that match is all the group has in the passages.
       counted AS (
-        SELECT g.grp, g.q, (SELECT count(*) FROM (
-          SELECT 1 FROM "KnowledgeChunk" c WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid AND c."searchVector" @@ g.q LIMIT ${DF_CAP}
-        ) held)::float8 AS df
+        SELECT g.grp, g.q, CASE WHEN strict.df > 0 THEN g.strict ELSE g.q END AS judged, CASE WHEN strict.df > 0 THEN strict.df ELSE loose.df END AS df
         FROM groups g
+        CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM (
+          SELECT 1 FROM "KnowledgeChunk" c WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid AND c."searchVector" @@ g.strict LIMIT ${DF_CAP}
+        ) held) strict
+        CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM (
+          SELECT 1 FROM "KnowledgeChunk" c WHERE strict.df = 0 AND c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid AND c."searchVector" @@ g.q LIMIT ${DF_CAP}
+        ) held) loose
       ),
-      weighted AS (SELECT c.grp, c.q, c.df, ln((passages.n + 1) / (least(greatest(c.df, 1), passages.n) + 0.5)) AS idf FROM counted c, passages),
-      specific AS (SELECT q FROM weighted WHERE df > 0 ORDER BY df, grp LIMIT 1),
+      weighted AS (SELECT c.grp, c.q, c.judged, c.df, ln((passages.n + 1) / (least(greatest(c.df, 1), passages.n) + 0.5)) AS idf FROM counted c, passages),
+      -- The most specific word, and any about as rare (a rarity within SPECIFIC_SHARE of it): which
+      -- of "must" (9 passages) and "firewall" (11) is the topic, counting cannot tell.
+      specific AS (
+        SELECT knowledge_tsquery_or(judged ORDER BY grp) AS q FROM weighted
+        WHERE df > 0 AND idf >= ${SPECIFIC_SHARE} * (SELECT max(idf) FROM weighted WHERE df > 0)
+      ),
       query AS (
-        SELECT knowledge_tsquery_or(q) AS q, sum(idf) AS total FROM weighted HAVING count(*) > 0
+        SELECT knowledge_tsquery_or(q ORDER BY grp) AS q, sum(idf) AS total,
+               -- Ranked by the stemmed words alone: the folded ones have no positions to count.
+               (SELECT knowledge_tsquery_or(q ORDER BY grp, weight DESC, q::text) FROM useful WHERE NOT folded) AS ranking
+        FROM weighted HAVING count(*) > 0
       ),
       ranked AS (
-        SELECT c."documentId", c."content", c."position", c."searchVector", ts_rank(c."searchVector", query.q, 32)::float8 AS "rank"
+        SELECT c."documentId", c."content", c."position", c."searchVector", coalesce(ts_rank(c."searchVector", query.ranking, 32), 0)::float8 AS "rank"
         FROM query, "KnowledgeChunk" c
         WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid AND c."searchVector" @@ query.q
         ORDER BY "rank" DESC, c."documentId", c."position"
@@ -106,9 +129,16 @@ export interface QueryTerm {
   text: string;
   group: number;
   weight: number;
+  /**
+   * Matched against the passages' words as written, accents folded (knowledge_folded_query),
+   * instead of stemmed; a trailing `*` matches any word that begins with the text.
+   */
+  folded?: boolean;
 }
 
 /** Document frequencies are counted up to this: beyond it a word is common, however common. */
 const DF_CAP = 1000;
+/** A word whose rarity (idf) is at least this share of the most specific word's counts as specific too. */
+const SPECIFIC_SHARE = 0.9;
 /** Passages ranked before their coverage is counted: a question's best ones are among them. */
 const CANDIDATES = 48;

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
 import { CORPUS, QUESTIONS, UNANSWERABLE } from '../fixtures/knowledge-corpus';
@@ -199,10 +201,175 @@ describe('Knowledge answers: synonyms, the most specific word, deterministic tie
     expect((await ask(bot, 'Refund for my team plan?')).sources.map((s) => s.title)).toEqual(['Refunds']);
   });
 
+  it('meets word forms the stemmer splits and words written without their accents, only when the stemmed words find nothing', async () => {
+    const bot = (await createBot(t, tenant.id, { language: 'en' })).id;
+    await addDocument(bot, 'Shipping', 'Every delivery is tracked from our warehouse to your door.');
+    await addDocument(bot, 'Café', 'Our café opens at nine.');
+    await addDocument(bot, 'Opening hours', 'The shop opens at nine and closes at six.');
+    // "delivered" stems to 'deliv', "delivery" to 'deliveri': only the second match, by the word's first letters, meets them.
+    expect((await ask(bot, 'Was it delivered?')).sources.map((s) => s.title)).toEqual(['Shipping']);
+    expect((await ask(bot, 'Where is the cafe?')).sources.map((s) => s.title)).toEqual(['Café']);
+    // A short word is matched whole, not by its first letters.
+    expect((await ask(bot, 'deli')).sources).toEqual([]);
+    // Once a passage holds the word itself, the guess no longer answers.
+    await addDocument(bot, 'Delivered orders', 'Orders are delivered by courier.');
+    expect((await ask(bot, 'Was it delivered?')).sources.map((s) => s.title)).toEqual(['Delivered orders']);
+  });
+
   it('breaks ties the same way every time: by document, oldest first', async () => {
     const bot = (await createBot(t, tenant.id, { language: 'en' })).id;
     const first = await addDocument(bot, 'Returns A', 'Returns are free within thirty days.');
     const second = await addDocument(bot, 'Returns B', 'Returns are free within thirty days.');
     for (let i = 0; i < 3; i++) expect((await ask(bot, 'Are returns free?')).sources.map((s) => s.id)).toEqual([first, second]);
+  });
+});
+
+describe('Knowledge answers with a model: its refusal is the fallback, the optional rewrite (issue 28)', () => {
+  const FALLBACK = 'Sorry, I cannot answer that yet.';
+  const PRICES = 'The Pro plan costs 49 EUR per month. The Business plan costs 199 EUR per month.';
+  const REFUNDS = 'Refunds are paid back to your card within 14 days.';
+  /** What the fake model was asked: `rewrite` for a question to turn into search words, `answer` for a reply. */
+  let requests: { kind: 'rewrite' | 'answer'; question: string; system: string }[];
+  let failing: boolean;
+
+  /**
+   * A fake OpenAI-compatible endpoint: it refuses (NO_ANSWER, streamed in two pieces) when the
+   * question asks about taxes, rewrites "money back" questions into "refund", answers otherwise.
+   */
+  const model = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const messages = (JSON.parse(body) as { messages: { role: string; content: string }[] }).messages;
+      const system = messages[0].content;
+      const user = messages.at(-1)!.content;
+      const kind = system.includes('search words') ? 'rewrite' : 'answer';
+      const question = kind === 'rewrite' ? user : user.slice(user.lastIndexOf('Question: ') + 10);
+      requests.push({ kind, question, system });
+      if (failing) {
+        res.writeHead(503).end('{"error":"overloaded"}');
+        return;
+      }
+      const pieces =
+        kind === 'rewrite'
+          ? [question.includes('money back') ? 'refund card days' : question]
+          : question.includes('tax')
+            ? ['NO_', 'ANSWER']
+            : ['From the passages: ', 'it is covered.'];
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      for (const piece of pieces) res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: piece } }] })}\n\n`);
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  let modelUrl: string;
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
+    modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+  });
+  beforeEach(() => {
+    requests = [];
+    failing = false;
+  });
+  afterAll(() => new Promise((resolve) => model.close(resolve)));
+
+  /** An app with the fake model, a tenant with one bot and its documents, and a visitor's conversation. */
+  const setUp = async (env: Record<string, string> = {}) => {
+    const app = await createTestApp({ LLM_BASE_URL: modelUrl, LLM_MODEL: 'test-model', LLM_API_KEY: 'sk-test-llm-key', ...env });
+    const owner = await createTenant(app, { plan: 'enterprise' });
+    const key = (await createKey(app, owner.id, { type: 'public', scopes: [] })).key;
+    const bot = (await createBot(app, owner.id, { language: 'en' })).id;
+    await app.http().patch(`/api/v1/bots/${bot}/settings`).set('X-API-Key', owner.key).send({ fallbackMessage: FALLBACK }).expect(200);
+    for (const [title, content] of [
+      ['Plans and pricing', PRICES],
+      ['Refunds', REFUNDS],
+    ])
+      await app.admin().post(`/admin/v1/tenants/${owner.id}/bots/${bot}/documents`).send({ title, content }).expect(201);
+    const token = (await app.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId: bot }).expect(201)).body.visitorToken as string;
+    const conversation = (await app.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body
+      .conversation.id as string;
+    const send = (content: string) =>
+      app.http().post(`/api/v1/widget/conversations/${conversation}/messages`).set('X-API-Key', key).set('X-Visitor-Token', token).send({ content });
+    const ask = async (content: string) => (await send(content).expect(201)).body as { reply: Reply & { id: string } };
+    return { app, owner, conversation, send, ask };
+  };
+
+  it('sends the fallback, without sources and counted as unanswered, when the model says the passages do not answer; a normal answer keeps its sources; a failing model leaves the extractive reply', async () => {
+    const { app, owner, conversation, send, ask } = await setUp();
+    try {
+      const answered = (await ask('What does the Pro plan cost per month?')).reply;
+      expect(answered).toMatchObject({ content: 'From the passages: it is covered.', sources: [expect.objectContaining({ title: 'Plans and pricing' })] });
+      expect(requests.map((r) => r.kind)).toEqual(['answer']);
+      expect(requests[0].system).toContain('reply with exactly NO_ANSWER');
+
+      // The search finds the pricing passage; the model says it does not answer.
+      const refused = (await ask('Does the Pro plan price per month include tax?')).reply;
+      expect(refused).toMatchObject({ content: FALLBACK, sources: [] });
+
+      // Streamed, the refusal token never reaches the visitor: the deltas are the fallback.
+      const streamed = await send('Is tax included in the Business plan price per month?')
+        .set('Accept', 'text/event-stream')
+        .buffer(true)
+        .parse((res, done) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => done(null, text));
+        });
+      expect(streamed.status).toBe(201);
+      const events = (streamed.body as string)
+        .trim()
+        .split('\n\n')
+        .map((block) => {
+          const [eventLine, dataLine] = block.split('\n');
+          return { event: eventLine.replace('event: ', ''), data: JSON.parse(dataLine.replace('data: ', '')) as { text?: string; reply?: Reply } };
+        });
+      expect(
+        events
+          .filter((e) => e.event === 'delta')
+          .map((e) => e.data.text)
+          .join(''),
+      ).toBe(FALLBACK);
+      expect(events.at(-1)).toMatchObject({ event: 'done', data: { reply: { content: FALLBACK, sources: [] } } });
+
+      failing = true;
+      const extractive = (await ask('What does the Business plan cost per month?')).reply;
+      expect(extractive).toMatchObject({ content: PRICES, sources: [expect.objectContaining({ title: 'Plans and pricing' })] });
+
+      // Stored as the fallback and counted as unanswered, like a question nothing matched: 2 of 5 (with the greeting).
+      const stored = await app.prisma.message.findMany({ where: { conversationId: conversation, role: 'assistant' }, orderBy: { createdAt: 'asc' } });
+      expect(stored.map((m) => [m.content, m.unanswered])).toEqual([
+        [expect.any(String), false],
+        ['From the passages: it is covered.', false],
+        [FALLBACK, true],
+        [FALLBACK, true],
+        [PRICES, false],
+      ]);
+      const overview = await app.http().get('/api/v1/analytics/overview').set('X-API-Key', owner.key).expect(200);
+      expect(overview.body.unansweredRate).toBe(0.4);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('with LLM_REWRITE_QUESTIONS, searches with the words the model gives, and with the question as asked when the model fails', async () => {
+    const { app, ask } = await setUp({ LLM_REWRITE_QUESTIONS: 'true' });
+    try {
+      // "How do I get my money back" shares no word with the refunds passage; the rewrite does.
+      const rewritten = (await ask('How do I get my money back?')).reply;
+      expect(rewritten.sources.map((s) => s.title)).toEqual(['Refunds']);
+      expect(requests.map((r) => [r.kind, r.question])).toEqual([
+        ['rewrite', 'How do I get my money back?'],
+        ['answer', 'How do I get my money back?'],
+      ]);
+
+      failing = true;
+      requests = [];
+      const asAsked = (await ask('When are refunds paid back?')).reply;
+      expect(asAsked).toMatchObject({ content: REFUNDS, sources: [expect.objectContaining({ title: 'Refunds' })] });
+      expect(requests.map((r) => r.kind)).toEqual(['rewrite', 'answer']);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -60,6 +60,7 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       /^Invalid configuration: LOG_LEVEL must be one of the following values: fatal, error, warn, info, debug, trace, silent$/,
     ],
     ['DEMO_DATA=maybe', { DEMO_DATA: 'maybe' }, /^Invalid configuration: DEMO_DATA must be true or false$/],
+    ['LLM_REWRITE_QUESTIONS=maybe', { LLM_REWRITE_QUESTIONS: 'maybe' }, /^Invalid configuration: LLM_REWRITE_QUESTIONS must be true or false$/],
     ['TRUST_PROXY=not-an-address', { TRUST_PROXY: 'not-an-address' }, /^Invalid configuration: TRUST_PROXY /],
     ['TRUST_PROXY with one bad entry in a list', { TRUST_PROXY: 'loopback, 10.0.0.0/8, nope' }, /^Invalid configuration: TRUST_PROXY /],
     ['SHUTDOWN_GRACE_MS=-5', { SHUTDOWN_GRACE_MS: '-5' }, /^Invalid configuration: SHUTDOWN_GRACE_MS /],
