@@ -32,6 +32,8 @@ import { TenancyModule } from './tenancy/tenancy.module';
 import { VerifyModule } from './verify/verify.module';
 import { WidgetModule } from './widget/widget.module';
 import { WebhookDeliveryModule } from './webhooks/delivery/delivery.module';
+import { EmbeddingsWorkerModule } from './answering/embeddings/embeddings.module';
+import type { EmbeddingsWorkerOptions } from './answering/embeddings/embeddings-options';
 import type { DeliveryOptions } from './webhooks/delivery/delivery-options';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -41,7 +43,12 @@ export class AppModule {
   static forRoot(
     config: AppConfig,
     connection: DatabaseConnection,
-    options: { rateLimitPlans?: RateLimitPlans; webhookDelivery?: Partial<DeliveryOptions>; privacy?: Partial<PrivacyOptions> } = {},
+    options: {
+      rateLimitPlans?: RateLimitPlans;
+      webhookDelivery?: Partial<DeliveryOptions>;
+      privacy?: Partial<PrivacyOptions>;
+      embeddings?: Partial<EmbeddingsWorkerOptions>;
+    } = {},
   ): DynamicModule {
     return {
       module: AppModule,
@@ -66,6 +73,7 @@ export class AppModule {
         WidgetModule,
         WebhookDeliveryModule.forRoot(options.webhookDelivery),
         PrivacyModule.forRoot(options.privacy),
+        EmbeddingsWorkerModule.forRoot(options.embeddings),
         DemoModule,
         OpenApiModule,
         DashboardModule,
