@@ -145,8 +145,9 @@ describe('Knowledge base: the semantic step (EMBEDDINGS_*)', () => {
     expect((await ask(bot, PARAPHRASE)).sources).toEqual([{ id: documentId, title: 'Costs' }]);
 
     await t
-      .admin()
-      .patch(`/admin/v1/tenants/${tenant.id}/bots/${bot}/documents/${documentId}`)
+      .http()
+      .patch(`/api/v1/bots/${bot}/documents/${documentId}`)
+      .set('X-API-Key', tenant.key)
       .send({ content: 'Orders are shipped within two days by courier.' })
       .expect(200);
     const after = await embedded(documentId);
@@ -176,7 +177,7 @@ describe('Knowledge base: the semantic step (EMBEDDINGS_*)', () => {
     await embedded(support);
 
     fake.questions = behaviour;
-    expect(await ask(bot, KEYWORD)).toEqual({ content: SUPPORT, sources: [{ id: support, title: 'Support hours' }] });
+    expect(await ask(bot, KEYWORD)).toEqual(expect.objectContaining({ content: SUPPORT, sources: [{ id: support, title: 'Support hours' }] }));
     expect((await ask(bot, PARAPHRASE)).sources).toEqual([]);
     fake.questions = 'ok';
     expect((await ask(bot, PARAPHRASE)).sources).toEqual([{ id: pricing, title: 'Pricing' }]);
