@@ -1,6 +1,7 @@
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
 import { FakeEmbeddingsServer } from '../support/fake-embeddings-server';
+import { E2E_DATABASE_URL, openTestDatabase } from '../support/test-database';
 
 interface Reply {
   content: string;
@@ -24,15 +25,18 @@ const KEYWORD = 'When does the support team answer emails?';
 describe('Knowledge base: the semantic step (EMBEDDINGS_*)', () => {
   let fake: FakeEmbeddingsServer;
   let t: TestApp;
+  /** A second instance on the same database: both workers claim from one queue. */
+  let second: TestApp;
   let tenant: TestTenant;
   let publicKey: string;
 
   beforeAll(async () => {
     fake = await new FakeEmbeddingsServer(CONCEPTS).start();
-    t = await createTestApp(
-      { EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed-1', EMBEDDINGS_API_KEY: 'embed-key-123', EMBEDDINGS_TIMEOUT_MS: '300' },
-      { embeddings: { pollMs: 50, firstRetryMs: 200, maxRetryMs: 400, batchSize: 4 } },
-    );
+    const env = { EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed-1', EMBEDDINGS_API_KEY: 'embed-key-123', EMBEDDINGS_TIMEOUT_MS: '300' };
+    const embeddings = { pollMs: 50, firstRetryMs: 200, maxRetryMs: 400, batchSize: 4 };
+    t = await createTestApp(env, { embeddings });
+    // Its own pool on PostgreSQL (another instance); the same embedded database otherwise.
+    second = await createTestApp(env, { embeddings, connection: process.env[E2E_DATABASE_URL] ? await openTestDatabase() : t.connection });
     tenant = await createTenant(t, { plan: 'enterprise' });
     publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
     await t
@@ -47,6 +51,8 @@ describe('Knowledge base: the semantic step (EMBEDDINGS_*)', () => {
     fake.questions = 'ok';
   });
   afterAll(async () => {
+    await second.close();
+    if (second.connection !== t.connection) await second.connection.close();
     await t.close();
     await fake.stop();
   });
@@ -181,6 +187,17 @@ describe('Knowledge base: the semantic step (EMBEDDINGS_*)', () => {
     expect((await ask(bot, PARAPHRASE)).sources).toEqual([]);
     fake.questions = 'ok';
     expect((await ask(bot, PARAPHRASE)).sources).toEqual([{ id: pricing, title: 'Pricing' }]);
+  });
+
+  it('embeds each passage once when two instances share the queue (SKIP LOCKED claims)', async () => {
+    const bot = (await createBot(t, tenant.id)).id;
+    const paragraphs = Array.from({ length: 24 }, (_, i) => `Paragraph ${i}: ${'our warehouse ships every order quickly. '.repeat(18)}`);
+    const documentId = await addDocument(bot, 'Warehouse handbook', paragraphs.join('\n\n'));
+    const rows = await embedded(documentId);
+    expect(rows.length).toBeGreaterThanOrEqual(12);
+    const sent = fake.requests.flatMap((request) => request.input).filter((text) => text.startsWith('Warehouse handbook\n\n'));
+    expect(sent).toHaveLength(rows.length);
+    expect(new Set(sent).size).toBe(rows.length);
   });
 
   it("never answers from another bot's or another tenant's passages", async () => {
