@@ -32,6 +32,8 @@ import { TenancyModule } from './tenancy/tenancy.module';
 import { VerifyModule } from './verify/verify.module';
 import { WidgetModule } from './widget/widget.module';
 import { WebhookDeliveryModule } from './webhooks/delivery/delivery.module';
+import { EmbeddingsWorkerModule } from './answering/embeddings/embeddings.module';
+import type { EmbeddingsWorkerOptions } from './answering/embeddings/embeddings-options';
 import type { DeliveryOptions } from './webhooks/delivery/delivery-options';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -41,7 +43,12 @@ export class AppModule {
   static forRoot(
     config: AppConfig,
     connection: DatabaseConnection,
-    options: { rateLimitPlans?: RateLimitPlans; webhookDelivery?: Partial<DeliveryOptions>; privacy?: Partial<PrivacyOptions> } = {},
+    options: {
+      rateLimitPlans?: RateLimitPlans;
+      webhookDelivery?: Partial<DeliveryOptions>;
+      privacy?: Partial<PrivacyOptions>;
+      embeddings?: Partial<EmbeddingsWorkerOptions>;
+    } = {},
   ): DynamicModule {
     return {
       module: AppModule,
@@ -67,6 +74,7 @@ export class AppModule {
         WebhookDeliveryModule.forRoot(options.webhookDelivery),
         // RETENTION_CHECK_SECONDS sets how often the sweep is looked for; a test's own options win.
         PrivacyModule.forRoot({ sweepCheckMs: config.privacy.sweepCheckMs, ...options.privacy }),
+        EmbeddingsWorkerModule.forRoot(options.embeddings),
         DemoModule,
         OpenApiModule,
         DashboardModule,

@@ -7,6 +7,8 @@ import { botSynonymLookup } from './bot-synonyms';
 import { NO_ANSWER, RefusalGate } from './model-refusal';
 import { questionTerms } from './question-terms';
 import { WordNetSynonyms } from './wordnet-synonyms';
+import { fuseRankings } from './embeddings/rank-fusion';
+import { SemanticSearch } from './embeddings/semantic-search';
 
 /**
  * A passage answers a question when it holds at least this share of the question's words
@@ -19,6 +21,9 @@ const MAX_PASSAGES = 3;
 const MAX_PER_DOCUMENT = 2;
 /** Candidates read from the database: enough for MAX_PASSAGES after the per-document cap. */
 const CANDIDATES = 12;
+
+/** A passage a reply is built from, found by words or by meaning. */
+type Passage = Pick<FoundPassage, 'documentId' | 'title' | 'content'>;
 /** A synonym weighs less than the visitor's own word; the bot's own synonyms more than WordNet's. */
 const BOT_SYNONYM_WEIGHT = 0.8;
 const WORDNET_WEIGHT = 0.5;
@@ -42,6 +47,7 @@ export class AnswerService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly chunks: KnowledgeChunksRepository,
+    private readonly semantic: SemanticSearch,
   ) {}
 
   /** `onDelta` receives the reply as it is written; the pieces concatenate to `content`. */
@@ -59,16 +65,19 @@ export class AnswerService {
 
   /**
    * The passages that answer the question. With LLM_REWRITE_QUESTIONS the model's search words
-   * are tried first, and the visitor's own words when they find nothing (or the model fails).
+   * are tried first, and the visitor's own words when they find nothing (or the model fails); the
+   * word ranking is then fused with the ranking by meaning when EMBEDDINGS_* is set.
    */
-  private async passagesFor(input: AnswerInput): Promise<FoundPassage[]> {
-    const search = async (question: string) =>
-      selectPassages(
-        await this.chunks.search(input.tenantId, input.bot.id, input.bot.language, questionTerms(question, this.expansion(input.bot)), CANDIDATES),
+  private async passagesFor(input: AnswerInput): Promise<Passage[]> {
+    // The search by meaning (EMBEDDINGS_*) runs beside the word search and never fails; [] when off.
+    const byMeaning = this.semantic.nearest(input.tenantId, input.bot.id, input.question);
+    const byWords = async (question: string) =>
+      (await this.chunks.search(input.tenantId, input.bot.id, input.bot.language, questionTerms(question, this.expansion(input.bot)), CANDIDATES)).filter(
+        answers,
       );
     const rewritten = this.config.llm?.rewriteQuestions ? await this.rewritten(input) : undefined;
-    const found = rewritten ? await search(rewritten) : [];
-    return found.length ? found : search(input.question);
+    const found = rewritten ? await byWords(rewritten) : [];
+    return selectPassages(fuseRankings(found.length ? found : await byWords(input.question), await byMeaning));
   }
 
   /** The model's search words for the question; undefined when it fails (the visitor's words are searched). */
@@ -100,7 +109,7 @@ export class AnswerService {
    * extractive reply is used then). A failure after the first words keeps what was written: the
    * visitor has already read it, and taking it back would be worse than a shorter reply.
    */
-  private async fromModel(input: AnswerInput, passages: FoundPassage[], onDelta: (text: string) => void): Promise<string | typeof REFUSED | undefined> {
+  private async fromModel(input: AnswerInput, passages: Passage[], onDelta: (text: string) => void): Promise<string | typeof REFUSED | undefined> {
     const gate = new RefusalGate(onDelta);
     try {
       const text = await streamChatCompletion(this.config.llm!, promptFor(input, passages), (piece) => gate.push(piece));
@@ -124,13 +133,17 @@ function fallback(input: AnswerInput, onDelta: (text: string) => void): Answer {
   return { content: input.bot.fallbackMessage, sources: [], unanswered: true };
 }
 
-/** The best passages that fit: at most MAX_PASSAGES, MAX_PER_DOCUMENT per document, best first. */
-function selectPassages(found: FoundPassage[]): FoundPassage[] {
+/** Whether a passage found by words may answer: it covers enough of the question and holds its most specific word. */
+function answers(passage: FoundPassage): boolean {
+  return passage.coverage >= MIN_COVERAGE && passage.specific;
+}
+
+/** The first passages of a ranking: at most MAX_PASSAGES, MAX_PER_DOCUMENT per document. */
+function selectPassages<T extends { documentId: string }>(ranked: T[]): T[] {
   const perDocument = new Map<string, number>();
-  const chosen: FoundPassage[] = [];
-  for (const passage of found) {
-    if (passage.coverage < MIN_COVERAGE || chosen.length === MAX_PASSAGES) break;
-    if (!passage.specific) continue;
+  const chosen: T[] = [];
+  for (const passage of ranked) {
+    if (chosen.length === MAX_PASSAGES) break;
     const taken = perDocument.get(passage.documentId) ?? 0;
     if (taken === MAX_PER_DOCUMENT) continue;
     perDocument.set(passage.documentId, taken + 1);
@@ -139,7 +152,7 @@ function selectPassages(found: FoundPassage[]): FoundPassage[] {
   return chosen;
 }
 
-function promptFor(input: AnswerInput, passages: FoundPassage[]): ChatMessage[] {
+function promptFor(input: AnswerInput, passages: Passage[]): ChatMessage[] {
   const context = passages.map((passage, i) => `[${i + 1}] ${passage.title}\n${passage.content}`).join('\n\n');
   return [
     {

@@ -233,6 +233,13 @@ describe('loadConfig: a bad value of every configuration variable', () => {
     ['LLM_MODEL', { LLM_BASE_URL: 'https://llm.example.com/v1', LLM_API_KEY: 'k' }],
     ['LLM_API_KEY', { LLM_BASE_URL: 'https://llm.example.com/v1', LLM_MODEL: 'm' }],
     ['LLM_TIMEOUT_MS', { LLM_TIMEOUT_MS: '10' }],
+    ['EMBEDDINGS_BASE_URL', { EMBEDDINGS_BASE_URL: 'not a url' }],
+    ['EMBEDDINGS_MODEL', { EMBEDDINGS_BASE_URL: 'https://embed.example.com/v1', EMBEDDINGS_API_KEY: 'k' }],
+    ['EMBEDDINGS_API_KEY', { EMBEDDINGS_BASE_URL: 'https://embed.example.com/v1', EMBEDDINGS_MODEL: 'm' }],
+    ['EMBEDDINGS_TIMEOUT_MS', { EMBEDDINGS_TIMEOUT_MS: '10' }],
+    ['EMBEDDINGS_MIN_SIMILARITY', { EMBEDDINGS_MIN_SIMILARITY: '1.5' }],
+    ['EMBEDDINGS_MIN_SIMILARITY', { EMBEDDINGS_MIN_SIMILARITY: 'high' }],
+    ['EMBEDDINGS_WORKER', { EMBEDDINGS_WORKER: 'off' }],
   ];
 
   it.each(badValues)('stops with one line naming %s for %j', (variable, env) => {

@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { Transform, plainToInstance } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min, MinLength, validateSync } from 'class-validator';
 import { coversPublicAddresses } from '../common/validation/public-url';
 import { trustedProxies } from './trusted-proxies';
 
@@ -14,6 +14,7 @@ const PRODUCTION_TOKEN_LENGTH = 32;
 const PRODUCTION_TOKEN_DISTINCT = 8;
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+const toNumber = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value);
 const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
 /** The environment variables the service reads, with their rules. */
@@ -198,6 +199,39 @@ class EnvironmentVariables {
 
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: '$property must be an http(s) URL' })
+  EMBEDDINGS_BASE_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  EMBEDDINGS_MODEL?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  EMBEDDINGS_API_KEY?: string;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(30_000)
+  EMBEDDINGS_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Transform(toNumber)
+  @IsNumber({}, { message: '$property must be a number between 0 and 1' })
+  @Min(0)
+  @Max(1)
+  EMBEDDINGS_MIN_SIMILARITY?: number;
+
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: '$property must be true or false' })
+  EMBEDDINGS_WORKER?: boolean;
+
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { message: '$property must be an http(s) URL' })
   PUBLIC_URL?: string;
 
   @IsOptional()
@@ -290,6 +324,20 @@ export interface AppConfig {
    * `rewriteQuestions`: the model also turns a question into search words before the search (LLM_REWRITE_QUESTIONS).
    */
   llm: { baseUrl: string; model: string; apiKey: string; timeoutMs: number; rewriteQuestions: boolean } | undefined;
+  /** An OpenAI-compatible embeddings endpoint for the semantic step of the search; unset: words only. */
+  embeddings: EmbeddingsConfig | undefined;
+}
+
+export interface EmbeddingsConfig {
+  baseUrl: string;
+  model: string;
+  apiKey: string;
+  /** How long an answer waits for its question's embedding before searching by words alone. */
+  questionTimeoutMs: number;
+  /** The cosine a passage needs to count as answering by meaning (it depends on the model). */
+  minSimilarity: number;
+  /** Whether this instance embeds passages in the background. */
+  worker: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -360,6 +408,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     const missing = ['LLM_BASE_URL', 'LLM_MODEL', 'LLM_API_KEY'].filter((_, i) => !llmVars[i]);
     throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} must be set too: LLM_BASE_URL, LLM_MODEL and LLM_API_KEY go together`);
   }
+  const embeddingVars = [vars.EMBEDDINGS_BASE_URL, vars.EMBEDDINGS_MODEL, vars.EMBEDDINGS_API_KEY];
+  if (embeddingVars.some(Boolean) && !embeddingVars.every(Boolean)) {
+    const missing = ['EMBEDDINGS_BASE_URL', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_API_KEY'].filter((_, i) => !embeddingVars[i]);
+    throw new ConfigError(
+      `Invalid configuration: ${missing.join(' and ')} must be set too: EMBEDDINGS_BASE_URL, EMBEDDINGS_MODEL and EMBEDDINGS_API_KEY go together`,
+    );
+  }
   if (vars.SMTP_URL && !hasProtocol(vars.SMTP_URL, ['smtp:', 'smtps:'])) {
     throw new ConfigError('Invalid configuration: SMTP_URL must be an smtp:// or smtps:// URL');
   }
@@ -416,6 +471,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             apiKey: vars.LLM_API_KEY,
             timeoutMs: vars.LLM_TIMEOUT_MS ?? 20_000,
             rewriteQuestions: vars.LLM_REWRITE_QUESTIONS ?? false,
+          }
+        : undefined,
+    embeddings:
+      vars.EMBEDDINGS_BASE_URL && vars.EMBEDDINGS_MODEL && vars.EMBEDDINGS_API_KEY
+        ? {
+            baseUrl: vars.EMBEDDINGS_BASE_URL.replace(/\/+$/, ''),
+            model: vars.EMBEDDINGS_MODEL,
+            apiKey: vars.EMBEDDINGS_API_KEY,
+            questionTimeoutMs: vars.EMBEDDINGS_TIMEOUT_MS ?? 2000,
+            minSimilarity: vars.EMBEDDINGS_MIN_SIMILARITY ?? 0.4,
+            worker: vars.EMBEDDINGS_WORKER ?? true,
           }
         : undefined,
   };

@@ -8,6 +8,7 @@ import type { RateLimitPlans } from '../../src/rate-limit/plan-limits';
 import { configureApp } from '../../src/configure-app';
 import type { DatabaseConnection } from '../../src/database/database-connection';
 import { PrismaService } from '../../src/database/prisma.service';
+import type { EmbeddingsWorkerOptions } from '../../src/answering/embeddings/embeddings-options';
 import type { DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
 import type { PrivacyOptions } from '../../src/privacy/privacy-options';
 import { openTestDatabase } from './test-database';
@@ -57,6 +58,7 @@ export async function createTestApp(
     connection?: DatabaseConnection;
     webhookDelivery?: Partial<DeliveryOptions>;
     privacy?: Partial<PrivacyOptions>;
+    embeddings?: Partial<EmbeddingsWorkerOptions>;
   } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ ...TEST_ENV, ...env });
@@ -68,6 +70,7 @@ export async function createTestApp(
         rateLimitPlans: options.rateLimitPlans ?? GENEROUS_RATE_LIMITS,
         webhookDelivery: options.webhookDelivery,
         privacy: options.privacy,
+        embeddings: options.embeddings,
       }),
     ],
   }).compile();
