@@ -61,8 +61,7 @@ export class BotsService {
         await this.events.record(tx, tenantId, actor, { action: after.isActive ? 'bot.activated' : 'bot.deactivated', targetId: botId });
       }
       const changes = changedSettings(before, after);
-      if (Object.keys(changes).length)
-        await this.events.record(tx, tenantId, actor, { action: 'bot.updated', targetId: botId, data: { changes } });
+      if (Object.keys(changes).length) await this.events.record(tx, tenantId, actor, { action: 'bot.updated', targetId: botId, data: { changes } });
       const previousAttributes = previousAttributesOf(toBotResponse(before), toBotResponse(after));
       if (previousAttributes) await this.events.publish(tx, tenantId, { type: 'bot.updated', object: toBotResponse(after), previousAttributes });
       return after;
