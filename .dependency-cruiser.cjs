@@ -5,6 +5,9 @@
  */
 const PLUMBING = '^src/(common|config|database|redis|openapi|idempotency|invalidation|rate-limit|events|lifecycle|logging|health|mail|generated)/';
 
+/** The event catalogue (src/events/event-catalogue.ts) maps each webhook event to a feature's response type. */
+const CATALOGUE = '^src/events/event-catalogue\\.ts$';
+
 module.exports = {
   forbidden: [
     {
@@ -12,8 +15,15 @@ module.exports = {
       severity: 'error',
       comment:
         'Shared plumbing (common/, config/, database/ and the infrastructure modules) must not depend on a feature, on the app module or on an entry point.',
-      from: { path: PLUMBING },
+      from: { path: PLUMBING, pathNot: CATALOGUE },
       to: { path: '^src/', pathNot: PLUMBING },
+    },
+    {
+      name: 'catalogue-imports-feature-types-only',
+      severity: 'error',
+      comment: "The event catalogue names each event's payload, a feature's response type: it may import that type, nothing that runs.",
+      from: { path: CATALOGUE },
+      to: { path: '^src/', pathNot: PLUMBING, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-circular',

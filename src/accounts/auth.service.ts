@@ -48,8 +48,8 @@ export class AuthService {
         const tenant = await this.tenants.create({ name: input.tenantName, slug: slugOf(input.tenantName), plan: 'free' }, tx);
         await this.users.addMembership(tenant.id, user.id, 'owner', tx);
         const actor: Actor = { name: userActorName(user.id), requestId: origin.requestId, ip: origin.ip };
-        await this.events.record(tx, tenant.id, actor, { action: 'tenant.created', targetType: 'tenant', targetId: tenant.id, data: { plan: tenant.plan } });
-        await this.events.record(tx, tenant.id, actor, { action: 'member.added', targetType: 'user', targetId: user.id, data: { role: 'owner' } });
+        await this.events.record(tx, tenant.id, actor, { action: 'tenant.created', targetId: tenant.id, data: { plan: tenant.plan } });
+        await this.events.record(tx, tenant.id, actor, { action: 'member.added', targetId: user.id, data: { role: 'owner' } });
         const { token } = await this.sessions.start(user.id, origin, new Date(), tx);
         return { user, memberships: await this.users.memberships(user.id, tx), token };
       });

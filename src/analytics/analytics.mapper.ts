@@ -60,6 +60,24 @@ export class AnalyticsFiguresResponse {
 
   @ApiProperty({ type: 'number', minimum: 0, description: 'Messages created in the range divided by conversations created in it; 0 without conversations.' })
   avgMessagesPerConversation: number;
+
+  @ApiProperty({
+    type: 'number',
+    minimum: 0,
+    maximum: 1,
+    description:
+      'Share of the conversations created in the range that were handed off to a person (whether released or ended since); 0 without conversations, like the other rates.',
+  })
+  handoffRate: number;
+
+  @ApiProperty({
+    type: 'number',
+    nullable: true,
+    minimum: 0,
+    description:
+      'Over the conversations created in the range that were handed off and answered by a person: the median of the seconds from the handoff (the latest, if handed off again) to the first agent message, to the millisecond. An agent who takes a conversation over by writing to it answered in 0 seconds. Null when no handed-off conversation has been answered.',
+  })
+  medianFirstAgentResponseSeconds: number | null;
 }
 
 export class AnalyticsOverviewResponse extends AnalyticsFiguresResponse {
@@ -102,6 +120,8 @@ export function toAnalyticsFiguresResponse(figures: OverviewFigures): AnalyticsF
     leadConversionRate: figures.leadConversionRate,
     unansweredRate: figures.unansweredRate,
     avgMessagesPerConversation: figures.avgMessagesPerConversation,
+    handoffRate: figures.handoffRate,
+    medianFirstAgentResponseSeconds: figures.medianFirstAgentResponseSeconds,
   };
 }
 

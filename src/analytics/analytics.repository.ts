@@ -20,6 +20,10 @@ export interface FigureCounts {
   agentMessages: number;
   /** Assistant messages flagged `unanswered`. */
   unansweredMessages: number;
+  /** Conversations of the range handed off to a person (released or ended since included). */
+  handedOffConversations: number;
+  /** The median, over those a person has answered, of the seconds from the handoff to the first agent message; null when none. */
+  medianFirstAgentResponseSeconds: number | null;
 }
 
 export interface PeriodCount {
@@ -29,6 +33,7 @@ export interface PeriodCount {
 }
 
 type CountRow<K extends string> = Record<`${K}` | `previous_${K}`, number>;
+type MedianRow<K extends string> = Record<`${K}` | `previous_${K}`, number | null>;
 
 /** The table and counted expression of each metric; `x` is the row. */
 const METRICS: Record<AnalyticsMetric, { table: Prisma.Sql; count: Prisma.Sql }> = {
@@ -67,17 +72,22 @@ export class AnalyticsRepository {
     const within = Prisma.sql`x."tenantId" = ${tenantId}::uuid AND x."createdAt" BETWEEN ${previous.from}::timestamptz AND ${range.to}::timestamptz`;
     const current = Prisma.sql`x."createdAt" >= ${range.from}::timestamptz`;
     const [conversations, messages, leads] = await Promise.all([
-      this.prisma.$queryRaw<CountRow<'conversations' | 'uniqueVisitors' | 'converted'>[]>(Prisma.sql`
+      this.prisma.$queryRaw<(CountRow<'conversations' | 'uniqueVisitors' | 'converted' | 'handedOff'> & MedianRow<'firstAgentSeconds'>)[]>(Prisma.sql`
         SELECT
           count(*) FILTER (WHERE r."current")::int AS "conversations",
           count(DISTINCT r."visitorId") FILTER (WHERE r."current")::int AS "uniqueVisitors",
           count(*) FILTER (WHERE r."current" AND r."converted")::int AS "converted",
+          count(*) FILTER (WHERE r."current" AND r."handedOffAt" IS NOT NULL)::int AS "handedOff",
+          ${median(Prisma.sql`r."current"`)} AS "firstAgentSeconds",
           count(*) FILTER (WHERE NOT r."current")::int AS "previous_conversations",
           count(DISTINCT r."visitorId") FILTER (WHERE NOT r."current")::int AS "previous_uniqueVisitors",
-          count(*) FILTER (WHERE NOT r."current" AND r."converted")::int AS "previous_converted"
+          count(*) FILTER (WHERE NOT r."current" AND r."converted")::int AS "previous_converted",
+          count(*) FILTER (WHERE NOT r."current" AND r."handedOffAt" IS NOT NULL)::int AS "previous_handedOff",
+          ${median(Prisma.sql`NOT r."current"`)} AS "previous_firstAgentSeconds"
         FROM (
-          SELECT ${current} AS "current", x."visitorId",
-            (x."leadId" IS NOT NULL OR EXISTS (SELECT 1 FROM "Lead" l WHERE l."conversationId" = x."id" AND l."tenantId" = x."tenantId")) AS "converted"
+          SELECT ${current} AS "current", x."visitorId", x."handedOffAt",
+            (x."leadId" IS NOT NULL OR EXISTS (SELECT 1 FROM "Lead" l WHERE l."conversationId" = x."id" AND l."tenantId" = x."tenantId")) AS "converted",
+            ${FIRST_AGENT_SECONDS} AS "firstAgentSeconds"
           FROM "Conversation" x
           WHERE ${within} ${botFilter('conversations', filter)}
         ) r`),
@@ -111,6 +121,8 @@ export class AnalyticsRepository {
       assistantMessages: m[`${prefix}assistant`],
       agentMessages: m[`${prefix}agent`],
       unansweredMessages: m[`${prefix}unanswered`],
+      handedOffConversations: c[`${prefix}handedOff`],
+      medianFirstAgentResponseSeconds: c[`${prefix}firstAgentSeconds`],
     });
     return { current: figures(''), previous: figures('previous_') };
   }
@@ -142,6 +154,23 @@ export class AnalyticsRepository {
       LEFT JOIN counted ON counted."period" = p."period"
       ORDER BY p."period"`);
   }
+}
+
+/**
+ * Seconds from the conversation `x`'s (latest) handoff to the first agent message at or after it,
+ * in milliseconds' precision; null when not handed off or not answered yet. An agent who takes a
+ * conversation over by writing to it (which hands it off) answered in 0 seconds. One indexed read
+ * of the conversation's messages (conversationId, createdAt), for handed-off conversations only.
+ */
+const FIRST_AGENT_SECONDS = Prisma.sql`CASE WHEN x."handedOffAt" IS NOT NULL THEN (
+  SELECT extract(epoch FROM min(m."createdAt") - x."handedOffAt")
+  FROM "Message" m
+  WHERE m."conversationId" = x."id" AND m."tenantId" = x."tenantId" AND m."role" = 'agent' AND m."createdAt" >= x."handedOffAt"
+) END`;
+
+/** The median of the answered handoffs' first-response seconds among the rows where `when` holds, rounded to the millisecond; null when none. */
+function median(when: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`round((percentile_cont(0.5) WITHIN GROUP (ORDER BY r."firstAgentSeconds") FILTER (WHERE ${when} AND r."firstAgentSeconds" IS NOT NULL))::numeric, 3)::float8`;
 }
 
 /** Only the rows `x` of the filter's bot. Messages carry no bot: theirs is their conversation's. */

@@ -19,6 +19,8 @@ export interface OverviewFigures {
   leadConversionRate: number;
   unansweredRate: number;
   avgMessagesPerConversation: number;
+  handoffRate: number;
+  medianFirstAgentResponseSeconds: number | null;
 }
 
 export interface Timeseries {
@@ -42,6 +44,8 @@ function toFigures(range: DateRange, counts: FigureCounts): OverviewFigures {
     leadConversionRate: ratio(counts.convertedConversations, counts.conversations),
     unansweredRate: ratio(counts.unansweredMessages, counts.assistantMessages),
     avgMessagesPerConversation: ratio(messages, counts.conversations),
+    handoffRate: ratio(counts.handedOffConversations, counts.conversations),
+    medianFirstAgentResponseSeconds: counts.medianFirstAgentResponseSeconds,
   };
 }
 

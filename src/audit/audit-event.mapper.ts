@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { AUDIT_ACTION_NAMES, AUDIT_TARGET_TYPES } from '../events/event-catalogue';
 import { Pagination } from '../common/paging/pagination';
 import type { AuditEventRow } from './audit-log.repository';
 
@@ -26,12 +27,11 @@ export class AuditEventResponse {
   ip: string | null;
 
   @ApiProperty({
-    description:
-      'What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.disabled`, `member.added`, `member.role_changed`, `member.removed`, `invitation.created` or `invitation.deleted` (by the delivery worker: the receiver answered 410, or failed for 5 days).',
+    description: `What happened: ${AUDIT_ACTION_NAMES.map((action) => `\`${action}\``).join(', ')}. \`webhook.disabled\` is written by the delivery worker (the receiver answered 410, or failed for 5 days).`,
   })
   action: string;
 
-  @ApiProperty({ description: 'The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation` or `webhook`.' })
+  @ApiProperty({ description: `The kind of thing acted on: ${AUDIT_TARGET_TYPES.map((type) => `\`${type}\``).join(', ')}.` })
   targetType: string;
 
   @ApiProperty()

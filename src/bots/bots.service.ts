@@ -43,7 +43,6 @@ export class BotsService {
       const bot = await this.bots.create(tenantId, settings, tx);
       await this.events.record(tx, tenantId, actor, {
         action: 'bot.created',
-        targetType: 'bot',
         targetId: bot.id,
         data: { name: bot.name, isActive: bot.isActive },
       });
@@ -59,11 +58,10 @@ export class BotsService {
       const after = await this.bots.update(tenantId, botId, settings, tx);
       if (!after) throw new NotFoundError('Bot');
       if (before.isActive !== after.isActive) {
-        await this.events.record(tx, tenantId, actor, { action: after.isActive ? 'bot.activated' : 'bot.deactivated', targetType: 'bot', targetId: botId });
+        await this.events.record(tx, tenantId, actor, { action: after.isActive ? 'bot.activated' : 'bot.deactivated', targetId: botId });
       }
       const changes = changedSettings(before, after);
-      if (Object.keys(changes).length)
-        await this.events.record(tx, tenantId, actor, { action: 'bot.updated', targetType: 'bot', targetId: botId, data: { changes } });
+      if (Object.keys(changes).length) await this.events.record(tx, tenantId, actor, { action: 'bot.updated', targetId: botId, data: { changes } });
       const previousAttributes = previousAttributesOf(toBotResponse(before), toBotResponse(after));
       if (previousAttributes) await this.events.publish(tx, tenantId, { type: 'bot.updated', object: toBotResponse(after), previousAttributes });
       return after;

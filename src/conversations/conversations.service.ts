@@ -57,7 +57,7 @@ export class ConversationsService {
     await this.prisma.$transaction(async (tx) => {
       if (!(await this.conversations.delete(tenantId, conversationId, tx))) throw new NotFoundError('Conversation');
       await this.events.publish(tx, tenantId, { type: 'conversation.deleted', object: { id: conversationId } });
-      await this.events.record(tx, tenantId, actor, { action: 'conversation.deleted', targetType: 'conversation', targetId: conversationId });
+      await this.events.record(tx, tenantId, actor, { action: 'conversation.deleted', targetId: conversationId });
     });
   }
 
@@ -93,7 +93,6 @@ export class ConversationsService {
       await this.publishRecorded(tenantId, conversation, stored, tx);
       await this.events.record(tx, tenantId, actor, {
         action: 'conversation.recorded',
-        targetType: 'conversation',
         targetId: id,
         data: { botId, messages: record.messages.length, leadId: conversation.leadId },
       });
@@ -107,10 +106,12 @@ export class ConversationsService {
    */
   private async publishRecorded(tenantId: string, conversation: ConversationRow, messages: MessageRow[], tx: PrismaTransaction): Promise<void> {
     const object = toConversationResponse(conversation);
-    await this.events.publish(tx, tenantId, { type: 'conversation.started', object });
     const ordered = [...messages].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
-    for (const message of ordered) await this.events.publish(tx, tenantId, { type: 'message.created', object: toMessageResponse(message) });
-    if (conversation.status === 'ended') await this.events.publish(tx, tenantId, { type: 'conversation.ended', object });
+    await this.events.publishAll(tx, tenantId, [
+      { type: 'conversation.started', object },
+      ...ordered.map((message) => ({ type: 'message.created' as const, object: toMessageResponse(message) })),
+      ...(conversation.status === 'ended' ? [{ type: 'conversation.ended' as const, object }] : []),
+    ]);
   }
 }
 

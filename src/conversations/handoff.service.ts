@@ -133,7 +133,6 @@ export class HandoffService {
       await this.events.publish(tx, tenantId, { type: 'conversation.assigned', object: toConversationResponse(assigned) });
       await this.events.record(tx, tenantId, actor, {
         action: 'conversation.assigned',
-        targetType: 'conversation',
         targetId: conversationId,
         data: { assigneeId: assignee.userId, previousAssigneeId: holder, forced: holder !== null && holder !== actor.userId },
       });

@@ -4,31 +4,37 @@ import type { PrismaTransaction } from '../database/prisma.service';
 import { v7 } from 'uuid';
 import { UUID_V7 } from '../database/uuid-v7';
 import type { Actor } from './actor';
-import type { WebhookEventType } from './webhook-event-types';
+import { type AuditAction, auditTargetOf, type WebhookEventType, type WebhookPayload } from './event-catalogue';
 
-/** A change the audit log must hear of. */
+/** A change the audit log must hear of; its `targetType` comes from the catalogue. */
 export interface RecordedEvent {
-  /** What happened, e.g. `tenant.plan_changed`, `api_key.created`, `bot.deactivated`. */
-  action: string;
-  targetType: string;
+  action: AuditAction;
   targetId: string;
   data?: Prisma.InputJsonObject;
 }
 
-/** A change tenants' systems hear of through webhooks (API_DECISIONS, Webhooks). */
-export interface PublishedEvent {
-  type: WebhookEventType;
-  /** The resource exactly as the API returns it. */
-  object: object;
-  /** On `*.updated`: the old values of what changed. */
-  previousAttributes?: Record<string, unknown>;
+/** A change tenants' systems hear of through webhooks (API_DECISIONS, Webhooks), its object typed by the catalogue. */
+export type PublishedEvent = {
+  [K in WebhookEventType]: {
+    type: K;
+    /** The resource exactly as the API returns it. */
+    object: WebhookPayload<K>;
+    /** On `*.updated`: the old values of what changed. */
+    previousAttributes?: Record<string, unknown>;
+  };
+}[WebhookEventType];
+
+/** An event in the outbox and its deliveries. */
+export interface QueuedEvent {
+  eventId: string;
+  deliveryIds: string[];
 }
 
 /**
  * The one writer of event rows (STYLE.md, Layers: Events). It writes in the caller's transaction,
- * so an event exists exactly when its change committed: an audit row (record), and an outbox row
- * with one delivery per enabled endpoint of the tenant subscribed to it (publish), which the
- * delivery workers send.
+ * so an event exists exactly when its change committed: an audit row (record), and outbox rows
+ * with one delivery per enabled endpoint of the tenant subscribed to them (publish), which the
+ * delivery workers send. Every outbox row, one or a thousand, is written by one statement (outbox).
  */
 @Injectable()
 export class EventRecorder {
@@ -40,7 +46,7 @@ export class EventRecorder {
         requestId: actor.requestId,
         ip: actor.ip,
         action: event.action,
-        targetType: event.targetType,
+        targetType: auditTargetOf(event.action),
         targetId: event.targetId,
         data: event.data ?? {},
       },
@@ -54,11 +60,18 @@ export class EventRecorder {
    * id, or undefined when no endpoint listens (then nothing is written).
    */
   async publish(tx: PrismaTransaction, tenantId: string, event: PublishedEvent, endpointId?: string): Promise<QueuedEvent | undefined> {
-    const endpoints = endpointId ? Prisma.sql`"id" = ${endpointId}::uuid` : listeningTo(event);
-    const rows = await tx.$queryRaw<{ id: string; eventId: string }[]>`
-      WITH ${outbox(tenantId, event, endpoints, Prisma.sql`true`)}
-      SELECT "id"::text AS "id", "eventId"::text AS "eventId" FROM "delivery"`;
-    return rows.length ? { eventId: rows[0].eventId, deliveryIds: rows.map((row) => row.id) } : undefined;
+    const [queued] = await queuedOf(tx.$queryRaw<DeliveryRow[]>`WITH ${outbox(tenantId, [event], { endpointId })} ${DELIVERIES}`);
+    return queued;
+  }
+
+  /**
+   * Queues many events in one statement whatever their number (an import of 1,000 leads, the
+   * messages of a recorded conversation). Returns the queued events only (those some endpoint
+   * listens to), in order.
+   */
+  async publishAll(tx: PrismaTransaction, tenantId: string, events: readonly PublishedEvent[]): Promise<QueuedEvent[]> {
+    if (!events.length) return [];
+    return queuedOf(tx.$queryRaw<DeliveryRow[]>`WITH ${outbox(tenantId, events, {})} ${DELIVERIES}`);
   }
 
   /**
@@ -69,86 +82,59 @@ export class EventRecorder {
    */
   publishAlong<T>(db: PrismaTransaction, tenantId: string, change: Prisma.Sql, event: PublishedEvent): Promise<T[]> {
     return db.$queryRaw<T[]>`
-      WITH "change" AS (${change}), ${outbox(tenantId, event, listeningTo(event), Prisma.sql`EXISTS (SELECT 1 FROM "change")`)}
+      WITH "change" AS (${change}), ${outbox(tenantId, [event], { when: Prisma.sql`EXISTS (SELECT 1 FROM "change")` })}
       SELECT * FROM "change"`;
   }
-
-  /**
-   * Queues many events in three statements whatever their number (an import of 1,000 leads):
-   * the listening endpoints are read once, the outbox rows and their deliveries written in bulk.
-   * Returns the queued events only (those some endpoint listens to), in order.
-   */
-  async publishAll(tx: PrismaTransaction, tenantId: string, events: readonly PublishedEvent[]): Promise<QueuedEvent[]> {
-    if (!events.length) return [];
-    const types = [...new Set(events.map((event) => event.type))];
-    const endpoints = await tx.webhookEndpoint.findMany({
-      where: { tenantId, enabled: true, OR: [{ events: { hasSome: types } }, { events: { has: '*' } }] },
-      select: { id: true, events: true },
-    });
-    if (!endpoints.length) return [];
-    const listened = events
-      .map((event) => ({
-        event,
-        endpointIds: endpoints.filter((endpoint) => endpoint.events.includes('*') || endpoint.events.includes(event.type)).map((endpoint) => endpoint.id),
-      }))
-      .filter(({ endpointIds }) => endpointIds.length);
-    return this.queue(tx, tenantId, listened);
-  }
-
-  private async queue(tx: PrismaTransaction, tenantId: string, listened: { event: PublishedEvent; endpointIds: string[] }[]): Promise<QueuedEvent[]> {
-    if (!listened.length) return [];
-    // INSERT ... VALUES ... RETURNING answers the rows in the order of the VALUES list.
-    const rows = await tx.webhookEvent.createManyAndReturn({
-      data: listened.map(({ event }) => ({ tenantId, type: event.type, data: payloadData(event) })),
-      select: { id: true },
-    });
-    const deliveries = await tx.webhookDelivery.createManyAndReturn({
-      data: listened.flatMap(({ event, endpointIds }, i) =>
-        endpointIds.map((endpointId) => ({ tenantId, endpointId, eventId: rows[i].id, eventType: event.type })),
-      ),
-      select: { id: true, eventId: true },
-    });
-    const byEvent = new Map<string, string[]>(rows.map((row) => [row.id, []]));
-    for (const delivery of deliveries) byEvent.get(delivery.eventId)!.push(delivery.id);
-    return rows.map((row) => ({ eventId: row.id, deliveryIds: byEvent.get(row.id)! }));
-  }
 }
 
-/** An event in the outbox and its deliveries. */
-export interface QueuedEvent {
+interface DeliveryRow {
+  id: string;
   eventId: string;
-  deliveryIds: string[];
 }
 
-/** The tenant's enabled endpoints subscribed to the event's type, or to every type. */
-function listeningTo(event: PublishedEvent): Prisma.Sql {
-  return Prisma.sql`"enabled" AND ("events" @> ARRAY[${event.type}]::text[] OR "events" @> ARRAY['*']::text[])`;
+const DELIVERIES = Prisma.sql`SELECT "id"::text AS "id", "eventId"::text AS "eventId" FROM "delivery" ORDER BY "eventId", "id"`;
+
+/** The deliveries grouped by event, in the events' order (their ids are monotonic, see outbox). */
+async function queuedOf(rows: Promise<DeliveryRow[]>): Promise<QueuedEvent[]> {
+  const byEvent = new Map<string, string[]>();
+  for (const row of await rows) byEvent.set(row.eventId, [...(byEvent.get(row.eventId) ?? []), row.id]);
+  return [...byEvent].map(([eventId, deliveryIds]) => ({ eventId, deliveryIds }));
 }
 
 /**
- * The outbox's common table expressions: the event (only if an endpoint listens and `when`
- * holds) and its "delivery" rows, one per endpoint. One statement whether an endpoint listens or
- * not: this runs in every lead or conversation write, and three round trips (find the endpoints,
- * insert the event, insert its deliveries) cost 35% of lead-creation throughput with one endpoint
- * (bench, webhooks section). The event's id is made here, monotonic within a millisecond (uuid v7
- * with a counter): the events of one transaction share their createdAt, and their ids keep their order.
+ * The outbox's common table expressions: the events that some endpoint listens to (and only if
+ * `when` holds), and their "delivery" rows, one per listening endpoint. One statement whether an
+ * endpoint listens or not: this runs in every lead or conversation write, and three round trips
+ * (find the endpoints, insert the event, insert its deliveries) cost 35% of lead-creation
+ * throughput with one endpoint (bench, webhooks section). The events' ids are made here,
+ * monotonic within a millisecond (uuid v7 with a counter): the events of one transaction share
+ * their createdAt, and their ids keep their order. The payload goes in as text and is cast to
+ * json, so the stored bytes are exactly JSON.stringify's, which every delivery attempt sends.
+ * With `endpointId`, that endpoint alone receives the events, enabled or not (a test event).
  */
-function outbox(tenantId: string, event: PublishedEvent, endpoints: Prisma.Sql, when: Prisma.Sql): Prisma.Sql {
+function outbox(tenantId: string, events: readonly PublishedEvent[], { endpointId, when }: { endpointId?: string; when?: Prisma.Sql }): Prisma.Sql {
+  const endpoints = endpointId ? Prisma.sql`"id" = ${endpointId}::uuid` : Prisma.sql`"enabled"`;
+  const listens = (type: Prisma.Sql) =>
+    endpointId ? Prisma.sql`true` : Prisma.sql`("endpoint"."events" @> ARRAY[${type}]::text[] OR "endpoint"."events" @> ARRAY['*']::text[])`;
   return Prisma.sql`
-    "endpoint" AS (SELECT "id" FROM "WebhookEndpoint" WHERE "tenantId" = ${tenantId}::uuid AND ${endpoints}),
+    "endpoint" AS (SELECT "id", "events" FROM "WebhookEndpoint" WHERE "tenantId" = ${tenantId}::uuid AND ${endpoints}),
+    "input" AS (
+      SELECT * FROM unnest(${events.map(() => v7())}::uuid[], ${events.map((event) => event.type)}::text[], ${events.map(payloadText)}::text[]) AS "input"("id", "type", "data")
+    ),
     "event" AS (
       INSERT INTO "WebhookEvent" ("id", "tenantId", "type", "data")
-      SELECT ${v7()}::uuid, ${tenantId}::uuid, ${event.type}, ${JSON.stringify(payloadData(event))}::json
-      WHERE EXISTS (SELECT 1 FROM "endpoint") AND ${when}
+      SELECT "input"."id", ${tenantId}::uuid, "input"."type", "input"."data"::json FROM "input"
+      WHERE EXISTS (SELECT 1 FROM "endpoint" WHERE ${listens(Prisma.sql`"input"."type"`)}) AND ${when ?? Prisma.sql`true`}
       RETURNING "id", "type"
     ),
     "delivery" AS (
       INSERT INTO "WebhookDelivery" ("id", "tenantId", "endpointId", "eventId", "eventType", "updatedAt")
-      SELECT ${UUID_V7}, ${tenantId}::uuid, "endpoint"."id", "event"."id", "event"."type", now() FROM "endpoint", "event"
+      SELECT ${UUID_V7}, ${tenantId}::uuid, "endpoint"."id", "event"."id", "event"."type", now() FROM "event" JOIN "endpoint" ON ${listens(Prisma.sql`"event"."type"`)}
       RETURNING "id", "eventId"
     )`;
 }
 
-function payloadData(event: PublishedEvent): Prisma.InputJsonObject {
-  return { object: event.object, ...(event.previousAttributes ? { previousAttributes: event.previousAttributes } : {}) } as Prisma.InputJsonObject;
+/** The row's `data`: `{ object, previousAttributes? }`. */
+function payloadText(event: PublishedEvent): string {
+  return JSON.stringify({ object: event.object, ...(event.previousAttributes ? { previousAttributes: event.previousAttributes } : {}) });
 }

@@ -53,7 +53,6 @@ export class KnowledgeService {
       await this.writePassages(tx, tenantId, created, bot.language);
       await this.events.record(tx, tenantId, actor, {
         action: 'knowledge_document.created',
-        targetType: 'knowledge_document',
         targetId: created.id,
         data: auditData(created),
       });
@@ -81,7 +80,6 @@ export class KnowledgeService {
       await this.writePassages(tx, tenantId, updated, bot.language);
       await this.events.record(tx, tenantId, actor, {
         action: 'knowledge_document.updated',
-        targetType: 'knowledge_document',
         targetId: documentId,
         data: { ...auditData(updated), fields: Object.keys(changes) },
       });
@@ -95,7 +93,6 @@ export class KnowledgeService {
       if (!document || !(await this.documents.delete(tenantId, documentId, tx))) throw new NotFoundError('Document');
       await this.events.record(tx, tenantId, actor, {
         action: 'knowledge_document.deleted',
-        targetType: 'knowledge_document',
         targetId: documentId,
         data: auditData(document),
       });

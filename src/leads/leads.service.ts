@@ -134,7 +134,7 @@ export class LeadsService {
     await this.prisma.$transaction(async (tx) => {
       if (!(await this.leads.delete(tenantId, leadId, tx))) throw new NotFoundError('Lead');
       await this.events.publish(tx, tenantId, { type: 'lead.deleted', object: { id: leadId } });
-      await this.events.record(tx, tenantId, actor, { action: 'lead.deleted', targetType: 'lead', targetId: leadId });
+      await this.events.record(tx, tenantId, actor, { action: 'lead.deleted', targetId: leadId });
     });
   }
 

@@ -30,7 +30,6 @@ export class PrivacyService {
     ]);
     await this.events.record(this.prisma, tenantId, actor, {
       action: 'privacy.exported',
-      targetType: 'person',
       targetId: '-',
       data: { leads: leads.length, conversations: conversations.length },
     });
@@ -48,7 +47,7 @@ export class PrivacyService {
       const person = await this.people.find(tenantId, query, tx);
       const messages = await this.people.countMessages(tenantId, person.conversationIds, tx);
       const erasure = await this.erasures.create(tenantId, person, messages, tx);
-      await this.events.record(tx, tenantId, actor, { action: 'privacy.erasure_requested', targetType: 'privacy_erasure', targetId: erasure.id });
+      await this.events.record(tx, tenantId, actor, { action: 'privacy.erasure_requested', targetId: erasure.id });
       return { status: 202, location: null, body: { erasure: toErasureResponse(erasure) } };
     });
   }

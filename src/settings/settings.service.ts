@@ -49,7 +49,7 @@ export class SettingsService {
       });
       if (!Object.keys(changes).length) return current;
       const updated = await this.settings.updateTenantSettings(tenantId, changes, tx);
-      await this.events.record(tx, tenantId, actor, { action: 'settings.updated', targetType: 'tenant', targetId: tenantId, data: { changes } });
+      await this.events.record(tx, tenantId, actor, { action: 'settings.updated', targetId: tenantId, data: { changes } });
       return updated;
     });
   }
@@ -77,7 +77,7 @@ export class SettingsService {
       });
       if (!Object.keys(changes).length) return current;
       const updated = await this.settings.updateBotSettings(tenantId, botId, changes, tx);
-      await this.events.record(tx, tenantId, actor, { action: 'bot.settings_updated', targetType: 'bot', targetId: botId, data: { changes } });
+      await this.events.record(tx, tenantId, actor, { action: 'bot.settings_updated', targetId: botId, data: { changes } });
       return updated;
     });
   }

@@ -28,7 +28,7 @@ export class TenantsService {
     try {
       return await this.prisma.$transaction(async (tx) => {
         const tenant = await this.tenants.create(input, tx);
-        await this.events.record(tx, tenant.id, actor, { action: 'tenant.created', targetType: 'tenant', targetId: tenant.id, data: { plan: tenant.plan } });
+        await this.events.record(tx, tenant.id, actor, { action: 'tenant.created', targetId: tenant.id, data: { plan: tenant.plan } });
         return tenant;
       });
     } catch (error) {
@@ -48,7 +48,6 @@ export class TenantsService {
       if (before.plan !== after.plan) {
         await this.events.record(tx, tenantId, actor, {
           action: 'tenant.plan_changed',
-          targetType: 'tenant',
           targetId: tenantId,
           data: { from: before.plan, to: after.plan },
         });
@@ -56,7 +55,6 @@ export class TenantsService {
       if (before.name !== after.name) {
         await this.events.record(tx, tenantId, actor, {
           action: 'tenant.renamed',
-          targetType: 'tenant',
           targetId: tenantId,
           data: { from: before.name, to: after.name },
         });

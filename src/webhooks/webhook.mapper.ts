@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Pagination } from '../common/paging/pagination';
 import { WebhookDeliveryStatus } from '../generated/prisma/enums';
-import { SUBSCRIBABLE_EVENTS } from './dto/create-webhook.dto';
+import { SUBSCRIBABLE_EVENTS } from '../events/event-catalogue';
 import type { DeliveryRow } from './webhook-deliveries.repository';
 import type { WebhookRow } from './webhook-endpoints.repository';
 

@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../config/env';
 import { PrismaService } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
-import { ALL_WEBHOOK_EVENTS } from '../events/webhook-event-types';
+import { ALL_WEBHOOK_EVENTS } from '../events/event-catalogue';
 import type { WebhookDeliveryStatus } from '../generated/prisma/enums';
 import { TenantsRepository } from '../tenancy/tenants.repository';
 import { DeliveryRow, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -69,7 +69,6 @@ export class WebhooksService {
       const created = await this.webhooks.create(tenantId, { url: fields.url!, events: fields.events!, description: fields.description ?? null, secret }, tx);
       await this.events.record(tx, tenantId, actor, {
         action: 'webhook.created',
-        targetType: 'webhook',
         targetId: created.id,
         data: { url: created.url, events: created.events },
       });
@@ -89,7 +88,6 @@ export class WebhooksService {
       if (!updated) throw new NotFoundError('Webhook');
       await this.events.record(tx, tenantId, actor, {
         action: 'webhook.updated',
-        targetType: 'webhook',
         targetId: webhookId,
         data: { fields: Object.keys(input) },
       });
@@ -101,7 +99,7 @@ export class WebhooksService {
     await this.prisma.$transaction(async (tx) => {
       // Its pending deliveries go with it (the foreign keys cascade).
       if (!(await this.webhooks.delete(tenantId, webhookId, tx))) throw new NotFoundError('Webhook');
-      await this.events.record(tx, tenantId, actor, { action: 'webhook.deleted', targetType: 'webhook', targetId: webhookId });
+      await this.events.record(tx, tenantId, actor, { action: 'webhook.deleted', targetId: webhookId });
     });
   }
 
@@ -118,7 +116,7 @@ export class WebhooksService {
         if (!current) throw new NotFoundError('Webhook');
         const updated = await this.webhooks.replaceSecret(tenantId, webhookId, current, secret, expiresAt, tx);
         if (!updated) continue;
-        await this.events.record(tx, tenantId, actor, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: webhookId });
+        await this.events.record(tx, tenantId, actor, { action: 'webhook.secret_rotated', targetId: webhookId });
         return updated;
       }
     });

@@ -98,8 +98,10 @@ export class WidgetService {
         ? await this.conversations.addMessages(caller.tenantId, id, [{ role: 'assistant', content: bot.welcomeMessage, createdAt: now }], tx)
         : [];
       const conversation = (await this.conversations.findById(caller.tenantId, id, tx))!;
-      await this.events.publish(tx, caller.tenantId, { type: 'conversation.started', object: toConversationResponse(conversation) });
-      for (const message of messages) await this.events.publish(tx, caller.tenantId, { type: 'message.created', object: toMessageResponse(message) });
+      await this.events.publishAll(tx, caller.tenantId, [
+        { type: 'conversation.started', object: toConversationResponse(conversation) },
+        ...messages.map((message) => ({ type: 'message.created' as const, object: toMessageResponse(message) })),
+      ]);
       return { conversation, messages };
     });
   }
@@ -156,7 +158,11 @@ export class WidgetService {
         ],
         tx,
       );
-      for (const stored of [message, reply]) await this.events.publish(tx, caller.tenantId, { type: 'message.created', object: toMessageResponse(stored) });
+      await this.events.publishAll(
+        tx,
+        caller.tenantId,
+        [message, reply].map((stored) => ({ type: 'message.created' as const, object: toMessageResponse(stored) })),
+      );
       live.push({ kind: 'message', message: toMessageResponse(reply) });
       if (answer.unanswered && bot.handoffEnabled && bot.handoffOnFallback) {
         const current = (await this.conversations.findById(caller.tenantId, conversation.id, tx))!;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expectError } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
+import { createBot, createKey, createTenant, recordConversation, TestTenant } from '../support/factories';
 
 type Role = 'user' | 'assistant' | 'agent';
 type Query = Record<string, string>;
@@ -16,6 +16,8 @@ const zeroFigures = (range: { from: string; to: string }) => ({
   leadConversionRate: 0,
   unansweredRate: 0,
   avgMessagesPerConversation: 0,
+  handoffRate: 0,
+  medianFirstAgentResponseSeconds: null,
 });
 
 /** Every day from `first` to `last` (YYYY-MM-DD), with the counts given and 0 elsewhere. */
@@ -155,6 +157,8 @@ describe('Analytics', () => {
         leadConversionRate: 0.4,
         unansweredRate: 0.4,
         avgMessagesPerConversation: 2,
+        handoffRate: 0,
+        medianFirstAgentResponseSeconds: null,
         previous: {
           range: DECEMBER_RANGE,
           conversations: 2,
@@ -164,6 +168,8 @@ describe('Analytics', () => {
           leadConversionRate: 0.5,
           unansweredRate: 1,
           avgMessagesPerConversation: 1.5,
+          handoffRate: 0,
+          medianFirstAgentResponseSeconds: null,
         },
       });
     });
@@ -179,6 +185,8 @@ describe('Analytics', () => {
         leadConversionRate: 1 / 3,
         unansweredRate: 0.25,
         avgMessagesPerConversation: 8 / 3,
+        handoffRate: 0,
+        medianFirstAgentResponseSeconds: null,
         previous: {
           range: DECEMBER_RANGE,
           conversations: 1,
@@ -188,6 +196,8 @@ describe('Analytics', () => {
           leadConversionRate: 0,
           unansweredRate: 0,
           avgMessagesPerConversation: 1,
+          handoffRate: 0,
+          medianFirstAgentResponseSeconds: null,
         },
       });
       const bot2Figures = (await get(tenant.key, 'overview', { ...JANUARY, botId: bot2 }).expect(200)).body;
@@ -231,6 +241,66 @@ describe('Analytics', () => {
       expect((await get(empty.key, 'overview', JANUARY).expect(200)).body).toStrictEqual({
         ...zeroFigures({ from: '2026-01-01T00:00:00.000Z', to: '2026-01-31T23:59:59.999Z' }),
         previous: zeroFigures({ from: '2025-12-01T00:00:00.000Z', to: '2025-12-31T23:59:59.999Z' }),
+      });
+    });
+
+    it('answers the share of conversations handed off and the median seconds to the first agent message after the handoff', async () => {
+      const helped = await createTenant(t, { plan: 'enterprise' });
+      const botId = (await createBot(t, helped.id)).id;
+      const api = (path: string) => t.http().post(`/api/v1/conversations/${path}`).set('X-API-Key', helped.key);
+      /** A conversation recorded, handed off and answered through the API, then moved to known instants (the API stamps the present). */
+      const handedOff = async (createdAt: string, answers: [number, ...number[]] | [], options: { release?: boolean; agentFirst?: boolean } = {}) => {
+        const { id } = await recordConversation(t, helped.id, botId);
+        if (!options.agentFirst) await api(`${id}/handoff`).send({}).expect(200);
+        for (const _ of answers) await api(`${id}/messages`).send({ content: 'A person here.', authorName: 'Ada' }).expect(201);
+        if (options.release) await api(`${id}/release`).send({}).expect(200);
+        const handedOffAt = new Date(Date.parse(createdAt) + 60_000);
+        await t.prisma.conversation.update({ where: { id }, data: { createdAt: new Date(createdAt), handedOffAt }, select: { id: true } });
+        const agentMessages = await t.prisma.message.findMany({ where: { conversationId: id, role: 'agent' }, orderBy: { id: 'asc' }, select: { id: true } });
+        for (const [i, message] of agentMessages.entries()) {
+          await t.prisma.message.update({
+            where: { id: message.id },
+            data: { createdAt: new Date(handedOffAt.getTime() + answers[i]! * 1000) },
+            select: { id: true },
+          });
+        }
+        return id;
+      };
+      await handedOff('2026-03-02T10:00:00Z', [30]);
+      await handedOff('2026-03-05T10:00:00Z', [90, 95]);
+      await handedOff('2026-03-09T10:00:00Z', [10], { release: true });
+      // Taken over by an agent's message, which hands it off at that instant: answered in 0 seconds.
+      await handedOff('2026-03-12T10:00:00Z', [0], { agentFirst: true });
+      // Still waiting for a person: handed off, not answered.
+      await handedOff('2026-03-20T10:00:00Z', []);
+      const botOnly = await recordConversation(t, helped.id, botId);
+      await t.prisma.conversation.update({ where: { id: botOnly.id }, data: { createdAt: new Date('2026-03-25T10:00:00Z') }, select: { id: true } });
+      // The previous range (29 January to 28 February): one handoff, answered in 45.5 seconds.
+      await handedOff('2026-02-20T10:00:00Z', [45.5]);
+
+      const march = (await get(helped.key, 'overview', { from: '2026-03-01', to: '2026-03-31' }).expect(200)).body;
+      expect(march).toMatchObject({
+        conversations: 6,
+        handoffRate: 5 / 6,
+        medianFirstAgentResponseSeconds: 20,
+        previous: { conversations: 1, handoffRate: 1, medianFirstAgentResponseSeconds: 45.5 },
+      });
+      // An odd number of answered handoffs: the middle one.
+      expect((await get(helped.key, 'overview', { from: '2026-03-03', to: '2026-03-31' }).expect(200)).body).toMatchObject({
+        conversations: 5,
+        handoffRate: 4 / 5,
+        medianFirstAgentResponseSeconds: 10,
+      });
+      // Handed off but nobody has answered yet: a rate, and no median.
+      expect((await get(helped.key, 'overview', { from: '2026-03-15', to: '2026-03-31' }).expect(200)).body).toMatchObject({
+        conversations: 2,
+        handoffRate: 0.5,
+        medianFirstAgentResponseSeconds: null,
+      });
+      // Another tenant's handoffs never count.
+      expect((await get(other.key, 'overview', { from: '2026-03-01', to: '2026-03-31' }).expect(200)).body).toMatchObject({
+        handoffRate: 0,
+        medianFirstAgentResponseSeconds: null,
       });
     });
 

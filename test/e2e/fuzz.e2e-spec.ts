@@ -48,6 +48,7 @@ import { addMember, asUser, logIn, newEmail, ORIGIN, signUp, type TestUser } fro
 import { createBot, createKey, createLead, createTenant, recordConversation } from '../support/factories';
 import { controllerRoutes } from '../support/controller-routes';
 import { OpenApiContract, servedRoutes, toOpenApiRoute } from '../support/openapi-contract';
+import { SUBSCRIBABLE_EVENTS, WEBHOOK_EVENT_TYPES } from '../../src/events/event-catalogue';
 import { LEAD_MOVES as MOVES, LEAD_STATUSES as STATUSES, type LeadStatusName as LeadStatus } from '../support/lead-status-machine';
 
 const RUNS = positiveInt(process.env.FUZZ_RUNS, 800);
@@ -149,13 +150,7 @@ const VOCABULARY = new Set<string>([
   'agent',
   'secret',
   'public',
-  'lead.created',
-  'lead.updated',
-  'conversation.started',
-  'conversation.ended',
-  'message.created',
-  'bot.updated',
-  'webhook.test',
+  ...WEBHOOK_EVENT_TYPES,
   'pending',
   'succeeded',
   'failed',
@@ -885,7 +880,7 @@ const botSettingsFields: BodyShape = {
   },
 };
 
-const WEBHOOK_EVENTS = ['lead.created', 'lead.updated', 'conversation.started', 'conversation.ended', 'message.created', 'bot.updated', 'webhook.test', '*'];
+const WEBHOOK_EVENTS = SUBSCRIBABLE_EVENTS;
 const webhookUrl = str(
   fc.constantFrom(
     'https://hooks.example.com/in',

@@ -57,7 +57,6 @@ export class InvitationsService {
       );
       await this.events.record(tx, tenantId, actor, {
         action: 'invitation.created',
-        targetType: 'invitation',
         targetId: created.id,
         data: { email: created.email, role: created.role },
       });
@@ -83,7 +82,7 @@ export class InvitationsService {
   async withdraw(tenantId: string, invitationId: string, actor: Actor): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       if (!(await this.invitations.delete(tenantId, invitationId, new Date(), tx))) throw new NotFoundError('Invitation');
-      await this.events.record(tx, tenantId, actor, { action: 'invitation.deleted', targetType: 'invitation', targetId: invitationId });
+      await this.events.record(tx, tenantId, actor, { action: 'invitation.deleted', targetId: invitationId });
     });
   }
 
@@ -118,7 +117,6 @@ export class InvitationsService {
       const actor: Actor = { name: userActorName(user.id), requestId: origin.requestId, ip: origin.ip };
       await this.events.record(tx, invitation.tenantId, actor, {
         action: 'member.added',
-        targetType: 'user',
         targetId: user.id,
         data: { role: invitation.role, invitationId: invitation.id },
       });

@@ -44,7 +44,6 @@ export class MembersService {
       const member = await this.members.updateRole(tenantId, userId, role, tx);
       await this.events.record(tx, tenantId, actor, {
         action: 'member.role_changed',
-        targetType: 'user',
         targetId: userId,
         data: { from: target.role, to: role },
       });
@@ -61,7 +60,7 @@ export class MembersService {
       if (userId !== caller.user.id) assertMayManage(await this.currentRole(tx, caller), target.role, target.role);
       if (target.role === 'owner' && (await this.members.countOwners(tenantId, tx)) === 1) throw lastOwner();
       await this.members.delete(tenantId, userId, tx);
-      await this.events.record(tx, tenantId, actor, { action: 'member.removed', targetType: 'user', targetId: userId, data: { role: target.role } });
+      await this.events.record(tx, tenantId, actor, { action: 'member.removed', targetId: userId, data: { role: target.role } });
     });
     await this.sessions.announceChanged(userId);
   }

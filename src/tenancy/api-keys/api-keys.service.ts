@@ -76,7 +76,6 @@ export class ApiKeysService {
       );
       await this.events.record(tx, tenantId, actor, {
         action: 'api_key.created',
-        targetType: 'api_key',
         targetId: apiKey.id,
         data: { name: apiKey.name, type: apiKey.type, scopes: apiKey.scopes, expiresAt: apiKey.expiresAt?.toISOString() ?? null },
       });
@@ -92,7 +91,7 @@ export class ApiKeysService {
   async revokeKey(tenantId: string, keyId: string, actor: Actor, now = new Date()): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       if (!(await this.keys.delete(tenantId, keyId, now, tx))) throw new NotFoundError('API key');
-      await this.events.record(tx, tenantId, actor, { action: 'api_key.deleted', targetType: 'api_key', targetId: keyId });
+      await this.events.record(tx, tenantId, actor, { action: 'api_key.deleted', targetId: keyId });
     });
     await this.bus.tenantChanged(tenantId);
   }

@@ -224,7 +224,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       if (reason && (await this.queue.disableEndpoint(delivery.tenantId, delivery.endpointId, reason, tx))) {
         await this.events.record(tx, delivery.tenantId, SYSTEM_ACTOR, {
           action: 'webhook.disabled',
-          targetType: 'webhook',
           targetId: delivery.endpointId,
           data: { reason },
         });

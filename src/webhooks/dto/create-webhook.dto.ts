@@ -2,10 +2,8 @@ import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { Trim } from '../../common/validation/transforms';
-import { ALL_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES } from '../../events/webhook-event-types';
+import { SUBSCRIBABLE_EVENTS } from '../../events/event-catalogue';
 import { MAX_WEBHOOK_URL_LENGTH } from '../webhook-url';
-
-export const SUBSCRIBABLE_EVENTS: readonly string[] = [...WEBHOOK_EVENT_TYPES, ALL_WEBHOOK_EVENTS];
 
 export class CreateWebhookDto {
   @ApiProperty({

@@ -2399,9 +2399,9 @@ export interface components {
             requestId: string | null;
             /** @description The client address of the request that made the change; null for changes made outside a request. */
             ip: string | null;
-            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.disabled`, `member.added`, `member.role_changed`, `member.removed`, `invitation.created` or `invitation.deleted` (by the delivery worker: the receiver answered 410, or failed for 5 days). */
+            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `settings.updated`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `bot.settings_updated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `conversation.assigned`, `conversation.deleted`, `lead.deleted`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.disabled`, `member.added`, `member.role_changed`, `member.removed`, `invitation.created`, `invitation.deleted`, `privacy.exported`, `privacy.erasure_requested`. `webhook.disabled` is written by the delivery worker (the receiver answered 410, or failed for 5 days). */
             action: string;
-            /** @description The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation` or `webhook`. */
+            /** @description The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation`, `lead`, `webhook`, `user`, `invitation`, `person`, `privacy_erasure`. */
             targetType: string;
             targetId: string;
             /** @description Details of the event, e.g. `{ "from": "pro", "to": "business" }`. */
@@ -2548,6 +2548,10 @@ export interface components {
             unansweredRate: number;
             /** @description Messages created in the range divided by conversations created in it; 0 without conversations. */
             avgMessagesPerConversation: number;
+            /** @description Share of the conversations created in the range that were handed off to a person (whether released or ended since); 0 without conversations, like the other rates. */
+            handoffRate: number;
+            /** @description Over the conversations created in the range that were handed off and answered by a person: the median of the seconds from the handoff (the latest, if handed off again) to the first agent message, to the millisecond. An agent who takes a conversation over by writing to it answered in 0 seconds. Null when no handed-off conversation has been answered. */
+            medianFirstAgentResponseSeconds: number | null;
         };
         AnalyticsOverviewResponse: {
             range: components["schemas"]["AnalyticsRangeResponse"];
@@ -2565,6 +2569,10 @@ export interface components {
             unansweredRate: number;
             /** @description Messages created in the range divided by conversations created in it; 0 without conversations. */
             avgMessagesPerConversation: number;
+            /** @description Share of the conversations created in the range that were handed off to a person (whether released or ended since); 0 without conversations, like the other rates. */
+            handoffRate: number;
+            /** @description Over the conversations created in the range that were handed off and answered by a person: the median of the seconds from the handoff (the latest, if handed off again) to the first agent message, to the millisecond. An agent who takes a conversation over by writing to it answered in 0 seconds. Null when no handed-off conversation has been answered. */
+            medianFirstAgentResponseSeconds: number | null;
             /** @description The same figures for the range of the same length that ends just before this one starts. */
             previous: components["schemas"]["AnalyticsFiguresResponse"];
         };

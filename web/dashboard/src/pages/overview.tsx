@@ -75,6 +75,14 @@ export default function OverviewPage() {
                 <dt>Unanswered</dt>
                 <dd>{Math.round(data.unansweredRate * 100)}%</dd>
               </div>
+              <div>
+                <dt>Handed off</dt>
+                <dd>{Math.round(data.handoffRate * 100)}%</dd>
+              </div>
+              <div>
+                <dt>First agent reply (median)</dt>
+                <dd>{data.medianFirstAgentResponseSeconds === null ? '—' : formatSeconds(data.medianFirstAgentResponseSeconds)}</dd>
+              </div>
             </dl>
           </section>
         )}
@@ -98,4 +106,11 @@ export default function OverviewPage() {
       </Loaded>
     </>
   );
+}
+
+/** A duration for people: seconds under a minute, minutes under an hour, hours beyond. */
+function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
 }
