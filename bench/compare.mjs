@@ -10,11 +10,13 @@
 // Node flags after `@`: `.@--max-semi-space-size=32`. Every variant runs on this tree's
 // node_modules and migrations (the run warns when a ref's differ).
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { createBenchDatabase, growLeads, refreshCounters, seedBase, withDatabase } from './seed.mjs';
 import { assertAllAnswered, imageNodeOptions, loadOptions, peakRssMb, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
 
@@ -30,7 +32,7 @@ const option = (name, fallback) => {
 const ROUNDS = Number(option('rounds', 8));
 const SECONDS = Number(option('seconds', 4));
 const CONNECTIONS = 50;
-const only = option('scenarios', 'verify,bots,leads,messages,create').split(',');
+const only = option('scenarios', 'verify,bots,leads,messages,create,create-key').split(',');
 const variants = args;
 if (variants.length < 2) throw new Error('Name at least two variants: git:<ref> or . (the working tree), each optionally @<node flags>');
 
@@ -71,6 +73,22 @@ const cpuSeconds = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 };
+/**
+ * The CPU time of the PostgreSQL backends serving the compare database (the servers' pooled
+ * connections, which stay open through a measurement), read from /proc: the database's share of a
+ * request, apart from what other databases on the same server are doing meanwhile.
+ */
+async function databaseCpuSeconds(db) {
+  const { rows } = await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+  let total = 0;
+  for (const { pid } of rows) {
+    try {
+      total += cpuSeconds(pid);
+    } catch {} // a backend that ended meanwhile
+  }
+  return total;
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
@@ -106,6 +124,14 @@ async function main() {
       method: 'POST',
       body: { name: 'Bench Lead', email: 'bench.lead@example.com', company: 'Acme Corp', tags: ['bench'] },
     },
+    {
+      // The same create as a careful integrator sends it: a fresh Idempotency-Key on every request.
+      name: 'create-key',
+      path: '/api/v1/leads',
+      method: 'POST',
+      body: { name: 'Bench Lead', email: 'bench.lead@example.com', company: 'Acme Corp', tags: ['bench'] },
+      setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'Idempotency-Key': randomUUID() } }),
+    },
   ].filter((scenario) => only.includes(scenario.name));
 
   for (const server of servers) {
@@ -117,18 +143,23 @@ async function main() {
   }
   for (const server of servers) await waitForHttp(`http://127.0.0.1:${server.port}/health/live`);
 
+  const database = new pg.Client({ connectionString: url });
+  await database.connect();
   const results = [];
   for (const scenario of scenarios) {
-    const runs = servers.map(() => ({ rps: [], cpuUs: [] }));
+    const runs = servers.map(() => ({ rps: [], cpuUs: [], dbCpuUs: [] }));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [index, server] of servers.entries()) {
         const options = loadOptions(`http://127.0.0.1:${server.port}`, { ...scenario, key: keys[0] }, CONNECTIONS);
         if (round === 0) await autocannon({ ...options, duration: 2 });
         const before = cpuSeconds(server.child.pid);
+        const databaseBefore = await databaseCpuSeconds(database);
         const result = await autocannon({ ...options, duration: SECONDS });
+        const databaseCpu = (await databaseCpuSeconds(database)) - databaseBefore;
         assertAllAnswered(`${server.spec} ${scenario.name}`, result);
         runs[index].rps.push(Math.round(result.requests.average));
         runs[index].cpuUs.push(Math.round(((cpuSeconds(server.child.pid) - before) * 1e6) / result.requests.total));
+        runs[index].dbCpuUs.push(Math.round((databaseCpu * 1e6) / result.requests.total));
       }
     }
     const row = {
@@ -137,12 +168,16 @@ async function main() {
         variant: server.spec,
         rps: median(runs[index].rps),
         cpuUsPerRequest: median(runs[index].cpuUs),
+        dbCpuUsPerRequest: median(runs[index].dbCpuUs),
         runs: runs[index],
       })),
     };
     results.push(row);
-    log(`${scenario.name}: ${row.variants.map((v) => `${v.variant} ${v.rps} req/s, ${v.cpuUsPerRequest} us CPU/request`).join(' | ')}`);
+    log(
+      `${scenario.name}: ${row.variants.map((v) => `${v.variant} ${v.rps} req/s, ${v.cpuUsPerRequest} us CPU/request, database ${v.dbCpuUsPerRequest} us`).join(' | ')}`,
+    );
   }
+  await database.end();
   const peakRss = Object.fromEntries(servers.map((server) => [server.spec, peakRssMb(server.child.pid)]));
   for (const server of servers) await stopServer(server.child);
 
@@ -152,11 +187,11 @@ async function main() {
     '',
     `Commit ${commit}, ${new Date().toISOString()}; ${os.cpus().length} cores (${os.cpus()[0].model.split(' ').slice(0, 2).join(' ')}), Node ${process.version}; ${CONNECTIONS} connections; ${ROUNDS} alternating rounds of ${SECONDS} s per variant and scenario, medians; 100,000 leads. Made with \`DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:compare -- ${process.argv.slice(2).join(' ')}\`.`,
     '',
-    `| scenario | ${servers.map((s) => `${s.spec} req/s | CPU µs/request`).join(' | ')} | CPU per request against ${first} |`,
-    `|---|${servers.map(() => '---|---').join('|')}|---|`,
+    `| scenario | ${servers.map((s) => `${s.spec} req/s | CPU µs/request | database CPU µs/request`).join(' | ')} | CPU per request against ${first} |`,
+    `|---|${servers.map(() => '---|---|---').join('|')}|---|`,
     ...results.map(
       (row) =>
-        `| ${row.scenario} | ${row.variants.map((v) => `${v.rps} | ${v.cpuUsPerRequest}`).join(' | ')} | ${row.variants
+        `| ${row.scenario} | ${row.variants.map((v) => `${v.rps} | ${v.cpuUsPerRequest} | ${v.dbCpuUsPerRequest}`).join(' | ')} | ${row.variants
           .slice(1)
           .map((v) => `${v.variant}: ${(((v.cpuUsPerRequest - row.variants[0].cpuUsPerRequest) / row.variants[0].cpuUsPerRequest) * 100).toFixed(0)}%`)
           .join(', ')} |`,

@@ -54,7 +54,7 @@ function treeRssMb(pid) {
 }
 
 /** The environment of `npm start` on a fresh machine: development mode, embedded database, in-process limits. */
-function embeddedEnv(dataDir, nodeOptions) {
+export function embeddedEnv(dataDir, nodeOptions) {
   const env = { ...process.env };
   for (const name of ['NODE_ENV', 'DATABASE_URL', 'REDIS_URL', 'NODE_OPTIONS', 'DEMO_DATA', 'LOG_LEVEL']) delete env[name];
   // The demo tenant is on Pro (50 requests a second): the limiter runs but never refuses.
@@ -66,7 +66,7 @@ function embeddedEnv(dataDir, nodeOptions) {
  * with the demo key of a first start, the time it took, its RSS and VmHWM, and the peak resident
  * memory of its process tree, sampled every 50 ms (a child's peak is not in the parent's VmHWM).
  */
-async function startEmbedded(root, env, logFile) {
+export async function startEmbedded(root, env, logFile) {
   const started = Date.now();
   // Logs go to a file, as a container runtime takes them: a pipe read by this process, which also
   // runs the load generator, would hold the server's writes up whenever this process is busy.

@@ -106,6 +106,8 @@ export function loadOptions(baseUrl, scenario, connections) {
     method: scenario.method ?? 'GET',
     headers: { 'X-API-Key': scenario.key, 'X-Forwarded-Proto': 'https', ...(scenario.body ? { 'Content-Type': 'application/json' } : {}), ...scenario.headers },
     body: scenario.body ? JSON.stringify(scenario.body) : undefined,
+    // A scenario's own touch to every request (a fresh Idempotency-Key, say), on top of the above.
+    ...(scenario.setupRequest ? { requests: [{ setupRequest: scenario.setupRequest }] } : {}),
     connections,
   };
 }

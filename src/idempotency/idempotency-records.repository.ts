@@ -52,6 +52,43 @@ export class IdempotencyRecordsRepository {
     return claimed.length === 1 ? 'claimed' : 'held';
   }
 
+  /**
+   * The claim of a key with its answer already made, as common table expressions for the one
+   * statement that also writes the resource (`"claim"` has a row when this statement claimed the key;
+   * the resource's insert is to depend on it: CLAIMED). The record is inserted only when
+   * `precondition` holds (the resource will be written), or takes over an expired use of the key.
+   * When another statement or transaction holds the key uncommitted, PostgreSQL makes the insert
+   * wait for it, for CLAIM_WAIT_MS at most (lock_timeout set for this statement alone, before the
+   * insert, by set_config in its FROM): then the statement fails with lock_not_available
+   * (isLockNotAvailable). Also deletes the tenant's other expired records, as deleteExpired does.
+   */
+  claimAlong(
+    tenantId: string,
+    key: string,
+    requestHash: string,
+    response: RecordedResponse<unknown>,
+    now: Date,
+    expiresAt: Date,
+    precondition: Prisma.Sql,
+  ): Prisma.Sql {
+    return Prisma.sql`
+      "expired" AS (
+        DELETE FROM "IdempotencyRecord" WHERE "tenantId" = ${tenantId}::uuid AND "expiresAt" <= ${now}::timestamptz AND "key" <> ${key}
+      ),
+      "claim" AS (
+        INSERT INTO "IdempotencyRecord" ("tenantId", "key", "requestHash", "status", "responseBody", "location", "createdAt", "expiresAt")
+        SELECT ${tenantId}::uuid, ${key}, ${requestHash}, ${response.status}::int, ${JSON.stringify(response.body)}::json, ${response.location},
+          ${now}::timestamptz, ${expiresAt}::timestamptz
+        FROM (SELECT set_config('lock_timeout', ${String(CLAIM_WAIT_MS)}, true)) AS "waitAtMost"
+        WHERE ${precondition}
+        ON CONFLICT ("tenantId", "key") DO UPDATE
+          SET "requestHash" = EXCLUDED."requestHash", "status" = EXCLUDED."status", "responseBody" = EXCLUDED."responseBody",
+              "location" = EXCLUDED."location", "erasedAt" = NULL, "createdAt" = EXCLUDED."createdAt", "expiresAt" = EXCLUDED."expiresAt"
+          WHERE "IdempotencyRecord"."expiresAt" <= EXCLUDED."createdAt"
+        RETURNING "key"
+      )`;
+  }
+
   /** Stores the answer of a claimed key, in the transaction that claimed it. */
   async complete(tenantId: string, key: string, response: RecordedResponse<unknown>, tx: PrismaTransaction): Promise<void> {
     await tx.idempotencyRecord.update({
@@ -69,7 +106,10 @@ export class IdempotencyRecordsRepository {
   }
 }
 
+/** The condition, for the resource's insert in claimAlong's statement, that the key was claimed by it. */
+export const CLAIMED = Prisma.sql`EXISTS (SELECT 1 FROM "claim")`;
+
 /** A raw query that failed with PostgreSQL's lock_not_available (55P03), as the driver adapter reports it. */
-function isLockNotAvailable(error: unknown): boolean {
+export function isLockNotAvailable(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2010' && sqlStateOf(error) === LOCK_NOT_AVAILABLE;
 }

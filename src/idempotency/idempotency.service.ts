@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { IdempotencyRecordRow, IdempotencyRecordsRepository } from './idempotency-records.repository';
+import { Prisma } from '../generated/prisma/client';
+import { CLAIMED, IdempotencyRecordRow, IdempotencyRecordsRepository, isLockNotAvailable } from './idempotency-records.repository';
 import type { IdempotentResponse, RecordedResponse } from './idempotent-response';
 import { hashRequest, IdempotentRequest } from './request-hash';
 
@@ -62,6 +63,60 @@ export class IdempotencyService {
       return { ...answer, replayed: false };
     });
   }
+
+  /**
+   * run() for a create written by one statement whose answer is known before it runs (its values
+   * are made in the app): the key is claimed, the resource written and the answer stored by that
+   * one statement, without a transaction, the live-record read or the cleanup's own round trip
+   * (an idempotent create cost 1.8x a plain one's service CPU in nine round trips; now one). Same
+   * outcomes as run(): a concurrent holder of the key is waited for (CLAIM_WAIT_MS at most, then
+   * 409 IDEMPOTENCY_KEY_IN_USE); a live record is replayed, or refused (another request, erased).
+   * `write` returns whether the resource was written; when it was not and no live record has the
+   * key, its precondition failed: `refusal` is thrown (an unknown botId, say), and nothing is stored.
+   */
+  async runAlong<T>(
+    tenantId: string,
+    key: string | undefined,
+    request: IdempotentRequest,
+    answer: RecordedResponse<T>,
+    write: (claim: ClaimAlong | undefined) => Promise<boolean>,
+    refusal: () => Error,
+  ): Promise<IdempotentResponse<T>> {
+    if (key === undefined) {
+      if (!(await write(undefined))) throw refusal();
+      return { ...answer, replayed: false };
+    }
+    const requestHash = hashRequest(request);
+    const now = new Date();
+    const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS);
+    const claim: ClaimAlong = {
+      ctes: (precondition) => this.records.claimAlong(tenantId, key, requestHash, answer, now, expiresAt, precondition),
+      claimed: CLAIMED,
+    };
+    let written: boolean;
+    try {
+      written = await write(claim);
+    } catch (error) {
+      if (isLockNotAvailable(error)) throw keyInUse();
+      throw error;
+    }
+    if (written) return { ...answer, replayed: false };
+    // Not written: the key is held by a committed record (replayed as in run(), before any refusal
+    // of the request itself, as run() reads it first), or the precondition failed.
+    const live = await this.records.findLive(tenantId, key, now);
+    if (live) return replay<T>(live, requestHash);
+    throw refusal();
+  }
+}
+
+/**
+ * What runAlong's `write` gets with a key: the common table expressions that claim it (to put
+ * first in its statement's WITH, given the condition under which the resource will be written) and
+ * the condition its insert must add (the key was claimed by this statement).
+ */
+export interface ClaimAlong {
+  ctes(precondition: Prisma.Sql): Prisma.Sql;
+  claimed: Prisma.Sql;
 }
 
 function replay<T>(record: IdempotencyRecordRow, requestHash: string): IdempotentResponse<T> {

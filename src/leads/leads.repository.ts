@@ -129,15 +129,18 @@ export class LeadsRepository {
    * queues its event (EventRecorder.publishAlong). A botId that is not one of the tenant's bots
    * inserts nothing: the statement returns no row.
    */
-  insertStatement(tenantId: string, lead: LeadRow): Prisma.Sql {
-    const ownBot =
-      lead.botId === null ? Prisma.sql`true` : Prisma.sql`EXISTS (SELECT 1 FROM "Bot" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${lead.botId}::uuid)`;
+  insertStatement(tenantId: string, lead: LeadRow, condition: Prisma.Sql = this.ownBot(tenantId, lead.botId)): Prisma.Sql {
     return Prisma.sql`
       INSERT INTO "Lead" ("id", "tenantId", "botId", "conversationId", "name", "email", "phone", "company", "message", "source", "status", "tags", "createdAt", "updatedAt")
       SELECT ${lead.id}::uuid, ${tenantId}::uuid, ${lead.botId}::uuid, ${lead.conversationId}::uuid, ${lead.name}, ${lead.email}, ${lead.phone}, ${lead.company}, ${lead.message},
         ${lead.source}::"LeadSource", ${lead.status}::"LeadStatus", ${lead.tags}::text[], ${lead.createdAt}, ${lead.updatedAt}
-      WHERE ${ownBot}
+      WHERE ${condition}
       RETURNING "id"`;
+  }
+
+  /** That the lead's bot, if it names one, is one of the tenant's: the condition of insertStatement. */
+  ownBot(tenantId: string, botId: string | null): Prisma.Sql {
+    return botId === null ? Prisma.sql`true` : Prisma.sql`EXISTS (SELECT 1 FROM "Bot" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${botId}::uuid)`;
   }
 
   /** Many leads in one statement (an import); the triggers keep counters and searchText right. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
 import { v7 } from 'uuid';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
@@ -55,14 +56,26 @@ export class LeadsService {
   /**
    * POST /api/v1/leads: captures the lead, once per Idempotency-Key when one is given. The answer
    * is built here, not in the controller, because a retry with the key gets these very bytes back.
+   * With a key, the key's claim and stored answer go in the lead's own statement (runAlong).
    */
   createLead(tenantId: string, body: CreateLeadDto, idempotencyKey: string | undefined): Promise<IdempotentResponse<LeadEnvelope>> {
+    const lead = newApiLead(body);
+    const response = toLeadResponse(lead);
+    const answer = { status: 201, location: `/api/v1/leads/${lead.id}`, body: { lead: response } };
     const request = { method: 'POST', path: '/api/v1/leads', body };
-    const capture = async (tx: PrismaTransaction) => {
-      const lead = await this.captureLead(tenantId, body, tx);
-      return { status: 201, location: `/api/v1/leads/${lead.id}`, body: { lead: toLeadResponse(lead) } };
-    };
-    return this.idempotency.run(tenantId, idempotencyKey, request, capture, { oneStatement: true });
+    return this.idempotency.runAlong(
+      tenantId,
+      idempotencyKey,
+      request,
+      answer,
+      async (claim) => {
+        const ownBot = this.leads.ownBot(tenantId, lead.botId);
+        const insert = this.leads.insertStatement(tenantId, lead, claim ? Prisma.sql`${claim.claimed} AND ${ownBot}` : ownBot);
+        const event = { type: 'lead.created', object: response } as const;
+        return (await this.events.publishAlong(this.prisma, tenantId, insert, event, claim?.ctes(ownBot))).length > 0;
+      },
+      unknownBot,
+    );
   }
 
   /**
@@ -72,17 +85,10 @@ export class LeadsService {
    * the caller's transaction. Its values are made here, so that the event is built before it.
    */
   async captureLead(tenantId: string, contact: LeadContact & { botId?: string | null }, tx: PrismaTransaction = this.prisma): Promise<LeadRow> {
-    const now = new Date();
-    const lead: LeadRow = {
-      id: v7(),
-      ...toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }),
-      status: 'new',
-      createdAt: now,
-      updatedAt: now,
-    };
+    const lead = newApiLead(contact);
     const event = { type: 'lead.created', object: toLeadResponse(lead) } as const;
     const stored = await this.events.publishAlong(tx, tenantId, this.leads.insertStatement(tenantId, lead), event);
-    if (!stored.length) throw ValidationError.field('botId', 'must be the id of one of your bots');
+    if (!stored.length) throw unknownBot();
     return lead;
   }
 
@@ -225,4 +231,20 @@ function toNewLead(contact: LeadContact, origin: Pick<NewLead, 'botId' | 'conver
     tags: contact.tags ?? [],
     ...origin,
   };
+}
+
+/** A lead sent through the API, with every value made here (id, times): source `api`, status `new`, no conversation. */
+function newApiLead(contact: LeadContact & { botId?: string | null }): LeadRow {
+  const now = new Date();
+  return {
+    id: v7(),
+    ...toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }),
+    status: 'new',
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+function unknownBot(): ValidationError {
+  return ValidationError.field('botId', 'must be the id of one of your bots');
 }
