@@ -70,3 +70,35 @@ export async function listen(t: TestApp): Promise<number> {
   await t.app.listen(0, '127.0.0.1');
   return (t.app.getHttpServer().address() as AddressInfo).port;
 }
+
+/**
+ * A supertest parser for a stream that never ends by itself: the first event as `{event, id, data}`,
+ * then the connection is closed. An error answer (JSON) is parsed as JSON, as usual.
+ */
+export function firstEvent(answer: unknown, done: (error: Error | null, body: unknown) => void): void {
+  // supertest hands its parser the raw node:http answer (its typings say superagent's Response).
+  const response = answer as http.IncomingMessage;
+  let text = '';
+  let finished = false;
+  const streamed = String(response.headers['content-type']).startsWith('text/event-stream');
+  response.setEncoding('utf8');
+  response.on('data', (chunk: string) => {
+    text += chunk;
+    const end = text.indexOf('\n\n');
+    if (!streamed || end < 0 || finished) return;
+    finished = true;
+    const fields = Object.fromEntries(
+      text
+        .slice(0, end)
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+    );
+    done(null, { event: fields.event, ...(fields.id ? { id: fields.id } : {}), data: JSON.parse(fields.data ?? '{}') });
+    response.destroy();
+  });
+  response.on('end', () => {
+    if (finished) return;
+    finished = true;
+    done(null, text ? JSON.parse(text) : {});
+  });
+}

@@ -8,6 +8,7 @@ const LINKS: [string, string][] = [
   ['/api-keys', 'API keys'],
   ['/leads', 'Leads'],
   ['/conversations', 'Conversations'],
+  ['/inbox', 'Inbox'],
   ['/members', 'Members'],
   ['/audit-log', 'Audit log'],
   ['/account', 'Account'],
