@@ -139,7 +139,7 @@ describe('The inbox in headless Chromium', () => {
 
     // Readable on a phone: nothing wider than 375 px.
     await page.setViewportSize({ width: 375, height: 800 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
     await expectAccessible(page);
 
     await page.getByRole('button', { name: 'Release to the bot' }).click();
