@@ -2,6 +2,7 @@ import { Scope } from '../../src/common/access/scopes';
 import { MAX_STREAMS_PER_CALLER } from '../../src/conversations/live/tenant-event-stream';
 import { expectError } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
+import { EphemeralRedis, hasRedisServer } from '../support/ephemeral-redis';
 import { createBot, createKey, createTenant } from '../support/factories';
 import { listen, openStream, type Stream } from '../support/sse-client';
 import { asUser, ORIGIN, signUp, type TestUser } from '../support/users';
@@ -38,7 +39,7 @@ describe('Human handoff, live: the tenant stream (inbox)', () => {
         message: { id: string };
         reply: { id: string } | null;
       };
-    return { id, says };
+    return { id, says, headers };
   };
 
   const closing = async (stream: Stream, work: () => Promise<void>) => {
@@ -128,7 +129,8 @@ describe('Human handoff, live: the tenant stream (inbox)', () => {
     expectError(await t.http().get(path(visitor.id)).set('X-API-Key', blind), 403, 'INSUFFICIENT_SCOPE');
   });
 
-  it('ends open streams when the instance shuts down', async () => {
+  // Closing an instance closes the database connection it shares with `t`: these two come last.
+  (hasRedisServer() ? it.skip : it)('ends open streams when the instance shuts down', async () => {
     const second = await createTestApp({}, { connection: t.connection });
     const secondPort = await listen(second);
     const visitor = await visitorOn();
@@ -137,4 +139,32 @@ describe('Human handoff, live: the tenant stream (inbox)', () => {
     await second.close();
     await stream.ended;
   });
+
+  (hasRedisServer() ? it : it.skip)(
+    "delivers a visitor's message sent to instance A to an owner's stream on instance B (Redis pub/sub), and ends B's streams when B shuts down",
+    async () => {
+      const redis = await EphemeralRedis.create();
+      const one = await createTestApp({ REDIS_URL: redis.url }, { connection: t.connection });
+      const two = await createTestApp({ REDIS_URL: redis.url }, { connection: t.connection });
+      try {
+        const visitor = await visitorOn();
+        await api().post(`/api/v1/conversations/${visitor.id}/handoff`).expect(200);
+        const stream = await openStream(await listen(two), path(visitor.id), ownerHeaders());
+        await closing(stream, async () => {
+          await stream.next((e) => e.event === 'conversation');
+          const sent = (
+            await one.http().post(`/api/v1/widget/conversations/${visitor.id}/messages`).set(visitor.headers).send({ content: 'Across' }).expect(201)
+          ).body.message;
+          expect((await stream.next((e) => e.event === 'message')).data).toEqual(sent);
+          // And B's streams end when B shuts down.
+          await two.close();
+          await stream.ended;
+        });
+      } finally {
+        await two.close().catch(() => undefined);
+        await one.close().catch(() => undefined);
+        await redis.stop();
+      }
+    },
+  );
 });
