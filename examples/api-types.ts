@@ -564,6 +564,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/conversations/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The conversation's live events (server-sent events), for an inbox
+         * @description Events: `conversation` (the conversation: first on connect, then at every change of status, assignee or wait) and `message` (every message as it is stored: the visitor’s, the bot’s and agents’, `id:` the message id). Send `Last-Event-ID` to get the messages after that one first (up to 100). A comment line comes every 25 s. At most 10 streams per user or per key are open at once on an instance (429 beyond). Browsers: read it with `fetch`, which can send `X-Tenant-Id` (EventSource cannot). To follow every conversation, subscribe a webhook instead.
+         *
+         *     Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        get: operations["streamConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/conversations/{id}/handoff": {
         parameters: {
             query?: never;
@@ -5275,6 +5297,45 @@ export interface operations {
             409: components["responses"]["ApiV1Error409.CONVERSATION_ENDED.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"];
             413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    streamConversation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The id of the last message received: the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];

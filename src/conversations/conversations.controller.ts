@@ -1,9 +1,10 @@
-import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
-import { ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller, Delete, Get, HttpCode, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { type Actor, CurrentActor } from '../events/actor';
-import type { ApiPrincipal } from '../common/http/request-context';
+import type { ApiPrincipal, AppRequest } from '../common/http/request-context';
 import { ApiIdParam, ApiV1Endpoint } from '../openapi/openapi.decorators';
 import { MAX_PAGE_SIZE, toPage } from '../common/paging/pagination';
 import { Scope } from '../common/access/scopes';
@@ -12,11 +13,15 @@ import { ConversationsService } from './conversations.service';
 import { ListConversationsQueryDto } from './dto/list-conversations.query';
 import { ListMessagesQueryDto, MESSAGES_DEFAULT_LIMIT } from './dto/list-messages.query';
 import { IdOf } from '../common/validation/id.pipe';
+import { MAX_STREAMS_PER_CALLER, TenantEventStream } from './live/tenant-event-stream';
 
 @Controller('api/v1/conversations')
 @ApiTags('Conversations')
 export class ConversationsController {
-  constructor(private readonly conversations: ConversationsService) {}
+  constructor(
+    private readonly conversations: ConversationsService,
+    private readonly streams: TenantEventStream,
+  ) {}
 
   @Get()
   @ApiV1Endpoint({
@@ -65,6 +70,35 @@ export class ConversationsController {
   ): Promise<MessageListResponse> {
     const { messages, pagination } = await this.conversations.listMessages(tenant.id, id, toPage(query, MESSAGES_DEFAULT_LIMIT));
     return { messages: messages.map(toMessageResponse), pagination };
+  }
+
+  @Get(':id/events')
+  @ApiV1Endpoint({
+    operationId: 'streamConversation',
+    summary: "The conversation's live events (server-sent events), for an inbox",
+    description:
+      'Events: `conversation` (the conversation: first on connect, then at every change of status, assignee or wait) and `message` (every message as it is stored: ' +
+      'the visitor’s, the bot’s and agents’, `id:` the message id). Send `Last-Event-ID` to get the messages after that one first (up to 100). ' +
+      `A comment line comes every 25 s. At most ${MAX_STREAMS_PER_CALLER} streams per user or per key are open at once on an instance (429 beyond). ` +
+      'Browsers: read it with `fetch`, which can send `X-Tenant-Id` (EventSource cannot). To follow every conversation, subscribe a webhook instead.',
+    scopes: [Scope.ConversationsRead],
+    produces: 'text/event-stream',
+    errors: [ErrorCode.NOT_FOUND],
+  })
+  @ApiIdParam('id', 'Conversation')
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'The id of the last message received: the stream resumes after it.',
+    schema: { type: 'string', format: 'uuid' },
+  })
+  async events(
+    @Principal() principal: ApiPrincipal,
+    @Param('id', IdOf('Conversation')) id: string,
+    @Req() request: AppRequest,
+    @Res() response: Response,
+  ): Promise<void> {
+    await this.streams.serve(principal, id, request, response);
   }
 
   @Delete(':id')

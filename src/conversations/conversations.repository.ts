@@ -95,6 +95,27 @@ export class ConversationsRepository {
     return tx.message.createManyAndReturn({ data: messages.map((message) => ({ tenantId, conversationId, ...message })), select: messageSelect });
   }
 
+  /**
+   * Up to `limit` of the conversation's messages, oldest first, after the given one (from the start
+   * without it); null if `afterId` is not one of its messages.
+   */
+  async messagesAfter(tenantId: string, conversationId: string, afterId: string | undefined, limit: number): Promise<MessageRow[] | null> {
+    const after = afterId
+      ? await this.prisma.message.findFirst({ where: { tenantId, conversationId, id: afterId }, select: { id: true, createdAt: true } })
+      : undefined;
+    if (after === null) return null;
+    return this.prisma.message.findMany({
+      where: {
+        tenantId,
+        conversationId,
+        ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}),
+      },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+      select: messageSelect,
+    });
+  }
+
   /** Applies a handoff step's change (the caller holds the row's lock: see lock()). */
   async update(tenantId: string, conversationId: string, change: ConversationChange, tx: PrismaTransaction): Promise<void> {
     await tx.conversation.updateMany({ where: { tenantId, id: conversationId }, data: change });

@@ -76,10 +76,10 @@ export class HandoffService {
         [{ role: 'agent', content: message.content, authorName: message.authorName, createdAt: now }],
         tx,
       );
-      await this.conversations.update(tenantId, conversationId, { waitingSince: null }, tx);
       const body = { message: toMessageResponse(stored) };
       await this.events.publish(tx, tenantId, { type: 'message.created', object: body.message });
       live.push({ kind: 'message', message: body.message });
+      if (conversation.waitingSince) live.push(conversationEvent(await this.change(tx, tenantId, conversationId, { waitingSince: null })));
       return { status: 201, location: null, body };
     });
     if (!answer.replayed) await this.feed.publish(conversationId, ...live);
@@ -136,7 +136,7 @@ export class HandoffService {
         targetId: conversationId,
         data: { assigneeId: assignee.userId, previousAssigneeId: holder, forced: holder !== null && holder !== actor.userId },
       });
-      return { result: assigned, live: [] };
+      return { result: assigned, live: [conversationEvent(assigned)] };
     });
   }
 

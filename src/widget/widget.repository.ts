@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
-import { conversationSelect, ConversationRow, messageSelect, MessageRow } from '../conversations/conversations.repository';
+import { conversationSelect, ConversationRow } from '../conversations/conversations.repository';
 
 const widgetBotSelect = {
   id: true,
@@ -43,23 +43,5 @@ export class WidgetRepository {
     tx: PrismaTransaction = this.prisma,
   ): Promise<ConversationRow | null> {
     return tx.conversation.findFirst({ where: { tenantId, botId, visitorId, channel: 'widget', id: conversationId }, select: conversationSelect });
-  }
-
-  /** Up to a page of the conversation's messages, oldest first, after the given one (all from the start without it). */
-  async messagesAfter(tenantId: string, conversationId: string, afterId: string | undefined): Promise<MessageRow[] | null> {
-    const after = afterId
-      ? await this.prisma.message.findFirst({ where: { tenantId, conversationId, id: afterId }, select: { id: true, createdAt: true } })
-      : undefined;
-    if (after === null) return null;
-    return this.prisma.message.findMany({
-      where: {
-        tenantId,
-        conversationId,
-        ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}),
-      },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      take: WIDGET_MESSAGES_PAGE,
-      select: messageSelect,
-    });
   }
 }

@@ -20,7 +20,7 @@ import type { VisitorPrincipal } from '../common/http/request-context';
 import { VISITOR_RENEWAL_WINDOW_S, VISITOR_TOKEN_LIFETIME_S, VisitorTokens } from './visitor-token';
 import { WidgetLimits } from './widget-limits';
 import { SettingsRepository, TenantSettingsRow } from '../settings/settings.repository';
-import { WidgetBotRow, WidgetRepository } from './widget.repository';
+import { WIDGET_MESSAGES_PAGE, WidgetBotRow, WidgetRepository } from './widget.repository';
 
 /** The caller of a widget route: the public key's tenant and the client's address (IPv6: its /64). */
 export interface WidgetCaller {
@@ -108,7 +108,7 @@ export class WidgetService {
 
   async messages(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string, after: string | undefined): Promise<MessageRow[]> {
     const { conversation } = await this.visitorConversation(caller, visitor, conversationId);
-    const messages = await this.widget.messagesAfter(caller.tenantId, conversation.id, after);
+    const messages = await this.conversations.messagesAfter(caller.tenantId, conversation.id, after, WIDGET_MESSAGES_PAGE);
     if (!messages) throw ValidationError.field('after', 'must be the id of a message of this conversation');
     return messages;
   }
@@ -135,8 +135,12 @@ export class WidgetService {
     const settings = (await this.settings.tenantSettings(caller.tenantId))!;
     await this.limits.countVisitorMessage(settings, visitor);
     if (conversation.status === 'handed_off') {
-      const waiting = await this.prisma.$transaction((tx) => this.storeForAgent(caller.tenantId, conversation.id, content, tx));
-      if (waiting) return waiting;
+      const live: LiveEvent[] = [];
+      const waiting = await this.prisma.$transaction((tx) => this.storeForAgent(caller.tenantId, conversation.id, content, live, tx));
+      if (waiting) {
+        await this.feed.publish(conversation.id, ...live);
+        return waiting;
+      }
     }
     await this.limits.countReply(caller.tenantId, settings, caller.clientIp);
     const limit = PLANS[caller.plan].messagesLimit;
@@ -144,7 +148,7 @@ export class WidgetService {
     const answer = await this.answers.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
     const live: LiveEvent[] = [];
     const exchange = await this.prisma.$transaction(async (tx): Promise<Exchange> => {
-      const waiting = await this.storeForAgent(caller.tenantId, conversation.id, content, tx);
+      const waiting = await this.storeForAgent(caller.tenantId, conversation.id, content, live, tx);
       if (waiting) return waiting;
       const now = new Date();
       await this.quota.take(caller.tenantId, limit, now, tx);
@@ -163,7 +167,7 @@ export class WidgetService {
         caller.tenantId,
         [message, reply].map((stored) => ({ type: 'message.created' as const, object: toMessageResponse(stored) })),
       );
-      live.push({ kind: 'message', message: toMessageResponse(reply) });
+      live.push({ kind: 'message', message: toMessageResponse(message) }, { kind: 'message', message: toMessageResponse(reply) });
       if (answer.unanswered && bot.handoffEnabled && bot.handoffOnFallback) {
         const current = (await this.conversations.findById(caller.tenantId, conversation.id, tx))!;
         live.push({
@@ -173,7 +177,7 @@ export class WidgetService {
       }
       return { message, reply, answer: { ...answer, sources: bot.showSources ? answer.sources : [] } };
     });
-    // Committed: this instance's /verify reports the reply at once; the visitor's other tabs hear it.
+    // Committed: this instance's /verify reports the reply at once; the visitor's other tabs and the tenant's people hear it.
     if (exchange.reply) this.quota.forget(caller.tenantId);
     await this.feed.publish(conversation.id, ...live);
     return exchange;
@@ -182,15 +186,26 @@ export class WidgetService {
   /**
    * Under the conversation's lock: an ended conversation is 409; a handed-off one stores the
    * visitor's message alone (no reply, no quota) and starts the wait; undefined lets the bot reply.
+   * `live` gets what the agents' streams must hear once committed: the message, and the wait's start.
    */
-  private async storeForAgent(tenantId: string, conversationId: string, content: string, tx: PrismaTransaction): Promise<Exchange | undefined> {
+  private async storeForAgent(
+    tenantId: string,
+    conversationId: string,
+    content: string,
+    live: LiveEvent[],
+    tx: PrismaTransaction,
+  ): Promise<Exchange | undefined> {
     const current = (await this.conversations.lock(tenantId, conversationId, tx))!;
     if (current.status === 'ended') throw conversationEnded();
     if (current.status !== 'handed_off') return undefined;
     const now = new Date();
     const [message] = await this.conversations.addMessages(tenantId, conversationId, [{ role: 'user', content, createdAt: now }], tx);
-    if (!current.waitingSince) await this.conversations.update(tenantId, conversationId, { waitingSince: now }, tx);
     await this.events.publish(tx, tenantId, { type: 'message.created', object: toMessageResponse(message) });
+    live.push({ kind: 'message', message: toMessageResponse(message) });
+    if (!current.waitingSince) {
+      await this.conversations.update(tenantId, conversationId, { waitingSince: now }, tx);
+      live.push({ kind: 'conversation', conversation: toConversationResponse((await this.conversations.findById(tenantId, conversationId, tx))!) });
+    }
     return { message, reply: null, answer: null };
   }
 
@@ -206,10 +221,10 @@ export class WidgetService {
     return (await this.visitorConversation(caller, visitor, conversationId)).conversation;
   }
 
-  /** What a stream resumed after `afterId` missed: the agent and assistant messages since (undefined: the id is not this conversation's). */
+  /** What a stream resumed after `afterId` missed: the messages since (undefined: the id is not this conversation's). */
   async missedMessages(caller: WidgetCaller, conversationId: string, afterId: string): Promise<MessageRow[] | undefined> {
-    const messages = isUuid(afterId) ? await this.widget.messagesAfter(caller.tenantId, conversationId, afterId) : null;
-    return messages?.filter((message) => message.role !== 'user');
+    const messages = isUuid(afterId) ? await this.conversations.messagesAfter(caller.tenantId, conversationId, afterId, WIDGET_MESSAGES_PAGE) : null;
+    return messages ?? undefined;
   }
 
   /** The lead form: one lead per conversation, with source `widget`, linked both ways. */

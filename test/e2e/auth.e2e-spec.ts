@@ -10,6 +10,7 @@ import { sleep } from '../support/child-server';
 import { controllerRoutes, servedExpressRoutes } from '../support/controller-routes';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
+import { firstEvent } from '../support/sse-client';
 
 interface Fixture {
   botId: string;
@@ -28,6 +29,8 @@ interface Endpoint {
   scope: Scope;
   body?: Record<string, unknown>;
   success: number;
+  /** A server-sent events stream: its answer is its first event (see firstEvent). */
+  stream?: true;
   /** What a successful answer must contain. */
   expected: (f: Fixture) => Record<string, unknown>;
 }
@@ -66,6 +69,15 @@ const ENDPOINTS: Endpoint[] = [
     scope: 'conversations:read',
     success: 200,
     expected: (f) => ({ conversation: expect.objectContaining({ id: f.conversationId }) }),
+  },
+  {
+    name: 'GET /api/v1/conversations/:id/events',
+    method: 'get',
+    path: (f) => `/api/v1/conversations/${f.conversationId}/events`,
+    scope: 'conversations:read',
+    success: 200,
+    stream: true,
+    expected: (f) => ({ event: 'conversation', data: expect.objectContaining({ id: f.conversationId }) }),
   },
   {
     name: 'GET /api/v1/conversations/:id/messages',
@@ -371,6 +383,7 @@ const API_ROUTE_SCOPES: [string, Scope[]][] = [
   ['GET /api/v1/bots/:id', ['bots:read']],
   ['GET /api/v1/conversations', ['conversations:read']],
   ['GET /api/v1/conversations/:id', ['conversations:read']],
+  ['GET /api/v1/conversations/:id/events', ['conversations:read']],
   ['GET /api/v1/conversations/:id/messages', ['conversations:read']],
   ['POST /api/v1/conversations/:id/handoff', ['conversations:write']],
   ['POST /api/v1/conversations/:id/messages', ['conversations:write']],
@@ -498,6 +511,7 @@ const NON_VERIFY = ENDPOINTS.map((endpoint) => [endpoint.name, endpoint] as cons
 
 function send(t: TestApp, endpoint: Endpoint, f: Fixture, key: string) {
   const test = t.http()[endpoint.method](endpoint.path(f)).set('X-API-Key', key);
+  if (endpoint.stream) return test.buffer(true).parse(firstEvent);
   return endpoint.body ? test.send(endpoint.body) : test;
 }
 

@@ -1397,13 +1397,15 @@ const ALL_ROUTES = [
 /**
  * Served routes not fuzzed: the public ones with no key, body or query (the health probes, the
  * API description (openapi.e2e-spec), the widget's script and demo, the dashboard's page and
- * files), and the visitor's live stream, a server-sent event stream that stays open (it answers
- * no single response to judge; handoff-live.e2e-spec covers it).
+ * files), and the live streams (the visitor's and the inbox's), server-sent event streams that
+ * stay open (they answer no single response to judge; handoff-live.e2e-spec and
+ * conversation-stream.e2e-spec cover them).
  */
 const NOT_FUZZED = [
   'GET /dashboard',
   'GET /dashboard/{path}',
   'GET /api/v1/widget/conversations/{id}/events',
+  'GET /api/v1/conversations/{id}/events',
   'GET /health/live',
   'GET /health/ready',
   'GET /api/v1/openapi.json',

@@ -1,77 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expectError } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { EphemeralRedis, hasRedisServer } from '../support/ephemeral-redis';
 import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
-
-interface SseEvent {
-  event: string;
-  id?: string;
-  data: Record<string, unknown>;
-}
-
-interface Stream {
-  status: number;
-  /** The next event that matches, within `ms`. */
-  next(match: (event: SseEvent) => boolean, ms?: number): Promise<SseEvent>;
-  ended: Promise<void>;
-  close(): void;
-}
-
-/** A server-sent events client over plain node:http, as the widget's fetch reads the stream. */
-function openStream(port: number, path: string, headers: Record<string, string>): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path, headers: { Accept: 'text/event-stream', ...headers } }, (response) => {
-      const events: SseEvent[] = [];
-      const waiters: (() => void)[] = [];
-      let buffer = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const fields = Object.fromEntries(
-            block
-              .split('\n')
-              .filter((line) => !line.startsWith(':'))
-              .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
-          );
-          if (fields.event) events.push({ event: fields.event, id: fields.id, data: JSON.parse(fields.data ?? '{}') });
-          for (const wake of waiters.splice(0)) wake();
-        }
-      });
-      const ended = new Promise<void>((done) => response.on('close', () => done()));
-      let body = '';
-      if (response.statusCode !== 200) response.on('data', (chunk: string) => (body += chunk));
-      resolve({
-        status: response.statusCode!,
-        ended,
-        close: () => request.destroy(),
-        next: (match, ms = 5_000) =>
-          new Promise((found, fail) => {
-            const timer = setTimeout(() => fail(new Error(`no matching event within ${ms} ms; got ${JSON.stringify(events)} ${body}`)), ms);
-            const look = () => {
-              const index = events.findIndex(match);
-              if (index >= 0) {
-                clearTimeout(timer);
-                found(events.splice(index, 1)[0]);
-              } else waiters.push(look);
-            };
-            look();
-          }),
-      });
-    });
-    request.on('error', reject);
-  });
-}
-
-async function listen(t: TestApp): Promise<number> {
-  await t.app.listen(0, '127.0.0.1');
-  return (t.app.getHttpServer().address() as AddressInfo).port;
-}
+import { listen, openStream } from '../support/sse-client';
 
 describe('Human handoff, live: the visitor stream', () => {
   let a: TestApp;

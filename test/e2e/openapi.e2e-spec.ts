@@ -738,7 +738,7 @@ describe('OpenAPI document and contract', () => {
         expectContract(await http().get(`/api/v1/privacy/erasures/${UUID_ZERO}`).set('X-API-Key', key()), 'GET', '/api/v1/privacy/erasures/{id}', 404);
       });
 
-      it("the handoff operations and the visitor's live events: their successes, 400, 404 and 409", async () => {
+      it("the handoff operations and the live events (the visitor's and the inbox's): their successes, 400, 404 and 409", async () => {
         const http = () => t.http();
         const conversation = async () => (await recordConversation(t, tenant.id, botId, { status: 'active' })).id;
         const op = (id: string, action: string) => http().post(`/api/v1/conversations/${id}/${action}`).set('X-API-Key', key());
@@ -803,27 +803,31 @@ describe('OpenAPI document and contract', () => {
           '/api/v1/widget/conversations/{id}/events',
           404,
         );
-        // The stream never ends by itself: its head is checked, then the connection is closed.
+        expectContract(
+          await streamHead(`/api/v1/widget/conversations/${id}/events`, { 'X-API-Key': publicKey, 'X-Visitor-Token': token }),
+          'GET',
+          '/api/v1/widget/conversations/{id}/events',
+          200,
+        );
+
+        // The inbox's stream of the same conversation, for the tenant's people and keys.
+        expectContract(await streamHead(`/api/v1/conversations/${id}/events`, { 'X-API-Key': key() }), 'GET', '/api/v1/conversations/{id}/events', 200);
+        expectContract(await http().get(`/api/v1/conversations/${UUID_ZERO}/events`).set('X-API-Key', key()), 'GET', '/api/v1/conversations/{id}/events', 404);
+      });
+
+      /** A stream never ends by itself: its head is checked, then the connection is closed. */
+      const streamHead = async (path: string, headers: Record<string, string>): Promise<Response> => {
         const server = t.app.getHttpServer() as Server;
         if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
         const { port } = server.address() as AddressInfo;
-        const head = await new Promise<Response>((resolve, reject) => {
-          const request = httpGet(
-            {
-              host: '127.0.0.1',
-              port,
-              path: `/api/v1/widget/conversations/${id}/events`,
-              headers: { 'X-API-Key': publicKey, 'X-Visitor-Token': token, Accept: 'text/event-stream' },
-            },
-            (answer: IncomingMessage) => {
-              request.destroy();
-              resolve({ status: answer.statusCode, headers: answer.headers, text: '', body: {} } as unknown as Response);
-            },
-          );
+        return new Promise<Response>((resolve, reject) => {
+          const request = httpGet({ host: '127.0.0.1', port, path, headers: { ...headers, Accept: 'text/event-stream' } }, (answer: IncomingMessage) => {
+            request.destroy();
+            resolve({ status: answer.statusCode, headers: answer.headers, text: '', body: {} } as unknown as Response);
+          });
           request.on('error', reject);
         });
-        expectContract(head, 'GET', '/api/v1/widget/conversations/{id}/events', 200);
-      });
+      };
 
       it('the knowledge document operations: their successes, 400, 404 and 413', async () => {
         const http = () => t.http();

@@ -15,6 +15,7 @@ const ApiKeysPage = lazy(() => import('./pages/api-keys'));
 const WebhooksPage = lazy(() => import('./pages/webhooks'));
 const LeadsPage = lazy(() => import('./pages/leads'));
 const ConversationsPage = lazy(() => import('./pages/conversations'));
+const InboxPage = lazy(() => import('./pages/inbox'));
 const MembersPage = lazy(() => import('./pages/members'));
 const AuditLogPage = lazy(() => import('./pages/audit-log'));
 const AccountPage = lazy(() => import('./pages/account'));
@@ -57,6 +58,8 @@ export function App() {
             <Route path="leads" element={<LeadsPage />} />
             <Route path="conversations" element={<ConversationsPage />} />
             <Route path="conversations/:conversationId" element={<ConversationsPage />} />
+            <Route path="inbox" element={<InboxPage />} />
+            <Route path="inbox/:conversationId" element={<InboxPage />} />
             <Route path="members" element={<MembersPage />} />
             <Route path="audit-log" element={<AuditLogPage />} />
             <Route path="account" element={<AccountPage />} />

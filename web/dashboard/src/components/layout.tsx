@@ -9,6 +9,7 @@ const LINKS: [string, string][] = [
   ['/webhooks', 'Webhooks'],
   ['/leads', 'Leads'],
   ['/conversations', 'Conversations'],
+  ['/inbox', 'Inbox'],
   ['/members', 'Members'],
   ['/audit-log', 'Audit log'],
   ['/account', 'Account'],
