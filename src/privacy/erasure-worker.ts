@@ -22,6 +22,7 @@ type Step = (erasure: ClaimedErasure, tx: PrismaTransaction) => Promise<number>;
 export class ErasureWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Privacy');
   private running = false;
+  private polling = false;
   private timer?: NodeJS.Timeout;
   private loop?: Promise<void>;
   private readonly steps: Step[];
@@ -72,10 +73,25 @@ export class ErasureWorker implements OnApplicationBootstrap, BeforeApplicationS
     await this.loop;
   }
 
+  /**
+   * Looks for work now rather than at the next poll: an erasure was just requested on this
+   * instance, and its requester polls for it. Nothing happens while a poll runs (it continues
+   * with the next erasure on its own).
+   */
+  wake(): void {
+    if (!this.running || this.polling) return;
+    clearTimeout(this.timer);
+    this.schedule(0);
+  }
+
   private schedule(ms: number): void {
     if (!this.running) return;
     this.timer = setTimeout(() => {
-      this.loop = this.poll().then((found) => this.schedule(found ? 0 : this.options.erasurePollMs));
+      this.polling = true;
+      this.loop = this.poll().then((found) => {
+        this.polling = false;
+        this.schedule(found ? 0 : this.options.erasurePollMs);
+      });
     }, ms);
     this.timer.unref();
   }

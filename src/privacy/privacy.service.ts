@@ -6,6 +6,7 @@ import { EventRecorder } from '../events/event-recorder';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import type { IdempotentResponse } from '../idempotency/idempotent-response';
 import type { PersonDto } from './dto/person.dto';
+import { ErasureWorker } from './erasure-worker';
 import { ErasureRow, ErasuresRepository } from './erasures.repository';
 import { PeopleRepository, PersonQuery } from './people.repository';
 import { ErasureEnvelope, PersonExportResponse, toErasureResponse, toPersonExport } from './privacy.mapper';
@@ -18,6 +19,7 @@ export class PrivacyService {
     private readonly erasures: ErasuresRepository,
     private readonly idempotency: IdempotencyService,
     private readonly events: EventRecorder,
+    private readonly worker: ErasureWorker,
   ) {}
 
   /** POST /api/v1/privacy/exports: everything the tenant holds on the person, and nothing else. */
@@ -40,16 +42,19 @@ export class PrivacyService {
    * POST /api/v1/privacy/erasures: finds the person's rows now and queues their erasure, which
    * the background worker carries out (ErasureWorker). The audit row names the erasure only.
    */
-  requestErasure(tenantId: string, body: PersonDto, actor: Actor, idempotencyKey: string | undefined): Promise<IdempotentResponse<ErasureEnvelope>> {
+  async requestErasure(tenantId: string, body: PersonDto, actor: Actor, idempotencyKey: string | undefined): Promise<IdempotentResponse<ErasureEnvelope>> {
     const query = personQuery(body);
     const request = { method: 'POST', path: '/api/v1/privacy/erasures', body: query };
-    return this.idempotency.run(tenantId, idempotencyKey, request, async (tx) => {
+    const answer = await this.idempotency.run(tenantId, idempotencyKey, request, async (tx) => {
       const person = await this.people.find(tenantId, query, tx);
       const messages = await this.people.countMessages(tenantId, person.conversationIds, tx);
       const erasure = await this.erasures.create(tenantId, person, messages, tx);
       await this.events.record(tx, tenantId, actor, { action: 'privacy.erasure_requested', targetId: erasure.id });
       return { status: 202, location: null, body: { erasure: toErasureResponse(erasure) } };
     });
+    // Committed: this instance's worker starts on it now instead of at its next poll.
+    this.worker.wake();
+    return answer;
   }
 
   async getErasure(tenantId: string, erasureId: string): Promise<ErasureRow> {
