@@ -127,6 +127,13 @@ describe('The dashboard in headless Chromium', () => {
     await page.getByRole('heading', { name: /Acme Support: plan free/ }).waitFor();
     await page.locator('.chart .uplot').waitFor();
     expect(await page.getByLabel('Tenant').inputValue()).toBe(tenantId);
+    // The switcher sits in the dark top bar: its text must not inherit the bar's white.
+    const { color, background } = await page.getByLabel('Tenant').evaluate((select) => {
+      const view = select.ownerDocument.defaultView as { getComputedStyle(element: unknown): { color: string; backgroundColor: string } };
+      const style = view.getComputedStyle(select);
+      return { color: style.color, background: style.backgroundColor };
+    });
+    expect(color).not.toBe(background);
     expect(problems).toEqual([]);
     await page.context().close();
   });

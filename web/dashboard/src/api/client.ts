@@ -1,5 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './schema';
+// The one typed description of the API, generated from openapi.json (npm run client:generate).
+import type { components, paths } from '../../../../examples/api-types';
 
 export type Schemas = components['schemas'];
 export type FieldError = Schemas['FieldErrorResponse'];
