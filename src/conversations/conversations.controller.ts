@@ -1,11 +1,11 @@
 import { Controller, Delete, Get, HttpCode, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Principal } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { type Actor, CurrentActor } from '../events/actor';
 import type { ApiPrincipal, AppRequest } from '../common/http/request-context';
-import { ApiIdParam, ApiV1Endpoint } from '../openapi/openapi.decorators';
+import { ApiIdParam, ApiV1Endpoint, ApiLastEventIdHeader } from '../openapi/openapi.decorators';
 import { MAX_PAGE_SIZE, toPage } from '../common/paging/pagination';
 import { Scope } from '../common/access/scopes';
 import { ConversationEnvelope, ConversationListResponse, MessageListResponse, toConversationResponse, toMessageResponse } from './conversation.mapper';
@@ -86,12 +86,7 @@ export class ConversationsController {
     errors: [ErrorCode.NOT_FOUND],
   })
   @ApiIdParam('id', 'Conversation')
-  @ApiHeader({
-    name: 'Last-Event-ID',
-    required: false,
-    description: 'The id of the last message received: the stream resumes after it.',
-    schema: { type: 'string', format: 'uuid' },
-  })
+  @ApiLastEventIdHeader()
   async events(
     @Principal() principal: ApiPrincipal,
     @Param('id', IdOf('Conversation')) id: string,

@@ -383,3 +383,12 @@ export function ApiIdParam(name: string, what: string): MethodDecorator {
 
 /** A POST that takes no body: `{}` or nothing is documented; any field is a 400 (UndeclaredInputGuard). */
 export const ApiNoBody = (): MethodDecorator => applyDecorators(ApiExtraModels(EmptyBodyDto), ApiBody({ type: EmptyBodyDto, required: false }));
+
+/** The `Last-Event-ID` header of a server-sent events stream of a conversation's messages. */
+export const ApiLastEventIdHeader = (): MethodDecorator =>
+  ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'The id of the last message received: the stream resumes after it.',
+    schema: { type: 'string', format: 'uuid' },
+  });

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiProduces, ApiTags } from '@nestjs/swagger';
 import { VisitorEventStream } from './visitor-event-stream';
 import type { Response } from 'express';
 import { Principal, Visitor } from '../common/access/access.decorators';
@@ -8,7 +8,7 @@ import { GlobalExceptionFilter } from '../common/errors/global-exception.filter'
 import type { ApiPrincipal, AppRequest, VisitorPrincipal } from '../common/http/request-context';
 import { toConversationResponse, toMessageResponse } from '../conversations/conversation.mapper';
 import { toLeadResponse } from '../leads/lead.mapper';
-import { ApiIdParam, ApiNoBody, ApiWidgetEndpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
+import { ApiIdParam, ApiNoBody, ApiWidgetEndpoint, JSON_BODY_ERRORS, ApiLastEventIdHeader } from '../openapi/openapi.decorators';
 import { ClientIp } from '../rate-limit/client-ip';
 import { CreateSessionDto, MessagesAfterQueryDto, SendMessageDto, WidgetLeadDto } from './dto/widget.dto';
 import {
@@ -197,12 +197,7 @@ export class WidgetController {
     errors: [ErrorCode.NOT_FOUND],
   })
   @ApiIdParam('id', 'Conversation')
-  @ApiHeader({
-    name: 'Last-Event-ID',
-    required: false,
-    description: 'The id of the last message received: the stream resumes after it.',
-    schema: { type: 'string', format: 'uuid' },
-  })
+  @ApiLastEventIdHeader()
   async events(
     @Principal() principal: ApiPrincipal,
     @ClientIp() ip: string,

@@ -1,23 +1,10 @@
-import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { createTestApp, TestApp } from '../support/create-test-app';
+import { expectAccessible, launchChromium, listenOnLoopback, openPage } from '../support/dashboard-browser';
 import { createBot, createKey } from '../support/factories';
 import { newEmail } from '../support/users';
 
-/** Debian's chromium (.ci/run installs it); the dashboard is built by `npm run build` (pretest). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'correct horse battery';
-
-/** axe-core on the page as it is now: no serious or critical violation (as in dashboard.browser-spec). */
-async function expectAccessible(page: Page): Promise<void> {
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
-  )) as string[];
-  expect(violations).toEqual([]);
-}
 
 /**
  * The inbox: a visitor hands their conversation to a person through the widget's API; the owner
@@ -32,10 +19,8 @@ describe('The inbox in headless Chromium', () => {
   beforeAll(async () => {
     // No PUBLIC_URL: the service's own origin is the browser's (http://127.0.0.1:<port>).
     t = await createTestApp({ PUBLIC_URL: undefined });
-    const server = t.app.getHttpServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    base = await listenOnLoopback(t);
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -78,16 +63,7 @@ describe('The inbox in headless Chromium', () => {
     await t.http().post(`/api/v1/conversations/${quiet}/handoff`).set('X-API-Key', secret).send({}).expect(200);
 
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15000);
-    const problems: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && problems.push(`console: ${message.text()}`));
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on(
-      'requestfailed',
-      (request) => request.failure()?.errorText !== 'net::ERR_ABORTED' && problems.push(`failed: ${request.url()} (${request.failure()?.errorText})`),
-    );
-    page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()}: ${response.url()}`));
+    const { page, problems } = await openPage(browser, context);
 
     await page.goto(`${base}/dashboard`);
     await page.getByLabel('E-mail').fill(email);

@@ -1,13 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestApp, TestApp } from '../support/create-test-app';
+import { widgetAsker, type WidgetReply } from '../support/widget-questions';
 import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
 import { CORPUS, QUESTIONS, UNANSWERABLE } from '../fixtures/knowledge-corpus';
 
-interface Reply {
-  content: string;
-  sources: { id: string; title: string }[];
-}
+type Reply = WidgetReply;
 
 describe('Knowledge base: passages, search in the bot language, retrieval quality', () => {
   let t: TestApp;
@@ -31,26 +29,8 @@ describe('Knowledge base: passages, search in the bot language, retrieval qualit
   const addDocument = async (botId: string, title: string, content: string, tenantId = tenant.id): Promise<string> =>
     (await t.admin().post(`/admin/v1/tenants/${tenantId}/bots/${botId}/documents`).send({ title, content }).expect(201)).body.document.id;
 
-  /** One widget conversation per bot, reused for its questions. */
-  const conversations = new Map<string, { token: string; id: string }>();
-  const ask = async (botId: string, question: string, key = publicKey): Promise<Reply> => {
-    let conversation = conversations.get(botId);
-    if (!conversation) {
-      const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId }).expect(201)).body.visitorToken as string;
-      const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body
-        .conversation.id as string;
-      conversations.set(botId, (conversation = { token, id }));
-    }
-    return (
-      await t
-        .http()
-        .post(`/api/v1/widget/conversations/${conversation.id}/messages`)
-        .set('X-API-Key', key)
-        .set('X-Visitor-Token', conversation.token)
-        .send({ content: question })
-        .expect(201)
-    ).body.reply;
-  };
+  const askAs = widgetAsker(() => t);
+  const ask = (botId: string, question: string, key = publicKey): Promise<Reply> => askAs(key, botId, question);
 
   it('splits a document into passages in order, paragraphs kept whole and merged up to ~800 characters, long ones cut between sentences', async () => {
     const bot = (await createBot(t, tenant.id)).id;

@@ -1,12 +1,10 @@
 import { createTestApp, TestApp } from '../support/create-test-app';
+import { widgetAsker, type WidgetReply } from '../support/widget-questions';
 import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
 import { FakeEmbeddingsServer } from '../support/fake-embeddings-server';
 import { E2E_DATABASE_URL, openTestDatabase } from '../support/test-database';
 
-interface Reply {
-  content: string;
-  sources: { id: string; title: string }[];
-}
+type Reply = WidgetReply;
 
 /** Concepts the fake model knows: a question and a passage that share one are near in meaning. */
 const CONCEPTS = {
@@ -60,25 +58,8 @@ describe('Knowledge base: the semantic step (EMBEDDINGS_*)', () => {
   const addDocument = async (botId: string, title: string, content: string, tenantId = tenant.id): Promise<string> =>
     (await t.admin().post(`/admin/v1/tenants/${tenantId}/bots/${botId}/documents`).send({ title, content }).expect(201)).body.document.id;
 
-  const conversations = new Map<string, { token: string; id: string }>();
-  const ask = async (botId: string, question: string, key = publicKey): Promise<Reply> => {
-    let conversation = conversations.get(botId);
-    if (!conversation) {
-      const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', key).send({ botId }).expect(201)).body.visitorToken as string;
-      const id = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', key).set('X-Visitor-Token', token).send({}).expect(201)).body
-        .conversation.id as string;
-      conversations.set(botId, (conversation = { token, id }));
-    }
-    return (
-      await t
-        .http()
-        .post(`/api/v1/widget/conversations/${conversation.id}/messages`)
-        .set('X-API-Key', key)
-        .set('X-Visitor-Token', conversation.token)
-        .send({ content: question })
-        .expect(201)
-    ).body.reply;
-  };
+  const askAs = widgetAsker(() => t);
+  const ask = (botId: string, question: string, key = publicKey): Promise<Reply> => askAs(key, botId, question);
 
   /** The document's passages and their embedding rows. */
   const embeddingsOf = (documentId: string) =>
