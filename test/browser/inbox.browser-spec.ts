@@ -95,6 +95,11 @@ describe('The inbox in headless Chromium', () => {
     await visitorSays(waiting, 'Are you still there?');
     await transcript.getByText('Are you still there?').waitFor();
 
+    // Another visitor asks for a person: the list shows it within its 10 s refresh, without a click.
+    const newcomer = await startConversation();
+    await t.http().post(`/api/v1/conversations/${newcomer}/handoff`).set('X-API-Key', secret).send({}).expect(200);
+    await page.locator(`.inbox-list a[href="/dashboard/inbox/${newcomer}"]`).waitFor({ timeout: 15_000 });
+
     // An empty reply: the API's error shows next to the field.
     await page.getByRole('button', { name: 'Send reply' }).click();
     const reply = page.getByLabel('Reply to the visitor');

@@ -17,6 +17,9 @@ const FILTERS: [Status | '', string][] = [
   ['', 'Any'],
 ];
 
+/** How often the list is read again while the page is in view, so new waits show without a click. */
+const LIST_REFRESH_MS = 10_000;
+
 /** Messages the transcript shows at most: the latest ones. */
 const TRANSCRIPT_LIMIT = 100;
 
@@ -36,6 +39,12 @@ export default function InboxPage() {
     [status],
   );
   const reloadList = list.reload;
+  // A visitor who asks for a person in another conversation has no stream open here: the list is
+  // polled (the open conversation's own changes come through its stream at once).
+  useEffect(() => {
+    const timer = setInterval(() => document.visibilityState === 'visible' && void reloadList(), LIST_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reloadList]);
   return (
     <>
       <PageTitle actions={<RefreshButton onClick={() => void reloadList()} />}>Inbox</PageTitle>
