@@ -233,6 +233,7 @@ describe('loadConfig: a bad value of every configuration variable', () => {
     ['LLM_MODEL', { LLM_BASE_URL: 'https://llm.example.com/v1', LLM_API_KEY: 'k' }],
     ['LLM_API_KEY', { LLM_BASE_URL: 'https://llm.example.com/v1', LLM_MODEL: 'm' }],
     ['LLM_TIMEOUT_MS', { LLM_TIMEOUT_MS: '10' }],
+    ['LLM_REWRITE_QUESTIONS', { LLM_REWRITE_QUESTIONS: 'sometimes' }],
     ['EMBEDDINGS_BASE_URL', { EMBEDDINGS_BASE_URL: 'not a url' }],
     ['EMBEDDINGS_MODEL', { EMBEDDINGS_BASE_URL: 'https://embed.example.com/v1', EMBEDDINGS_API_KEY: 'k' }],
     ['EMBEDDINGS_API_KEY', { EMBEDDINGS_BASE_URL: 'https://embed.example.com/v1', EMBEDDINGS_MODEL: 'm' }],
