@@ -12,6 +12,8 @@ COPY prisma ./prisma
 COPY src ./src
 # The dashboard's source (React, built by Vite into dist/web/dashboard, served by the service).
 COPY web ./web
+# The API's generated types (from openapi.json), which the dashboard's client is typed by.
+COPY examples/api-types.ts ./examples/api-types.ts
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime: production dependencies, the compiled app and the migrations; runs as the unprivileged
