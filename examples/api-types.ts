@@ -1930,6 +1930,8 @@ export interface components {
             /** @description Widget replies stored this calendar month (UTC). */
             messagesThisMonth: number;
             botCount: number;
+            /** @description API requests made with the tenant's secret keys in the current hour (hours start on the clock's hour, UTC): the count `limits.requestsPerHour` limits. Users' requests are not in it. */
+            requestsThisHour: number;
         };
         TenantAccountResponse: {
             /** Format: uuid */

@@ -10,6 +10,7 @@ import { BURST, HOURLY, planOf, PUBLIC_KEY_WINDOW, RATE_LIMIT_DISABLED, RATE_LIM
 import { RATE_LIMIT_STORE, type WindowSpec } from './rate-limit.store';
 import { RedisRateLimitStore } from './redis-rate-limit.store';
 import { REDIS_CLIENT } from '../redis/redis.module';
+import { TenantRequestUsage } from './tenant-request-usage';
 import { USER_REQUESTS_PER_MINUTE, USER_WINDOW, UserRateLimitGuard } from './user-rate-limit.guard';
 
 function scalePlans(plans: RateLimitPlans, multiplier: number): RateLimitPlans {
@@ -60,10 +61,20 @@ export class RateLimitModule {
             redis ? new FailoverRateLimitStore(new RedisRateLimitStore(redis), config.rateLimit.replicas) : new MemoryRateLimitStore(),
         },
         FailedAuthLimiter,
+        TenantRequestUsage,
         PlanThrottlerGuard,
         UserRateLimitGuard,
       ],
-      exports: [ThrottlerModule, RATE_LIMIT_PLANS, RATE_LIMIT_DISABLED, RATE_LIMIT_STORE, FailedAuthLimiter, PlanThrottlerGuard, UserRateLimitGuard],
+      exports: [
+        ThrottlerModule,
+        RATE_LIMIT_PLANS,
+        RATE_LIMIT_DISABLED,
+        RATE_LIMIT_STORE,
+        FailedAuthLimiter,
+        PlanThrottlerGuard,
+        UserRateLimitGuard,
+        TenantRequestUsage,
+      ],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expectError, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { createTenant } from '../support/factories';
+import { createKey, createTenant } from '../support/factories';
 import { dashboardLinkIn, SmtpSink } from '../support/smtp-sink';
 import { addMember, asUser, logIn, newEmail, ORIGIN, sessionCookieOf, signUp, TestUser } from '../support/users';
 
@@ -38,7 +38,7 @@ describe('The tenant, its members and invitations', () => {
           slug: expect.stringMatching(/^acme-[0-9a-f]{6}$/),
           plan: 'free',
           limits: { botsLimit: 1, messagesLimit: 500, requestsPerHour: 100, apiAccess: false },
-          usage: { messagesThisMonth: 0, botCount: 0 },
+          usage: { messagesThisMonth: 0, botCount: 0, requestsThisHour: 0 },
           createdAt: expect.any(String),
         },
       });
@@ -49,6 +49,21 @@ describe('The tenant, its members and invitations', () => {
       // Memberships carry the new name at once.
       const me = await asUser(t, owner.cookie, null).get('/auth/v1/me').expect(200);
       expect(me.body.memberships[0].tenant.name).toBe('Acme Ltd');
+    });
+
+    it("counts the secret keys' requests of this hour against requestsPerHour, and none of the users'", async () => {
+      const owner = await signUp(t, { tenantName: 'Counted' });
+      await t.admin().patch(`/admin/v1/tenants/${owner.tenantId}`).send({ plan: 'pro' }).expect(200);
+      const key = (await createKey(t, owner.tenantId)).key;
+      const hour = () => Math.floor(Date.now() / 3_600_000);
+      const started = hour();
+      for (let i = 0; i < 3; i++) await t.http().get('/api/v1/bots').set('X-API-Key', key).expect(200);
+      await asUser(t, owner.cookie, owner.tenantId).get('/api/v1/bots').expect(200);
+      const { tenant } = (await asUser(t, owner.cookie, owner.tenantId).get('/api/v1/tenant').expect(200)).body;
+      expect(tenant.limits).toMatchObject({ requestsPerHour: 1000, apiAccess: true });
+      // Hours are aligned to the clock: across an hour's end the count starts again.
+      if (hour() === started) expect(tenant.usage.requestsThisHour).toBe(3);
+      else expect(tenant.usage.requestsThisHour).toBeLessThanOrEqual(3);
     });
 
     it('is for users only: a key gets 403 INSUFFICIENT_SCOPE, a wrong key 401', async () => {

@@ -22,6 +22,12 @@ export class TenantUsage {
 
   @ApiProperty()
   botCount: number;
+
+  @ApiProperty({
+    description:
+      "API requests made with the tenant's secret keys in the current hour (hours start on the clock's hour, UTC): the count `limits.requestsPerHour` limits. Users' requests are not in it.",
+  })
+  requestsThisHour: number;
 }
 
 export class TenantAccountResponse {
@@ -60,7 +66,7 @@ export function toTenantAccountResponse(row: TenantRow, usage: TenantUsage): Ten
     slug: row.slug,
     plan: row.plan,
     limits: { botsLimit: plan.botsLimit, messagesLimit: plan.messagesLimit, requestsPerHour: plan.requestsPerHour, apiAccess: plan.apiAccess },
-    usage: { messagesThisMonth: usage.messagesThisMonth, botCount: usage.botCount },
+    usage: { messagesThisMonth: usage.messagesThisMonth, botCount: usage.botCount, requestsThisHour: usage.requestsThisHour },
     createdAt: row.createdAt.toISOString(),
   };
 }

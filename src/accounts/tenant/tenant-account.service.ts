@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { BotsRepository } from '../../bots/bots.repository';
 import type { Actor } from '../../events/actor';
+import { TenantRequestUsage } from '../../rate-limit/tenant-request-usage';
 import { TenantsService } from '../../tenancy/tenants.service';
 import { MessageQuota } from '../../usage/message-quota';
 import { TenantAccountResponse, toTenantAccountResponse } from './tenant-account.mapper';
@@ -12,15 +13,17 @@ export class TenantAccountService {
     private readonly tenants: TenantsService,
     private readonly bots: BotsRepository,
     private readonly usage: MessageQuota,
+    private readonly requests: TenantRequestUsage,
   ) {}
 
   async view(tenantId: string): Promise<TenantAccountResponse> {
-    const [tenant, messagesThisMonth, botCount] = await Promise.all([
+    const [tenant, messagesThisMonth, botCount, requestsThisHour] = await Promise.all([
       this.tenants.getTenant(tenantId),
       this.usage.usedThisMonth(tenantId),
       this.bots.count(tenantId),
+      this.requests.thisHour(tenantId),
     ]);
-    return toTenantAccountResponse(tenant, { messagesThisMonth, botCount });
+    return toTenantAccountResponse(tenant, { messagesThisMonth, botCount, requestsThisHour });
   }
 
   async rename(tenantId: string, name: string, actor: Actor): Promise<TenantAccountResponse> {

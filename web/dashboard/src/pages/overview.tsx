@@ -10,6 +10,7 @@ const METRICS = [
   { metric: 'conversations', label: 'Conversations', color: '#1d4ed8', dash: undefined },
   { metric: 'messages', label: 'Messages', color: '#047857', dash: [6, 3] },
   { metric: 'leads', label: 'Leads', color: '#b45309', dash: [2, 3] },
+  { metric: 'visitors', label: 'Visitors', color: '#7c3aed', dash: [8, 2, 2, 2] },
 ] as const;
 
 export default function OverviewPage() {
@@ -47,8 +48,17 @@ export default function OverviewPage() {
                 </dd>
               </div>
               <div>
-                <dt>API access</dt>
-                <dd>{tenant.limits.apiAccess ? 'Yes' : 'No (Pro and higher)'}</dd>
+                <dt>API requests this hour</dt>
+                <dd>
+                  {tenant.limits.apiAccess ? (
+                    <>
+                      {tenant.usage.requestsThisHour} of {tenant.limits.requestsPerHour}
+                      <meter min={0} max={tenant.limits.requestsPerHour} value={tenant.usage.requestsThisHour} aria-label="API requests used this hour" />
+                    </>
+                  ) : (
+                    'No API access (Pro and higher)'
+                  )}
+                </dd>
               </div>
             </dl>
           </section>
@@ -97,7 +107,7 @@ export default function OverviewPage() {
             }
           >
             <Chart
-              title="Conversations, messages and leads per day"
+              title="Conversations, messages, leads and visitors per day"
               days={data.days}
               series={data.series.map((each) => ({ label: each.label, color: each.color, dash: each.dash ? [...each.dash] : undefined, values: each.values }))}
             />
