@@ -3,9 +3,21 @@
 // no authentication (the tenant comes from a key -> tenant map held in memory) and no logging.
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import pg from 'pg';
 
+// The widget's passages are found by the service's own search (its statements, built by the
+// built repository, and its cache of word counts), so that the baseline runs the same SQL.
+const require = createRequire(import.meta.url);
+const { KnowledgeChunksRepository } = require('../dist/knowledge/knowledge-chunks.repository.js');
+const { questionTerms } = require('../dist/answering/question-terms.js');
+const { WordNetSynonyms } = require('../dist/answering/wordnet-synonyms.js');
+const { botSynonymLookup } = require('../dist/answering/bot-synonyms.js');
+const { MIN_COVERAGE } = require('../dist/answering/answer.service.js');
+
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10) });
+const chunks = new KnowledgeChunksRepository({ $queryRaw: async (sql) => (await pool.query(sql.text, sql.values)).rows });
+const wordNet = new WordNetSynonyms();
 const tenants = JSON.parse(process.env.BENCH_KEYS); // { key: tenantId }
 
 const iso = (d) => (d ? d.toISOString() : null);
@@ -208,7 +220,8 @@ const routes = {
     return [200, { metric: 'messages', interval, timezone, points: rows }];
   },
   // A widget message, as src/widget/widget.service.ts exchange() does it: the visitor token, the
-  // bot, the conversation, the limits, the passages (src/knowledge/knowledge-chunks.repository.ts),
+  // bot, the conversation, the limits, the passages (src/knowledge/knowledge-chunks.repository.ts's
+  // search itself, with src/answering/answer.service.ts's choice of them),
   // then one transaction that counts the reply and stores both messages with their events.
   async widgetMessage(tenantId, _q, conversationId, body, headers) {
     const claims = visitorClaims(headers['x-visitor-token']);
@@ -217,7 +230,7 @@ const routes = {
     const {
       rows: [bot],
     } = await pool.query(
-      `SELECT id, name, "isActive", "avatarUrl", "primaryColor", language, "welcomeMessage", "suggestedQuestions", "fallbackMessage", "showSources" FROM "Bot" WHERE "tenantId" = $1 AND id = $2`,
+      `SELECT id, name, "isActive", "avatarUrl", "primaryColor", language, "welcomeMessage", "suggestedQuestions", "fallbackMessage", "showSources", synonyms, "knowledgeVersion" FROM "Bot" WHERE "tenantId" = $1 AND id = $2`,
       [tenantId, claims.b],
     );
     const {
@@ -231,20 +244,14 @@ const routes = {
     if (!conversation) return [404, { error: { code: 'NOT_FOUND', message: 'Conversation not found.', status: 404 } }];
     await pool.query(`SELECT "visitorMessageLimit", "visitorMessageWindowSeconds" FROM "Tenant" WHERE id = $1`, [tenantId]);
     await pool.query(`SELECT count FROM "MessageUsage" WHERE "tenantId" = $1 AND month = $2::date`, [tenantId, monthOf()]);
-    const { rows: passages } = await pool.query(
-      `WITH words AS (SELECT DISTINCT w AS word FROM unnest(tsvector_to_array(to_tsvector(knowledge_search_config($3), $4))) AS w),
-       query AS (SELECT to_tsquery('simple', string_agg(quote_literal(word), ' | ')) AS q, count(*) AS total FROM words HAVING count(*) > 0),
-       ranked AS (SELECT c."documentId", c.content, c.position, c."searchVector", ts_rank(c."searchVector", query.q, 32)::float8 AS rank
-         FROM query, "KnowledgeChunk" c WHERE c."tenantId" = $1 AND c."botId" = $2 AND c."searchVector" @@ query.q ORDER BY rank DESC LIMIT 48)
-       SELECT r."documentId", d.title, r.content, r.rank,
-              (SELECT count(*) FROM words WHERE r."searchVector" @@ to_tsquery('simple', quote_literal(words.word)))::float8 / (SELECT total FROM query) AS coverage
-       FROM ranked r JOIN "KnowledgeDocument" d ON d.id = r."documentId" ORDER BY coverage DESC, r.rank DESC, r.position LIMIT 12`,
-      [tenantId, bot.id, bot.language, content],
-    );
+    const own = botSynonymLookup(bot.synonyms);
+    const expand = (word) => [...own(word).map((text) => ({ text, weight: 0.8 })), ...wordNet.synonymsOf(word).map((text) => ({ text, weight: 0.5 }))];
+    const passages = await chunks.search(tenantId, bot, questionTerms(content, expand), 12);
     const chosen = [];
     const perDocument = new Map();
     for (const passage of passages) {
-      if (passage.coverage < 0.3 || chosen.length === 3) break;
+      if (passage.coverage < MIN_COVERAGE || !passage.specific) continue;
+      if (chosen.length === 3) break;
       if ((perDocument.get(passage.documentId) ?? 0) === 2) continue;
       perDocument.set(passage.documentId, (perDocument.get(passage.documentId) ?? 0) + 1);
       chosen.push(passage);

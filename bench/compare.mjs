@@ -4,7 +4,7 @@
 // them alike. Reports per scenario the median requests/s and the median CPU time the server
 // process spent per request (from /proc: steadier than requests/s on a shared machine).
 //   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench:compare -- \
-//     [--rounds 8] [--seconds 4] [--scenarios verify,bots] <variant> <variant> ...
+//     [--rounds 8] [--seconds 4] [--connections 50] [--scenarios verify,bots,widget] <variant> <variant> ...
 // A variant is `git:<ref>` (built in a worktree, bench/results/builds/<sha>; `git worktree prune`
 // after deleting them) or `.` (this working tree's dist/, built by npm run), optionally followed by
 // Node flags after `@`: `.@--max-semi-space-size=32`. Every variant runs on this tree's
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { createBenchDatabase, growLeads, refreshCounters, seedBase, withDatabase } from './seed.mjs';
+import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
 import { assertAllAnswered, imageNodeOptions, loadOptions, peakRssMb, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,8 +32,8 @@ const option = (name, fallback) => {
 };
 const ROUNDS = Number(option('rounds', 8));
 const SECONDS = Number(option('seconds', 4));
-const CONNECTIONS = 50;
-const only = option('scenarios', 'verify,bots,leads,messages,create,create-key').split(',');
+const CONNECTIONS = Number(option('connections', 50));
+const only = option('scenarios', 'verify,bots,leads,messages,create,create-key,widget').split(',');
 const variants = args;
 if (variants.length < 2) throw new Error('Name at least two variants: git:<ref> or . (the working tree), each optionally @<node flags>');
 
@@ -111,7 +112,8 @@ async function main() {
     const tenant = (await db.query(`SELECT id FROM bench_tenant WHERE idx = 0`)).rows[0].id;
     return (await db.query(`SELECT id FROM "Conversation" WHERE "tenantId" = $1 ORDER BY "createdAt" DESC LIMIT 1`, [tenant])).rows[0].id;
   });
-  log(`seeded 100 tenants, 100,000 leads, 50,000 conversations, 1,000,000 messages`);
+  const widget = only.includes('widget') ? await seedWidget(url) : undefined;
+  log(`seeded 100 tenants, 100,000 leads, 50,000 conversations, 1,000,000 messages${widget ? ', 10,000 passages' : ''}`);
 
   const scenarios = [
     { name: 'verify', path: '/api/v1/verify' },
@@ -142,6 +144,8 @@ async function main() {
     });
   }
   for (const server of servers) await waitForHttp(`http://127.0.0.1:${server.port}/health/live`);
+  // The visitor's conversation, opened through the first variant (every variant verifies the same token secret).
+  if (widget) scenarios.push({ ...widgetScenario(widget, await openConversation(`http://127.0.0.1:${servers[0].port}`, widget)), name: 'widget' });
 
   const database = new pg.Client({ connectionString: url });
   await database.connect();
@@ -150,7 +154,7 @@ async function main() {
     const runs = servers.map(() => ({ rps: [], cpuUs: [], dbCpuUs: [] }));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [index, server] of servers.entries()) {
-        const options = loadOptions(`http://127.0.0.1:${server.port}`, { ...scenario, key: keys[0] }, CONNECTIONS);
+        const options = loadOptions(`http://127.0.0.1:${server.port}`, { ...scenario, key: scenario.key ?? keys[0] }, CONNECTIONS);
         if (round === 0) await autocannon({ ...options, duration: 2 });
         const before = cpuSeconds(server.child.pid);
         const databaseBefore = await databaseCpuSeconds(database);

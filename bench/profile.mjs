@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createBenchKey, withDatabase } from './seed.mjs';
+import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
 import { imageNodeOptions, loadOptions, serviceEnv, startServer, stopServer, waitForHttp } from './servers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,8 +42,8 @@ async function main() {
     messages: { path: `/api/v1/conversations/${conversation}/messages` },
     create: { path: '/api/v1/leads', method: 'POST', body: { name: 'Bench Lead', email: 'bench.lead@example.com', company: 'Acme Corp', tags: ['bench'] } },
   };
-  const scenario = scenarios[SCENARIO];
-  if (!scenario) throw new Error(`--scenario is one of ${Object.keys(scenarios).join(', ')}`);
+  const widget = SCENARIO === 'widget' ? await seedWidget(url.toString()) : undefined;
+  if (!scenarios[SCENARIO] && !widget) throw new Error(`--scenario is one of ${Object.keys(scenarios).join(', ')}, widget`);
 
   const dir = path.join(root, 'bench', 'results', 'profiles');
   rmSync(dir, { recursive: true, force: true });
@@ -54,7 +55,8 @@ async function main() {
     log,
   });
   await waitForHttp(`http://127.0.0.1:${PORT}/health/live`);
-  const options = loadOptions(`http://127.0.0.1:${PORT}`, { ...scenario, key }, 50);
+  const scenario = widget ? widgetScenario(widget, await openConversation(`http://127.0.0.1:${PORT}`, widget)) : { ...scenarios[SCENARIO], key };
+  const options = loadOptions(`http://127.0.0.1:${PORT}`, scenario, 50);
   await autocannon({ ...options, duration: 2 });
   const result = await autocannon({ ...options, duration: SECONDS });
   log(`${SCENARIO}: ${Math.round(result.requests.average)} req/s, ${result.non2xx} non-2xx`);

@@ -117,6 +117,6 @@ export function assertAllAnswered(label, result) {
   const bad = result.non2xx + result.errors + result.timeouts;
   if (bad)
     throw new Error(
-      `${label}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total}: the figures would be meaningless`,
+      `${label}: ${result.non2xx} non-2xx answers (status: ${JSON.stringify(Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])))}), ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total}: the figures would be meaningless`,
     );
 }

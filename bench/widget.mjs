@@ -39,24 +39,13 @@ export async function seedWidget(url) {
     const {
       rows: [bot],
     } = await db.query(`SELECT id FROM bench_bot WHERE tenant_idx = $1 AND idx = 0`, [WIDGET_TENANT]);
-    // One visitor sends every request of the run: its limit must not be what is measured.
-    await db.query(`UPDATE "Tenant" SET "visitorMessageLimit" = 1000, "visitorMessageWindowSeconds" = 1 WHERE id = $1`, [tenant.id]);
-    await db.query(`UPDATE "Bot" SET "language" = 'en', "isActive" = true WHERE id = $1`, [bot.id]);
+    // Seeded once per database (bench:profile reuses bench:compare's): later calls add a key only.
+    const { rowCount: seeded } = await db.query(`SELECT 1 FROM "KnowledgeDocument" WHERE "botId" = $1 LIMIT 1`, [bot.id]);
+    if (!seeded) await seedPassages(db, tenant, bot);
+    // One visitor from one address sends every request of the run: their limits must not be what is measured.
     await db.query(
-      `INSERT INTO "KnowledgeDocument" (id, "tenantId", "botId", title, content, "createdAt")
-       SELECT gen_random_uuid(), $1, $2, initcap(t.topic) || ' guide ' || g, 'generated', now()
-       FROM generate_series(1, ${DOCUMENTS}) g CROSS JOIN LATERAL (SELECT ($3::text[])[1 + g % ${TOPICS.length}] AS topic) t`,
-      [tenant.id, bot.id, TOPICS],
-    );
-    await db.query(
-      `INSERT INTO "KnowledgeChunk" (id, "tenantId", "botId", "documentId", position, content, "searchVector")
-       SELECT gen_random_uuid(), d."tenantId", d."botId", d.id, p - 1, c.content, knowledge_chunk_vector('en', d.title, c.content)
-       FROM "KnowledgeDocument" d CROSS JOIN generate_series(1, ${PASSAGES_PER_DOCUMENT}) p
-       CROSS JOIN LATERAL (SELECT 'Section ' || p || ' of ' || d.title || ': customers ask about ' || lower(d.title) ||
-         '. Orders ship within ' || (1 + p % 5) || ' business days; express delivery costs ' || (5 + p % 10) || ' EUR and standard delivery to Germany takes ' || (1 + p % 3) ||
-         ' days. Our team answers questions about plans, refunds and invoices in passage ' || p || '.' AS content) c
-       WHERE d."botId" = $1`,
-      [bot.id],
+      `UPDATE "Tenant" SET "visitorMessageLimit" = 1000, "visitorMessageWindowSeconds" = 1, "widgetRepliesPerIpPerDay" = 100000000 WHERE id = $1`,
+      [tenant.id],
     );
     const key = generateApiKey('public');
     await db.query(
@@ -65,6 +54,27 @@ export async function seedWidget(url) {
     );
     return { tenantId: tenant.id, botId: bot.id, publicKey: key };
   });
+}
+
+/** The bot's 500 documents of 20 passages. */
+async function seedPassages(db, tenant, bot) {
+  await db.query(`UPDATE "Bot" SET "language" = 'en', "isActive" = true WHERE id = $1`, [bot.id]);
+  await db.query(
+    `INSERT INTO "KnowledgeDocument" (id, "tenantId", "botId", title, content, characters, "createdAt", "updatedAt")
+     SELECT gen_random_uuid(), $1, $2, initcap(t.topic) || ' guide ' || g, 'generated', 9, now(), now()
+     FROM generate_series(1, ${DOCUMENTS}) g CROSS JOIN LATERAL (SELECT ($3::text[])[1 + g % ${TOPICS.length}] AS topic) t`,
+    [tenant.id, bot.id, TOPICS],
+  );
+  await db.query(
+    `INSERT INTO "KnowledgeChunk" (id, "tenantId", "botId", "documentId", position, content, "searchVector")
+     SELECT gen_random_uuid(), d."tenantId", d."botId", d.id, p - 1, c.content, knowledge_chunk_vector('en', d.title, c.content)
+     FROM "KnowledgeDocument" d CROSS JOIN generate_series(1, ${PASSAGES_PER_DOCUMENT}) p
+     CROSS JOIN LATERAL (SELECT 'Section ' || p || ' of ' || d.title || ': customers ask about ' || lower(d.title) || ' and how long an order takes' ||
+       '. Orders ship within ' || (1 + p % 5) || ' business days; express delivery costs ' || (5 + p % 10) || ' EUR and standard delivery to Germany takes ' || (1 + p % 3) ||
+       ' days. Our team answers questions about plans, refunds and invoices in passage ' || p || '.' AS content) c
+     WHERE d."botId" = $1`,
+    [bot.id],
+  );
 }
 
 /** A visitor's session and conversation, opened through the service's widget API. */

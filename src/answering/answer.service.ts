@@ -72,9 +72,7 @@ export class AnswerService {
     // The search by meaning (EMBEDDINGS_*) runs beside the word search and never fails; [] when off.
     const byMeaning = this.semantic.nearest(input.tenantId, input.bot.id, input.question);
     const byWords = async (question: string) =>
-      (await this.chunks.search(input.tenantId, input.bot.id, input.bot.language, questionTerms(question, this.expansion(input.bot)), CANDIDATES)).filter(
-        answers,
-      );
+      (await this.chunks.search(input.tenantId, input.bot, questionTerms(question, this.expansion(input.bot)), CANDIDATES)).filter(answers);
     const rewritten = this.config.llm?.rewriteQuestions ? await this.rewritten(input) : undefined;
     const found = rewritten ? await byWords(rewritten) : [];
     return selectPassages(fuseRankings(found.length ? found : await byWords(input.question), await byMeaning));

@@ -9,6 +9,6 @@ export interface Answer {
 
 export interface AnswerInput {
   tenantId: string;
-  bot: { id: string; language: string; fallbackMessage: string; showSources: boolean; synonyms: string[] };
+  bot: { id: string; language: string; knowledgeVersion: number; fallbackMessage: string; showSources: boolean; synonyms: string[] };
   question: string;
 }

@@ -28,6 +28,7 @@ export type ConversationRow = Prisma.ConversationGetPayload<{ select: typeof con
 export type MessageRow = Prisma.MessageGetPayload<{ select: typeof messageSelect }>;
 
 const MESSAGE_COLUMNS = selectColumns(messageSelect, 'message');
+const CONVERSATION_COLUMNS = selectColumns(conversationSelect);
 
 export interface ConversationFilter {
   botId?: string;
@@ -129,10 +130,12 @@ export class ConversationsRepository {
 
   /** Locks the conversation's row until the transaction ends and reads it; null if not the tenant's. */
   async lock(tenantId: string, conversationId: string, tx: PrismaTransaction): Promise<ConversationRow | null> {
-    const locked = await tx.$queryRaw<
-      { id: string }[]
-    >`SELECT "id" FROM "Conversation" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${conversationId}::uuid FOR UPDATE`;
-    return locked.length ? this.findById(tenantId, conversationId, tx) : null;
+    // Locked and read in one statement: a widget message took a second round trip (and ~600 µs of
+    // Prisma's CPU) to read the row it had just locked.
+    const [locked] = await tx.$queryRaw<
+      ConversationRow[]
+    >`SELECT ${CONVERSATION_COLUMNS} FROM "Conversation" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${conversationId}::uuid FOR UPDATE`;
+    return locked ?? null;
   }
 
   linkLead(tenantId: string, conversationId: string, leadId: string, tx: PrismaTransaction): Promise<unknown> {

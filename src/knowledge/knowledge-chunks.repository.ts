@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { UUID_V7 } from '../database/uuid-v7';
+import { BotFrequencies, TermFrequencyCache } from './term-frequencies';
 
 /** A passage found for a question, with how well it fits. */
 export interface FoundPassage {
@@ -23,6 +24,8 @@ export interface FoundPassage {
  */
 @Injectable()
 export class KnowledgeChunksRepository {
+  private readonly frequencies = new TermFrequencyCache();
+
   constructor(private readonly prisma: PrismaService) {}
 
   /** The document's passages, in one statement, with their vectors in the bot's language. */
@@ -51,49 +54,45 @@ export class KnowledgeChunksRepository {
    *   passages hold (counted up to DF_CAP), or one about as rare (SPECIFIC_SHARE): a lone common
    *   word ("card" in "gift cards") never answers;
    * - candidates are the CANDIDATES passages ranked best (ts_rank: 4x cheaper than ts_rank_cd,
-   *   which cost 42 ms over 10,000 matching passages) and are scored by coverage: per group, the
-   *   weight of the best term the passage holds, over the number of groups;
+   *   which cost 42 ms over 10,000 matching passages; ranking by the visitor's words alone, without
+   *   synonyms, was tried: it lost a paraphrase of the eval) and are scored by coverage: per group,
+   *   the weight of the best term the passage holds, over the number of groups;
    * - a visitor's word also meets the passages' words as written, accents folded, by its first
    *   letters (a `folded` term, weighing less): the forms the stemmer splits still meet;
    * - ties are broken by document and position, so the same question always gets the same answer.
    * The terms are OR-ed: `plainto_tsquery` (and `websearch_to_tsquery`) AND them, and an ordinary
    * question ("how much does the pro plan cost") then finds nothing.
+   * The groups' counts come from the TermFrequencyCache when the bot's knowledge version is the
+   * one they were counted at; the others are counted first, in a statement of their own.
    */
-  async search(tenantId: string, botId: string, language: string, terms: QueryTerm[], limit: number): Promise<FoundPassage[]> {
+  async search(tenantId: string, bot: SearchedBot, terms: QueryTerm[], limit: number): Promise<FoundPassage[]> {
     if (!terms.length) return [];
+    const groups = groupsOf(bot.language, terms);
+    const counts = await this.countsFor(tenantId, bot, groups);
+    const useful = [...groups.values()].filter((group) => counts.groups.get(group.key));
+    if (!useful.length) return [];
+    const frequencies = useful.map((group) => counts.groups.get(group.key)!);
+    // A term none of the bot's passages holds matches nothing and adds nothing to any passage's
+    // rank or coverage: left out, it costs nothing (WordNet's synonyms are mostly such terms, and
+    // ts_rank's cost grows with the query's terms on every matching passage). Its group stays.
+    const searched = useful.flatMap((group, at) => group.terms.filter((_, term) => frequencies[at].present[term]));
     return this.prisma.$queryRaw<FoundPassage[]>(Prisma.sql`
-      WITH terms AS (
-        SELECT t.grp, t.weight, t.folded,
-               CASE WHEN t.folded THEN knowledge_folded_query(t.text) ELSE phraseto_tsquery(knowledge_search_config(${language}), t.text) END AS q
-        FROM unnest(
-          ${terms.map((term) => term.text)}::text[], ${terms.map((term) => term.group)}::int[], ${terms.map((term) => term.weight)}::float8[],
-          ${terms.map((term) => term.folded ?? false)}::boolean[]
-        ) AS t(text, grp, weight, folded)
-      ),
-      -- A stop word of the visitor's is left out with its synonyms (WordNet's for "do" are not stop words).
-      useful AS (SELECT grp, weight, folded, q FROM terms WHERE numnode(q) > 0 AND grp IN (SELECT grp FROM terms WHERE weight = 1 AND numnode(q) > 0)),
-      -- ORDER BY in every OR: the same question always builds the same query, so ts_rank adds up alike.
-      groups AS (
-        SELECT grp, knowledge_tsquery_or(q ORDER BY weight DESC, q::text) AS q,
-               knowledge_tsquery_or(q ORDER BY weight DESC, q::text) FILTER (WHERE NOT folded) AS strict
-        FROM useful GROUP BY grp
-      ),
-      passages AS (
-        SELECT count(*)::float8 AS n FROM (SELECT 1 FROM "KnowledgeChunk" c WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid LIMIT ${DF_CAP}) p
-      ),
+      WITH ${termsOf(bot.language, searched)},
+      -- A synonym of nothing but stop words is left out.
+      useful AS (SELECT grp, weight, folded, q FROM terms WHERE numnode(q) > 0),
+      ${groupQueries},
       -- A group's rarity (and the most specific word) is judged without its folded match, a guess
       -- ("processor" begins "process"), unless that match is all the group has in the passages.
       counted AS (
-        SELECT g.grp, g.q, CASE WHEN strict.df > 0 THEN g.strict ELSE g.q END AS judged, CASE WHEN strict.df > 0 THEN strict.df ELSE loose.df END AS df
-        FROM groups g
-        CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM (
-          SELECT 1 FROM "KnowledgeChunk" c WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid AND c."searchVector" @@ g.strict LIMIT ${DF_CAP}
-        ) held) strict
-        CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM (
-          SELECT 1 FROM "KnowledgeChunk" c WHERE strict.df = 0 AND c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid AND c."searchVector" @@ g.q LIMIT ${DF_CAP}
-        ) held) loose
+        SELECT f.grp, g.q, CASE WHEN f.strict > 0 THEN g.strict ELSE g.q END AS judged, CASE WHEN f.strict > 0 THEN f.strict ELSE f.loose END AS df
+        FROM unnest(${useful.map((group) => group.index)}::int[], ${frequencies.map((f) => f.strict)}::float8[], ${frequencies.map((f) => f.loose)}::float8[])
+          AS f(grp, strict, loose)
+        LEFT JOIN groups g ON g.grp = f.grp
       ),
-      weighted AS (SELECT c.grp, c.q, c.judged, c.df, ln((passages.n + 1) / (least(greatest(c.df, 1), passages.n) + 0.5)) AS idf FROM counted c, passages),
+      weighted AS (
+        SELECT c.grp, c.q, c.judged, c.df, ln((${counts.passages}::float8 + 1) / (least(greatest(c.df, 1), ${counts.passages}::float8) + 0.5)) AS idf
+        FROM counted c
+      ),
       -- The most specific word, and any about as rare (a rarity within SPECIFIC_SHARE of it): which
       -- of "must" (9 passages) and "firewall" (11) is the topic, counting cannot tell.
       specific AS (
@@ -109,7 +108,7 @@ export class KnowledgeChunksRepository {
       ranked AS (
         SELECT c."documentId", c."content", c."position", c."searchVector", coalesce(ts_rank(c."searchVector", query.ranking, 32), 0)::float8 AS "rank"
         FROM query, "KnowledgeChunk" c
-        WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${botId}::uuid AND c."searchVector" @@ query.q
+        WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${bot.id}::uuid AND c."searchVector" @@ query.q
         ORDER BY "rank" DESC, c."documentId", c."position"
         LIMIT ${CANDIDATES}
       )
@@ -122,7 +121,102 @@ export class KnowledgeChunksRepository {
       ORDER BY "coverage" DESC, r."rank" DESC, r."documentId", r."position"
       LIMIT ${limit}`);
   }
+
+  /** The groups' counts at the bot's knowledge version: from the cache, the missing ones counted in one statement. */
+  private async countsFor(tenantId: string, bot: SearchedBot, groups: Map<number, TermGroup>): Promise<BotFrequencies> {
+    const known = this.frequencies.get(bot.id, bot.knowledgeVersion);
+    const missing = [...groups.values()].filter((group) => !known?.groups.has(group.key));
+    if (known && !missing.length) return known;
+    const rows = await this.prisma.$queryRaw<
+      { passages: number; grp: number | null; strict: number | null; loose: number | null; present: boolean[] | null }[]
+    >(Prisma.sql`
+      WITH ${termsOf(
+        bot.language,
+        missing.flatMap((group) => group.terms),
+      )},
+      -- A stop word of the visitor's is left out with its synonyms (WordNet's for "do" are not stop words).
+      useful AS (SELECT grp, weight, folded, q FROM terms WHERE numnode(q) > 0 AND grp IN (SELECT grp FROM terms WHERE weight = 1 AND numnode(q) > 0)),
+      ${groupQueries},
+      passages AS (
+        SELECT count(*)::float8 AS n FROM (SELECT 1 FROM "KnowledgeChunk" c WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${bot.id}::uuid LIMIT ${DF_CAP}) p
+      ),
+      -- Whether any passage holds any word of a term (a phrase's words each, as ts_rank counts them).
+      present AS (
+        SELECT t.grp, array_agg(EXISTS (
+          SELECT 1 FROM "KnowledgeChunk" c WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${bot.id}::uuid AND c."searchVector" @@ t.words
+        ) ORDER BY t.idx) AS present
+        FROM (
+          SELECT grp, idx, CASE WHEN folded THEN q ELSE (
+            SELECT knowledge_tsquery_or(quote_literal(word)::tsquery ORDER BY word) FROM unnest(tsvector_to_array(to_tsvector(knowledge_search_config(${bot.language}), text))) AS word
+          ) END AS words
+          FROM terms
+        ) t
+        GROUP BY t.grp
+      ),
+      counted AS (
+        SELECT g.grp, strict.df AS strict, loose.df AS loose, present.present
+        FROM groups g
+        JOIN present ON present.grp = g.grp
+        CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM (
+          SELECT 1 FROM "KnowledgeChunk" c WHERE c."tenantId" = ${tenantId}::uuid AND c."botId" = ${bot.id}::uuid AND c."searchVector" @@ g.strict LIMIT ${DF_CAP}
+        ) held) strict
+        CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM (
+          SELECT 1 FROM "KnowledgeChunk" c WHERE strict.df = 0 AND c."tenantId" = ${tenantId}::uuid AND c."botId" = ${bot.id}::uuid AND c."searchVector" @@ g.q LIMIT ${DF_CAP}
+        ) held) loose
+      )
+      SELECT passages.n AS passages, counted.grp, counted.strict, counted.loose, counted.present FROM passages LEFT JOIN counted ON true`);
+    const entry = known ?? this.frequencies.start(bot.id, bot.knowledgeVersion, rows[0].passages);
+    const counted = new Map(rows.filter((row) => row.grp !== null).map((row) => [row.grp!, { strict: row.strict!, loose: row.loose!, present: row.present! }]));
+    for (const group of missing) this.frequencies.record(entry, group.key, counted.get(group.index) ?? null);
+    return entry;
+  }
 }
+
+/** The bot as its passages are searched: its language parses the question, its version dates the cached counts. */
+export interface SearchedBot {
+  id: string;
+  language: string;
+  knowledgeVersion: number;
+}
+
+/** One word's terms (its group), and the key its counts are cached under: the language and the terms themselves. */
+interface TermGroup {
+  index: number;
+  key: string;
+  terms: QueryTerm[];
+}
+
+function groupsOf(language: string, terms: QueryTerm[]): Map<number, TermGroup> {
+  const groups = new Map<number, TermGroup>();
+  for (const term of terms) {
+    const group = groups.get(term.group) ?? { index: term.group, key: '', terms: [] };
+    group.terms.push(term);
+    groups.set(term.group, group);
+  }
+  for (const group of groups.values()) {
+    group.key = JSON.stringify([language, group.terms.map((term) => [term.text, term.weight, term.folded ?? false])]);
+  }
+  return groups;
+}
+
+/** The `terms` CTE: each term with its group, weight and tsquery (a phrase in the bot's language, or a folded match). */
+function termsOf(language: string, terms: QueryTerm[]): Prisma.Sql {
+  return Prisma.sql`terms AS (
+        SELECT t.grp, t.idx, t.text, t.weight, t.folded,
+               CASE WHEN t.folded THEN knowledge_folded_query(t.text) ELSE phraseto_tsquery(knowledge_search_config(${language}), t.text) END AS q
+        FROM unnest(
+          ${terms.map((term) => term.text)}::text[], ${terms.map((term) => term.group)}::int[], ${terms.map((term) => term.weight)}::float8[],
+          ${terms.map((term) => term.folded ?? false)}::boolean[]
+        ) WITH ORDINALITY AS t(text, grp, weight, folded, idx)
+      )`;
+}
+
+/** The `groups` CTE: per group, the OR of its terms, and of its stemmed ones (`strict`); ORDER BY in every OR, so the same question always builds the same query. */
+const groupQueries = Prisma.sql`groups AS (
+        SELECT grp, knowledge_tsquery_or(q ORDER BY weight DESC, q::text) AS q,
+               knowledge_tsquery_or(q ORDER BY weight DESC, q::text) FILTER (WHERE NOT folded) AS strict
+        FROM useful GROUP BY grp
+      )`;
 
 /** A word of the question, or a synonym of one (`group` is the word's index, `weight` 1 for the visitor's own word). */
 export interface QueryTerm {

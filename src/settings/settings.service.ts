@@ -5,6 +5,7 @@ import { DatabaseTimeZones } from '../database/database-time-zones';
 import { PrismaService } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
+import { InvalidationBus } from '../invalidation/invalidation-bus';
 import type { UpdateBotSettingsDto } from './dto/update-bot-settings.dto';
 import type { UpdateTenantSettingsDto } from './dto/update-tenant-settings.dto';
 import { BotSettingsRow, SettingsRepository, TenantSettingsRow } from './settings.repository';
@@ -21,6 +22,7 @@ export class SettingsService {
     private readonly settings: SettingsRepository,
     private readonly events: EventRecorder,
     private readonly timeZones: DatabaseTimeZones,
+    private readonly bus: InvalidationBus,
   ) {}
 
   async getTenantSettings(tenantId: string): Promise<TenantSettingsRow> {
@@ -33,7 +35,8 @@ export class SettingsService {
     if (body.timezone !== undefined && !(await this.timeZones.has(body.timezone))) {
       throw ValidationError.field('timezone', 'must be an IANA time zone name such as Europe/Berlin or UTC');
     }
-    return this.prisma.$transaction(async (tx) => {
+    let changed = false;
+    const settings = await this.prisma.$transaction(async (tx) => {
       const current = (await this.settings.tenantSettings(tenantId, tx))!;
       const changes = changedFields<TenantSettingsRow>(current, {
         timezone: body.timezone,
@@ -50,8 +53,12 @@ export class SettingsService {
       if (!Object.keys(changes).length) return current;
       const updated = await this.settings.updateTenantSettings(tenantId, changes, tx);
       await this.events.record(tx, tenantId, actor, { action: 'settings.updated', targetId: tenantId, data: { changes } });
+      changed = true;
       return updated;
     });
+    // Committed: the widget's cached settings (TenantSettingsCache) are dropped on every instance.
+    if (changed) await this.bus.tenantChanged(tenantId);
+    return settings;
   }
 
   async getBotSettings(tenantId: string, botId: string): Promise<BotSettingsRow> {

@@ -26,13 +26,14 @@ export class MessageQuotaRepository {
    * Counts one reply if the month is still under `limit`; false when it is not. One statement: the
    * row's lock orders concurrent replies (across instances too), and each sees the count the one
    * before it left, so exactly `limit` replies are counted. The lock is held until the caller's
-   * transaction ends, which stores the reply: a rolled-back reply is not counted.
+   * transaction ends, which stores the reply: a rolled-back reply is not counted. Returns the
+   * month's count with this reply, or undefined when it was refused.
    */
-  async take(tenantId: string, limit: number, now: Date, tx: PrismaTransaction): Promise<boolean> {
+  async take(tenantId: string, limit: number, now: Date, tx: PrismaTransaction): Promise<number | undefined> {
     const rows = await tx.$queryRaw<{ count: number }[]>`
       INSERT INTO "MessageUsage" ("tenantId", "month", "count") VALUES (${tenantId}::uuid, ${monthOf(now).toISOString().slice(0, 10)}::date, 1)
       ON CONFLICT ("tenantId", "month") DO UPDATE SET "count" = "MessageUsage"."count" + 1 WHERE "MessageUsage"."count" < ${limit}
       RETURNING "count"`;
-    return rows.length === 1 && limit > 0;
+    return rows.length === 1 && limit > 0 ? rows[0].count : undefined;
   }
 }

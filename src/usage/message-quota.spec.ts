@@ -18,12 +18,12 @@ class FakeUsage implements Pick<MessageQuotaRepository, 'count' | 'take'> {
     return this.counts.get(key) ?? 0;
   }
 
-  async take(tenantId: string, limit: number, now: Date): Promise<boolean> {
+  async take(tenantId: string, limit: number, now: Date): Promise<number | undefined> {
     const key = `${tenantId}:${now.toISOString().slice(0, 7)}`;
     const count = this.counts.get(key) ?? 0;
-    if (count >= limit) return false;
+    if (count >= limit) return undefined;
     this.counts.set(key, count + 1);
-    return true;
+    return count + 1;
   }
 }
 
@@ -35,7 +35,7 @@ function quotaOver(usage: FakeUsage): MessageQuota {
 }
 
 describe('MessageQuota', () => {
-  it('reads a month once per second per tenant, and again once forgotten', async () => {
+  it('reads a month once per second per tenant, and reports the count a stored reply left without reading it', async () => {
     const usage = new FakeUsage();
     const quota = quotaOver(usage);
     usage.counts.set('t1:2026-03', 4);
@@ -45,9 +45,9 @@ describe('MessageQuota', () => {
     expect(await quota.usedThisMonth('t2', at('2026-03-10T12:00:00.500Z'))).toBe(0);
     expect(await quota.usedThisMonth('t1', new Date(at('2026-03-10T12:00:00.000Z').getTime() + USAGE_CACHE_TTL_MS))).toBe(5);
     usage.counts.set('t1:2026-03', 6);
-    quota.forget('t1', at('2026-03-10T12:00:01.100Z'));
+    quota.remember('t1', 6, at('2026-03-10T12:00:01.100Z'));
     expect(await quota.usedThisMonth('t1', at('2026-03-10T12:00:01.100Z'))).toBe(6);
-    expect(usage.reads).toEqual(['t1:2026-03', 't2:2026-03', 't1:2026-03', 't1:2026-03']);
+    expect(usage.reads).toEqual(['t1:2026-03', 't2:2026-03', 't1:2026-03']);
   });
 
   it('counts a new month from its own row', async () => {
@@ -58,31 +58,38 @@ describe('MessageQuota', () => {
     expect(await quota.usedThisMonth('t1', at('2026-04-01T00:00:00.000Z'))).toBe(0);
   });
 
-  it('shares one read among callers that miss together, but not with a caller after a forget', async () => {
+  it('shares one read among callers that miss together; a caller after a stored reply gets its count', async () => {
     const usage = new FakeUsage();
     const quota = quotaOver(usage);
     usage.holdReads = true;
     const now = at('2026-03-10T12:00:00.000Z');
     const together = [quota.usedThisMonth('t1', now), quota.usedThisMonth('t1', now)];
-    quota.forget('t1', now);
+    quota.remember('t1', 3, now);
     const after = quota.usedThisMonth('t1', now);
     usage.pendingReads.splice(0).forEach((resolve) => resolve());
-    await Promise.all([...together, after]);
-    expect(usage.reads).toHaveLength(2);
+    expect(await Promise.all([...together, after])).toEqual([0, 0, 3]);
+    expect(usage.reads).toHaveLength(1);
   });
 
-  it('does not keep a count read before a forget', async () => {
+  it('does not keep a count read before a stored reply', async () => {
     const usage = new FakeUsage();
     const quota = quotaOver(usage);
     usage.holdReads = true;
     const now = at('2026-03-10T12:00:00.000Z');
     const before = quota.usedThisMonth('t1', now);
-    quota.forget('t1', now);
+    quota.remember('t1', 1, now);
     usage.pendingReads.splice(0).forEach((resolve) => resolve());
     expect(await before).toBe(0);
-    usage.holdReads = false;
-    usage.counts.set('t1:2026-03', 1);
     expect(await quota.usedThisMonth('t1', now)).toBe(1);
+    expect(usage.reads).toHaveLength(1);
+  });
+
+  it('keeps the highest count when replies commit out of order', async () => {
+    const quota = quotaOver(new FakeUsage());
+    const now = at('2026-03-10T12:00:00.000Z');
+    quota.remember('t1', 8, now);
+    quota.remember('t1', 7, now);
+    expect(await quota.usedThisMonth('t1', now)).toBe(8);
   });
 
   it('refuses at the limit with 429 MESSAGE_LIMIT_REACHED and Retry-After up to the next month (UTC)', async () => {
@@ -90,8 +97,7 @@ describe('MessageQuota', () => {
     const quota = quotaOver(usage);
     const now = at('2026-03-31T23:59:58.500Z');
     await quota.check('t1', 1, now);
-    await quota.take('t1', 1, now, tx);
-    quota.forget('t1', now);
+    quota.remember('t1', await quota.take('t1', 1, now, tx), now);
     for (const refusal of [quota.check('t1', 1, now), quota.take('t1', 1, now, tx)]) {
       const error = (await refusal.catch((caught: unknown) => caught)) as AppError;
       expect(error).toBeInstanceOf(AppError);

@@ -4,7 +4,7 @@ import type { AccessCheck } from '../common/access/access-rule.guard';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { AppRequest } from '../common/http/request-context';
-import { SettingsRepository } from '../settings/settings.repository';
+import { TenantSettingsCache } from '../settings/tenant-settings-cache';
 import { withdrawCors } from './widget-cors';
 
 /**
@@ -14,13 +14,13 @@ import { withdrawCors } from './widget-cors';
  */
 @Injectable()
 export class WidgetOriginGuard implements AccessCheck {
-  constructor(private readonly settings: SettingsRepository) {}
+  constructor(private readonly settings: TenantSettingsCache) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AppRequest>();
     const origin = request.headers.origin;
     if (!origin || !request.principal) return true;
-    const settings = await this.settings.tenantSettings(request.principal.tenant.id);
+    const settings = await this.settings.of(request.principal.tenant.id);
     if (!settings?.allowedOrigins.length || settings.allowedOrigins.includes(origin.toLowerCase())) return true;
     withdrawCors(context.switchToHttp().getResponse<Response>());
     throw new AppError(ErrorCode.ORIGIN_NOT_ALLOWED, 'This site is not one of the origins allowed to embed the widget (settings: allowedOrigins).');

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Prisma } from '../generated/prisma/client';
+import { Prisma } from '../generated/prisma/client';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { conversationSelect, ConversationRow } from '../conversations/conversations.repository';
 
@@ -15,6 +15,7 @@ const widgetBotSelect = {
   fallbackMessage: true,
   showSources: true,
   synonyms: true,
+  knowledgeVersion: true,
   handoffEnabled: true,
   handoffOnFallback: true,
   handoffMessage: true,
@@ -34,6 +35,30 @@ export class WidgetRepository {
     return this.prisma.bot.findFirst({ where: { tenantId, id: botId }, select: widgetBotSelect });
   }
 
+  /**
+   * The bot and, if it is this visitor's with this bot, the conversation, in one statement: every
+   * message, stream and form of a visitor reads both (two queries cost ~1.2 ms of Prisma's CPU, one
+   * raw statement ~0.3 ms). Undefined without the bot; conversation null for anyone else's.
+   */
+  async botAndConversation(
+    tenantId: string,
+    botId: string,
+    visitorId: string,
+    conversationId: string,
+  ): Promise<{ bot: WidgetBotRow; conversation: ConversationRow | null } | undefined> {
+    const [row] = await this.prisma.$queryRaw<Record<string, unknown>[]>`
+      SELECT ${BOT_AND_CONVERSATION_COLUMNS}
+      FROM "Bot" b
+      LEFT JOIN "Conversation" c ON c."tenantId" = b."tenantId" AND c."botId" = b."id" AND c."visitorId" = ${visitorId}
+        AND c."channel" = 'widget' AND c."id" = ${conversationId}::uuid
+      WHERE b."tenantId" = ${tenantId}::uuid AND b."id" = ${botId}::uuid`;
+    if (!row) return undefined;
+    return {
+      bot: fieldsOf(row, 'bot.', widgetBotSelect) as WidgetBotRow,
+      conversation: row['conversation.id'] ? (fieldsOf(row, 'conversation.', conversationSelect) as ConversationRow) : null,
+    };
+  }
+
   /** The conversation if it is this visitor's, with this bot; null for anyone else's. */
   visitorConversation(
     tenantId: string,
@@ -44,4 +69,16 @@ export class WidgetRepository {
   ): Promise<ConversationRow | null> {
     return tx.conversation.findFirst({ where: { tenantId, botId, visitorId, channel: 'widget', id: conversationId }, select: conversationSelect });
   }
+}
+
+/** Each field of both selects, named "bot.<field>" and "conversation.<field>" (their names overlap). */
+const BOT_AND_CONVERSATION_COLUMNS = Prisma.raw(
+  [
+    ...Object.keys(widgetBotSelect).map((field) => `b."${field}" AS "bot.${field}"`),
+    ...Object.keys(conversationSelect).map((field) => `c."${field}" AS "conversation.${field}"`),
+  ].join(', '),
+);
+
+function fieldsOf(row: Record<string, unknown>, prefix: string, select: Record<string, true>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(select).map((field) => [field, row[`${prefix}${field}`]]));
 }

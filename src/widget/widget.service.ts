@@ -19,7 +19,8 @@ import { MessageQuota } from '../usage/message-quota';
 import type { VisitorPrincipal } from '../common/http/request-context';
 import { VISITOR_RENEWAL_WINDOW_S, VISITOR_TOKEN_LIFETIME_S, VisitorTokens } from './visitor-token';
 import { WidgetLimits } from './widget-limits';
-import { SettingsRepository, TenantSettingsRow } from '../settings/settings.repository';
+import type { TenantSettingsRow } from '../settings/settings.repository';
+import { TenantSettingsCache } from '../settings/tenant-settings-cache';
 import { WIDGET_MESSAGES_PAGE, WidgetBotRow, WidgetRepository } from './widget.repository';
 
 /** The caller of a widget route: the public key's tenant and the client's address (IPv6: its /64). */
@@ -45,7 +46,7 @@ export class WidgetService {
     private readonly limits: WidgetLimits,
     private readonly prisma: PrismaService,
     private readonly widget: WidgetRepository,
-    private readonly settings: SettingsRepository,
+    private readonly settings: TenantSettingsCache,
     private readonly conversations: ConversationsRepository,
     private readonly quota: MessageQuota,
     private readonly leads: LeadsService,
@@ -57,7 +58,7 @@ export class WidgetService {
   /** The bot as the widget shows it, with the tenant's lead-form settings. */
   async botConfig(caller: WidgetCaller, botId: string): Promise<{ bot: WidgetBotRow; settings: TenantSettingsRow }> {
     const bot = await this.activeBot(caller.tenantId, botId);
-    return { bot, settings: (await this.settings.tenantSettings(caller.tenantId))! };
+    return { bot, settings: await this.settings.of(caller.tenantId) };
   }
 
   /**
@@ -132,7 +133,7 @@ export class WidgetService {
   ): Promise<Exchange> {
     const { bot, conversation } = await this.visitorConversation(caller, visitor, conversationId);
     if (conversation.status === 'ended') throw conversationEnded();
-    const settings = (await this.settings.tenantSettings(caller.tenantId))!;
+    const settings = await this.settings.of(caller.tenantId);
     await this.limits.countVisitorMessage(settings, visitor);
     if (conversation.status === 'handed_off') {
       const live: LiveEvent[] = [];
@@ -147,11 +148,12 @@ export class WidgetService {
     await this.quota.check(caller.tenantId, limit);
     const answer = await this.answers.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
     const live: LiveEvent[] = [];
+    let counted: number | undefined;
     const exchange = await this.prisma.$transaction(async (tx): Promise<Exchange> => {
       const waiting = await this.storeForAgent(caller.tenantId, conversation.id, content, live, tx);
       if (waiting) return waiting;
       const now = new Date();
-      await this.quota.take(caller.tenantId, limit, now, tx);
+      counted = await this.quota.take(caller.tenantId, limit, now, tx);
       const [message, reply] = await this.conversations.addMessages(
         caller.tenantId,
         conversation.id,
@@ -178,7 +180,7 @@ export class WidgetService {
       return { message, reply, answer: { ...answer, sources: bot.showSources ? answer.sources : [] } };
     });
     // Committed: this instance's /verify reports the reply at once; the visitor's other tabs and the tenant's people hear it.
-    if (exchange.reply) this.quota.forget(caller.tenantId);
+    if (counted !== undefined) this.quota.remember(caller.tenantId, counted);
     await this.feed.publish(conversation.id, ...live);
     return exchange;
   }
@@ -230,7 +232,7 @@ export class WidgetService {
   /** The lead form: one lead per conversation, with source `widget`, linked both ways. */
   async captureLead(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string, contact: WidgetLeadDto): Promise<LeadRow> {
     const { conversation } = await this.visitorConversation(caller, visitor, conversationId);
-    const settings = (await this.settings.tenantSettings(caller.tenantId))!;
+    const settings = await this.settings.of(caller.tenantId);
     if (!settings.leadCaptureEnabled) throw new AppError(ErrorCode.LEAD_CAPTURE_DISABLED, 'Lead capture is turned off for this widget.');
     const missing = [
       ...(settings.leadCaptureRequirePhone && !contact.phone ? [{ field: 'phone', message: 'is required' }] : []),
@@ -258,7 +260,7 @@ export class WidgetService {
   private async activeBot(tenantId: string, botId: string): Promise<WidgetBotRow> {
     const bot = await this.widget.bot(tenantId, botId);
     if (!bot) throw new NotFoundError('Bot');
-    if (!bot.isActive) throw new AppError(ErrorCode.BOT_INACTIVE, 'This bot is inactive: it answers no messages.');
+    if (!bot.isActive) throw botInactive();
     return bot;
   }
 
@@ -268,11 +270,16 @@ export class WidgetService {
     visitor: VisitorPrincipal,
     conversationId: string,
   ): Promise<{ bot: WidgetBotRow; conversation: ConversationRow }> {
-    const bot = await this.activeBot(caller.tenantId, visitor.botId);
-    const conversation = await this.widget.visitorConversation(caller.tenantId, bot.id, visitor.visitorId, conversationId);
-    if (!conversation) throw new NotFoundError('Conversation');
-    return { bot, conversation };
+    const found = await this.widget.botAndConversation(caller.tenantId, visitor.botId, visitor.visitorId, conversationId);
+    if (!found) throw new NotFoundError('Bot');
+    if (!found.bot.isActive) throw botInactive();
+    if (!found.conversation) throw new NotFoundError('Conversation');
+    return { bot: found.bot, conversation: found.conversation };
   }
+}
+
+function botInactive(): AppError {
+  return new AppError(ErrorCode.BOT_INACTIVE, 'This bot is inactive: it answers no messages.');
 }
 
 function conversationEnded(): AppError {

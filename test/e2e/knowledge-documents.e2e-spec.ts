@@ -412,6 +412,30 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
           .expect(201)
       ).body.reply;
 
+    it("moves the bot's knowledge version with every change to its passages (the word counts cached for questions follow it), and no other bot's", async () => {
+      const versionOf = async (bot: string) =>
+        (await t.prisma.bot.findUniqueOrThrow({ where: { id: bot }, select: { knowledgeVersion: true } })).knowledgeVersion;
+      const before = await versionOf(answerBot);
+      const untouched = await versionOf(botId);
+      const created = (await create({ title: 'Lockers', content: 'Lockers are in the basement.' }, tenant.key, answerBot).expect(201)).body.document;
+      const afterCreate = await versionOf(answerBot);
+      expect(afterCreate).toBeGreaterThan(before);
+      await patch(created.id, { content: 'Lockers are on the ground floor.' }, tenant.key, answerBot).expect(200);
+      const afterUpdate = await versionOf(answerBot);
+      expect(afterUpdate).toBeGreaterThan(afterCreate);
+      await patch(created.id, { content: 'Lockers are on the ground floor.' }, tenant.key, answerBot).expect(200);
+      expect(await versionOf(answerBot)).toBe(afterUpdate);
+      // A language change re-indexes the passages (a trigger, whichever path changes the bot).
+      await t.prisma.bot.update({ where: { id: answerBot }, data: { language: 'de' } });
+      const afterLanguage = await versionOf(answerBot);
+      expect(afterLanguage).toBeGreaterThan(afterUpdate);
+      await t.prisma.bot.update({ where: { id: answerBot }, data: { language: 'en' } });
+      const restored = await versionOf(answerBot);
+      await remove(created.id, tenant.key, answerBot).expect(204);
+      expect(await versionOf(answerBot)).toBeGreaterThan(restored);
+      expect(await versionOf(botId)).toBe(untouched);
+    });
+
     it('cites a created document, answers the new content after a PATCH and never the old, and never cites it once deleted', async () => {
       const created = (
         await create({ title: 'Parking', content: 'Visitors park free of charge in the Zephyr garage behind the museum.' }, tenant.key, answerBot).expect(201)

@@ -66,6 +66,13 @@ export class BriefLookupCache<Row> {
     for (const [digest, entry] of this.entries) if (matches(entry.row)) this.entries.delete(digest);
   }
 
+  /** Puts the row its owner just wrote in place of the key's: lookups in flight, which may have read the old one, are no longer cached. */
+  replace(digest: string, row: Row, now: number): void {
+    this.generation++;
+    this.lookups.delete(digest);
+    this.set(digest, row, now);
+  }
+
   /** Drops the row of one key, which its owner just changed, as drop does for the rows it picks. */
   dropKey(digest: string): void {
     this.generation++;
