@@ -92,6 +92,29 @@ export class ConversationsRepository {
     return tx.conversation.create({ data: { tenantId, ...data }, select: { id: true } });
   }
 
+  /**
+   * An INSERT of messages whose ids are made by the caller (uuid v7, in order), only `when` holds,
+   * RETURNING `returning`: for a statement that stores them with what goes along (their events,
+   * the reply's count), atomic without a transaction around it.
+   */
+  insertMessagesStatement(
+    tenantId: string,
+    conversationId: string,
+    messages: (NewMessage & { id: string })[],
+    { when, returning }: { when: Prisma.Sql; returning: Prisma.Sql },
+  ): Prisma.Sql {
+    return Prisma.sql`
+      INSERT INTO "Message" ("id", "tenantId", "conversationId", "role", "content", "unanswered", "authorName", "createdAt")
+      SELECT m."id", ${tenantId}::uuid, ${conversationId}::uuid, m."role"::"MessageRole", m."content", m."unanswered", m."authorName", m."createdAt"
+      FROM unnest(
+        ${messages.map((message) => message.id)}::uuid[], ${messages.map((message) => message.role)}::text[], ${messages.map((message) => message.content)}::text[],
+        ${messages.map((message) => message.unanswered ?? false)}::boolean[], ${messages.map((message) => message.authorName ?? null)}::text[],
+        ${messages.map((message) => message.createdAt)}::timestamptz[]
+      ) AS m("id", "role", "content", "unanswered", "authorName", "createdAt")
+      WHERE ${when}
+      RETURNING ${returning}`;
+  }
+
   addMessages(tenantId: string, conversationId: string, messages: NewMessage[], tx: PrismaTransaction): Promise<MessageRow[]> {
     return tx.message.createManyAndReturn({ data: messages.map((message) => ({ tenantId, conversationId, ...message })), select: messageSelect });
   }
@@ -132,10 +155,13 @@ export class ConversationsRepository {
   async lock(tenantId: string, conversationId: string, tx: PrismaTransaction): Promise<ConversationRow | null> {
     // Locked and read in one statement: a widget message took a second round trip (and ~600 µs of
     // Prisma's CPU) to read the row it had just locked.
-    const [locked] = await tx.$queryRaw<
-      ConversationRow[]
-    >`SELECT ${CONVERSATION_COLUMNS} FROM "Conversation" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${conversationId}::uuid FOR UPDATE`;
+    const [locked] = await tx.$queryRaw<ConversationRow[]>(this.lockStatement(tenantId, conversationId));
     return locked ?? null;
+  }
+
+  /** The statement lock() runs: the conversation's row, locked until the transaction (or the statement it is part of) ends. */
+  lockStatement(tenantId: string, conversationId: string): Prisma.Sql {
+    return Prisma.sql`SELECT ${CONVERSATION_COLUMNS} FROM "Conversation" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${conversationId}::uuid FOR UPDATE`;
   }
 
   linkLead(tenantId: string, conversationId: string, leadId: string, tx: PrismaTransaction): Promise<unknown> {

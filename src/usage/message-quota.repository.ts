@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 
 /** The first day (UTC) of the month of `now`, as the MessageUsage key. */
@@ -30,10 +31,20 @@ export class MessageQuotaRepository {
    * month's count with this reply, or undefined when it was refused.
    */
   async take(tenantId: string, limit: number, now: Date, tx: PrismaTransaction): Promise<number | undefined> {
-    const rows = await tx.$queryRaw<{ count: number }[]>`
-      INSERT INTO "MessageUsage" ("tenantId", "month", "count") VALUES (${tenantId}::uuid, ${monthOf(now).toISOString().slice(0, 10)}::date, 1)
-      ON CONFLICT ("tenantId", "month") DO UPDATE SET "count" = "MessageUsage"."count" + 1 WHERE "MessageUsage"."count" < ${limit}
-      RETURNING "count"`;
-    return rows.length === 1 && limit > 0 ? rows[0].count : undefined;
+    const rows = await tx.$queryRaw<{ count: number }[]>(countReplyStatement(tenantId, limit, now));
+    return rows.length === 1 ? rows[0].count : undefined;
   }
+}
+
+/**
+ * The statement that counts one reply in the month of `now` if it is still under `limit`,
+ * RETURNING the new "count" (no row: refused), and only `when` holds: take()'s, and a common
+ * table expression of a reply stored in one statement (WidgetService).
+ */
+export function countReplyStatement(tenantId: string, limit: number, now: Date, when: Prisma.Sql = Prisma.sql`true`): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO "MessageUsage" ("tenantId", "month", "count")
+    SELECT ${tenantId}::uuid, ${monthOf(now).toISOString().slice(0, 10)}::date, 1 WHERE ${limit}::int > 0 AND ${when}
+    ON CONFLICT ("tenantId", "month") DO UPDATE SET "count" = "MessageUsage"."count" + 1 WHERE "MessageUsage"."count" < ${limit}::int
+    RETURNING "count"`;
 }

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { v7 } from 'uuid';
+import { Prisma } from '../generated/prisma/client';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { isUuid } from '../common/validation/uuid';
@@ -16,6 +18,7 @@ import type { Answer } from '../answering/answer';
 import { AnswerService } from '../answering/answer.service';
 import type { WidgetLeadDto } from './dto/widget.dto';
 import { MessageQuota } from '../usage/message-quota';
+import { countReplyStatement } from '../usage/message-quota.repository';
 import type { VisitorPrincipal } from '../common/http/request-context';
 import { VISITOR_RENEWAL_WINDOW_S, VISITOR_TOKEN_LIFETIME_S, VisitorTokens } from './visitor-token';
 import { WidgetLimits } from './widget-limits';
@@ -147,6 +150,19 @@ export class WidgetService {
     const limit = PLANS[caller.plan].messagesLimit;
     await this.quota.check(caller.tenantId, limit);
     const answer = await this.answers.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
+    const answered = { ...answer, sources: bot.showSources ? answer.sources : [] };
+    // A reply that hands the conversation off needs the transaction below; the others try one statement first.
+    if (!(answer.unanswered && bot.handoffEnabled && bot.handoffOnFallback)) {
+      const stored = await this.storeReply(caller.tenantId, conversation.id, content, answer, limit);
+      if (stored) {
+        this.quota.remember(caller.tenantId, stored.count);
+        await this.feed.publish(
+          conversation.id,
+          ...[stored.message, stored.reply].map((message) => ({ kind: 'message' as const, message: toMessageResponse(message) })),
+        );
+        return { message: stored.message, reply: stored.reply, answer: answered };
+      }
+    }
     const live: LiveEvent[] = [];
     let counted: number | undefined;
     const exchange = await this.prisma.$transaction(async (tx): Promise<Exchange> => {
@@ -177,12 +193,50 @@ export class WidgetService {
           conversation: toConversationResponse(await this.handoff.handOffIn(tx, caller.tenantId, current, reply.createdAt, now)),
         });
       }
-      return { message, reply, answer: { ...answer, sources: bot.showSources ? answer.sources : [] } };
+      return { message, reply, answer: answered };
     });
     // Committed: this instance's /verify reports the reply at once; the visitor's other tabs and the tenant's people hear it.
     if (counted !== undefined) this.quota.remember(caller.tenantId, counted);
     await this.feed.publish(conversation.id, ...live);
     return exchange;
+  }
+
+  /**
+   * The ordinary reply in one statement, atomic without a transaction: the conversation locked and
+   * still active, the reply counted under the month's limit, both messages and their events
+   * stored. The interactive transaction took six round trips (BEGIN, lock, count, insert, outbox,
+   * COMMIT) and ~2 ms of CPU a message. Undefined when nothing was stored (the conversation ended
+   * or handed off meanwhile, or the month's limit reached): the transaction then finds out which,
+   * and answers as it always has.
+   */
+  private async storeReply(
+    tenantId: string,
+    conversationId: string,
+    content: string,
+    answer: Answer,
+    limit: number,
+  ): Promise<{ message: MessageRow; reply: MessageRow; count: number } | undefined> {
+    const now = new Date();
+    const message: MessageRow = { id: v7(), conversationId, role: 'user', content, authorName: null, createdAt: now };
+    // A millisecond later: the reply sorts after the question.
+    const reply: MessageRow = {
+      id: v7(),
+      conversationId,
+      role: 'assistant',
+      content: answer.content,
+      authorName: null,
+      createdAt: new Date(now.getTime() + 1),
+    };
+    const active = Prisma.sql`EXISTS (SELECT 1 FROM "conversation" WHERE "status" = 'active')`;
+    const preceding = Prisma.sql`"conversation" AS (${this.conversations.lockStatement(tenantId, conversationId)}),
+      "usage" AS (${countReplyStatement(tenantId, limit, now, active)})`;
+    const insert = this.conversations.insertMessagesStatement(tenantId, conversationId, [message, { ...reply, unanswered: answer.unanswered }], {
+      when: Prisma.sql`EXISTS (SELECT 1 FROM "usage")`,
+      returning: Prisma.sql`"id", (SELECT "count" FROM "usage") AS "count"`,
+    });
+    const events = [message, reply].map((stored) => ({ type: 'message.created' as const, object: toMessageResponse(stored) }));
+    const rows = await this.events.publishAlong<{ id: string; count: number }>(this.prisma, tenantId, insert, events, preceding);
+    return rows.length ? { message, reply, count: rows[0].count } : undefined;
   }
 
   /**
