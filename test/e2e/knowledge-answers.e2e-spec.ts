@@ -202,6 +202,31 @@ describe('Knowledge answers: synonyms, the most specific word, deterministic tie
     const second = await addDocument(bot, 'Returns B', 'Returns are free within thirty days.');
     for (let i = 0; i < 3; i++) expect((await ask(bot, 'Are returns free?')).sources.map((s) => s.id)).toEqual([first, second]);
   });
+
+  it('answers a large knowledge base (200 passages and more, where terms no passage holds are left out) as a small one, and again from the cached word counts', async () => {
+    // Each filler is a passage of its own: two never fit in one (~800 characters), nor one with the special one.
+    const filler = (i: number) =>
+      `Section ${i}: the museum opens at nine in the morning and closes at six in the evening; guided tours start every hour from the main hall, and the shop sells postcards, books and prints of the collection.`.padEnd(
+        760,
+        ' More about the collection.',
+      );
+    const special = 'Visitors park free of charge in the Zephyr garage behind the museum, open day and night.';
+    const large = (await createBot(t, tenant.id, { language: 'en' })).id;
+    await addDocument(large, 'Visiting', [...Array.from({ length: 219 }, (_, i) => filler(i)), special].join('\n\n'));
+    expect(await t.prisma.knowledgeChunk.count({ where: { botId: large } })).toBeGreaterThanOrEqual(200);
+    const small = (await createBot(t, tenant.id, { language: 'en' })).id;
+    await addDocument(small, 'Visiting', [filler(0), filler(1), special].join('\n\n'));
+    // "park" and "garage" bring WordNet synonyms no passage holds; "qwxyzzy" is a word none holds.
+    for (const question of ['Where can I park my car in the Zephyr garage?', 'Can I park in the Zephyr garage with a qwxyzzy?']) {
+      const expected = await ask(small, question);
+      expect(expected.content).toBe(special);
+      for (let i = 0; i < 2; i++) expect((await ask(large, question)).content).toBe(special);
+    }
+    const nothing = await ask(large, 'Is there a qwxyzzy plugin?');
+    expect(nothing.sources).toEqual([]);
+    const stored = await t.prisma.message.findFirst({ where: { role: 'assistant', conversation: { botId: large } }, orderBy: { createdAt: 'desc' } });
+    expect(stored).toMatchObject({ content: nothing.content, unanswered: true });
+  });
 });
 
 describe('Knowledge answers with a model: its refusal is the fallback, the optional rewrite (issue 28)', () => {
