@@ -277,6 +277,22 @@ describe('Webhook delivery', () => {
     }
   });
 
+  it('sends one attempt after another over one kept-alive connection, still refusing a disallowed address', async () => {
+    const { id } = await endpoint('/kept-alive', { events: ['webhook.test'] });
+    for (let i = 0; i < 3; i++) {
+      await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+      await receiver.until(() => receiver.received.filter((request) => request.path === '/kept-alive').length === i + 1);
+    }
+    const ports = new Set(receiver.received.filter((request) => request.path === '/kept-alive').map((request) => request.remotePort));
+    expect(ports.size).toBe(1);
+    // The same receiver behind an address outside the allowed ranges: no pooled socket carries it there.
+    await t.prisma.webhookEndpoint.update({ where: { id }, data: { url: `http://[::127.0.0.1]:${receiver.port}/kept-alive` } });
+    await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+    await receiver.until(async () => (await deliveriesOf(id)).some((d: { lastError: string | null }) => d.lastError?.startsWith('address not allowed')));
+    expect(receiver.received.filter((request) => request.path === '/kept-alive')).toHaveLength(3);
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
   it('sends nothing for a change that rolled back', async () => {
     const { id } = await endpoint('/rollback', { events: ['lead.created'] });
     await t

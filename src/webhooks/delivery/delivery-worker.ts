@@ -41,6 +41,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   /** An attempt ended during a poll: poll again right after it, for the room that ending made. */
   private pollAgain = false;
   private timer?: NodeJS.Timeout;
+  /** A poll is due shortly because an event was queued in this process (onQueued). */
+  private hinted = false;
   private renewal?: NodeJS.Timeout;
   private loop?: Promise<void>;
   /** Claims failed in a row (the database away or not migrated): the next poll waits longer, up to MAX_BACKOFF_MS. */
@@ -63,7 +65,21 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.running = true;
     this.renewal = setInterval(() => void this.renewLeases(), this.options.leaseMs / 4);
     this.renewal.unref();
+    this.events.onQueued(() => this.eventQueued());
     this.wake();
+  }
+
+  /**
+   * An event was queued in this process: an idle worker polls in HINT_DELAY_MS rather than at its
+   * interval, the time for the change's transaction to commit, and one poll for a burst of them.
+   * A busy worker polls as its attempts end anyway, and one backing off keeps backing off.
+   */
+  private eventQueued(): void {
+    if (!this.running || this.polling || this.hinted || this.inFlight.size || this.failedClaims) return;
+    this.hinted = true;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), HINT_DELAY_MS);
+    this.timer.unref();
   }
 
   /** Before the database closes: stop claiming, let attempts in flight finish, or give them back. */
@@ -110,6 +126,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    */
   private wake(): void {
     if (!this.running) return;
+    this.hinted = false;
     if (this.polling) {
       this.pollAgain = true;
       return;
@@ -265,3 +282,4 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 const MAX_BACKOFF_MS = 30_000;
+const HINT_DELAY_MS = 10;
