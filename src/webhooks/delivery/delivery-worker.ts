@@ -43,6 +43,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private timer?: NodeJS.Timeout;
   /** A poll is due shortly because an event was queued in this process (onQueued). */
   private hinted = false;
+  /** A poll is due in this turn of the event loop, for attempts that ended (attemptEnded). */
+  private wakeScheduled = false;
   private renewal?: NodeJS.Timeout;
   private loop?: Promise<void>;
   /** Claims failed in a row (the database away or not migrated): the next poll waits longer, up to MAX_BACKOFF_MS. */
@@ -201,9 +203,19 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     return { slots: batchSize - this.inFlight.size, perEndpoint, perTenant, endpointsInFlight, tenantsInFlight };
   }
 
+  /**
+   * Polls for the room the attempt made once the answers read in this turn of the event loop have
+   * all ended their attempts (setImmediate): one statement records them all and claims their
+   * successors, rather than one statement for the first and another for the rest.
+   */
   private attemptEnded(deliveryId: string): void {
     this.inFlight.delete(deliveryId);
-    this.wake();
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.wake();
+    });
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
