@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { EventRecorder } from '../../src/events/event-recorder';
 import { AppLogger } from '../../src/logging/app-logger';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
+import { DeliveryQueueRepository } from '../../src/webhooks/delivery/delivery-queue.repository';
 import { DeliveryWorker } from '../../src/webhooks/delivery/delivery-worker';
 import { expectError } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
@@ -291,6 +292,28 @@ describe('Webhook delivery', () => {
     await receiver.until(async () => (await deliveriesOf(id)).some((d: { lastError: string | null }) => d.lastError?.startsWith('address not allowed')));
     expect(receiver.received.filter((request) => request.path === '/kept-alive')).toHaveLength(3);
     await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('records the attempts that ended even when the claim they went with fails, and sends nothing twice', async () => {
+    const queue = t.app.get(DeliveryQueueRepository);
+    const claimDue = queue.claimDue.bind(queue);
+    let failed = 0;
+    const spy = jest.spyOn(queue, 'claimDue').mockImplementation(async (room, leaseMs, tenantIds, finished = []) => {
+      if (finished.length && !failed++) throw new Error('claim failed');
+      return claimDue(room, leaseMs, tenantIds, finished);
+    });
+    try {
+      const { id } = await endpoint('/claim-failed', { events: ['webhook.test'] });
+      await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+      await receiver.until(async () => (await deliveriesOf(id))[0].status === 'succeeded');
+      expect(failed).toBeGreaterThan(0);
+      expect((await deliveriesOf(id))[0]).toMatchObject({ attempts: 1, lastResponseStatus: 200, lastError: null });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.received.filter((request) => request.path === '/claim-failed')).toHaveLength(1);
+      await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('sends nothing for a change that rolled back', async () => {

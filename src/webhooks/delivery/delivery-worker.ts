@@ -161,7 +161,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     try {
       ({ claimed, more } = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds, finished));
     } catch (error) {
-      if (finished.length) this.notRecorded(error, finished);
+      // The outcomes alone, in case the claim was what failed: else their attempts would be made again.
+      await this.queue.recordAttempts(finished).catch((recordError: unknown) => this.notRecorded(recordError, finished));
       this.claimFailed(describeDatabaseError(error));
       return false;
     }
