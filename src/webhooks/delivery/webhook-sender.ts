@@ -18,8 +18,12 @@ export const MAX_RECORDED_BODY = 16 * 1024;
 export const MAX_READ_BODY = 64 * 1024;
 
 const ADDRESS_NOT_ALLOWED = 'EADDRNOTALLOWED';
-/** Below the 5 s keep-alive timeout of Node's HTTP server, a common receiver. */
-const IDLE_SOCKET_MS = 4_000;
+/**
+ * Below the idle timeout of nearly every server (Node's 5 s, nginx's 75 s, load balancers' 60 s):
+ * a socket we closed first is never one the receiver reset under a new attempt. Under load the
+ * attempts to an endpoint are milliseconds apart, so a short idle time loses little reuse.
+ */
+const IDLE_SOCKET_MS = 1_000;
 
 function retryAfterOf(value: string | string[] | undefined): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
@@ -73,7 +77,7 @@ export class WebhookSender {
    * name, at connect time) accepted, and the accepted addresses do not change while the process
    * runs, so reusing it reaches nothing a new connection could not. An idle socket is closed
    * after IDLE_SOCKET_MS (or 1 s before the receiver's own Keep-Alive timeout, which Node's agent
-   * reads), before a receiver typically closes it, so that an attempt seldom meets a reset socket.
+   * reads), before a receiver closes it, so that an attempt does not meet a reset socket.
    */
   private readonly agents = {
     http: new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
