@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { EventRecorder } from '../../src/events/event-recorder';
 import { AppLogger } from '../../src/logging/app-logger';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
+import { DeliveryQueueRepository } from '../../src/webhooks/delivery/delivery-queue.repository';
 import { DeliveryWorker } from '../../src/webhooks/delivery/delivery-worker';
 import { expectError } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
@@ -274,6 +275,44 @@ describe('Webhook delivery', () => {
       await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
     } finally {
       for (const spy of [logged, ...stray]) spy.mockRestore();
+    }
+  });
+
+  it('sends one attempt after another over one kept-alive connection, still refusing a disallowed address', async () => {
+    const { id } = await endpoint('/kept-alive', { events: ['webhook.test'] });
+    for (let i = 0; i < 3; i++) {
+      await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+      await receiver.until(() => receiver.received.filter((request) => request.path === '/kept-alive').length === i + 1);
+    }
+    const ports = new Set(receiver.received.filter((request) => request.path === '/kept-alive').map((request) => request.remotePort));
+    expect(ports.size).toBe(1);
+    // The same receiver behind an address outside the allowed ranges: no pooled socket carries it there.
+    await t.prisma.webhookEndpoint.update({ where: { id }, data: { url: `http://[::127.0.0.1]:${receiver.port}/kept-alive` } });
+    await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+    await receiver.until(async () => (await deliveriesOf(id)).some((d: { lastError: string | null }) => d.lastError?.startsWith('address not allowed')));
+    expect(receiver.received.filter((request) => request.path === '/kept-alive')).toHaveLength(3);
+    await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+  });
+
+  it('records the attempts that ended even when the claim they went with fails, and sends nothing twice', async () => {
+    const queue = t.app.get(DeliveryQueueRepository);
+    const claimDue = queue.claimDue.bind(queue);
+    let failed = 0;
+    const spy = jest.spyOn(queue, 'claimDue').mockImplementation(async (room, leaseMs, tenantIds, finished = []) => {
+      if (finished.length && !failed++) throw new Error('claim failed');
+      return claimDue(room, leaseMs, tenantIds, finished);
+    });
+    try {
+      const { id } = await endpoint('/claim-failed', { events: ['webhook.test'] });
+      await t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
+      await receiver.until(async () => (await deliveriesOf(id))[0].status === 'succeeded');
+      expect(failed).toBeGreaterThan(0);
+      expect((await deliveriesOf(id))[0]).toMatchObject({ attempts: 1, lastResponseStatus: 200, lastError: null });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.received.filter((request) => request.path === '/claim-failed')).toHaveLength(1);
+      await t.http().delete(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(204);
+    } finally {
+      spy.mockRestore();
     }
   });
 

@@ -6,6 +6,8 @@ export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
+  /** The sender's port: the same for requests over one kept-alive connection. */
+  remotePort?: number;
 }
 
 /** A webhook receiver on 127.0.0.1: records what it gets, answers as `respond` decides. */
@@ -20,7 +22,13 @@ export class WebhookReceiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        const received = { path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const received = {
+          path: request.url ?? '',
+          headers: request.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+          remotePort: request.socket.remotePort,
+        };
         this.received.push(received);
         this.respond(received, response);
       });

@@ -5,11 +5,12 @@ import { describeDatabaseError } from '../../database/sql-state';
 import { SYSTEM_ACTOR } from '../../events/actor';
 import { EventRecorder } from '../../events/event-recorder';
 import { allowedRanges, isDeliverableAddress } from '../webhook-url';
-import { AttemptRecord, ClaimedDelivery, ClaimRoom, DeliveryQueueRepository } from './delivery-queue.repository';
+import { ClaimedDelivery, ClaimRoom, DeliveryQueueRepository } from './delivery-queue.repository';
+import type { AttemptRecord, FinishedAttempt } from './recorded-attempts';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery-options';
 import { nextAttemptAt } from './retry-schedule';
 import { AttemptResult, WebhookSender } from './webhook-sender';
-import { signatureHeaders } from './webhook-signer';
+import { signatureHeaders, webhookBody } from './webhook-signer';
 
 /** An attempt this instance is making, counted against its endpoint's and tenant's caps. */
 interface InFlight {
@@ -29,11 +30,21 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly logger = new Logger('Webhooks');
   private readonly sender: WebhookSender;
   private readonly inFlight = new Map<string, InFlight>();
+  /**
+   * Attempts that ended and whose outcome the next poll records, in the same statement as its
+   * claim (claimDue). Their leases still hold them (renewed with those in flight), so no instance
+   * claims them meanwhile; their slots are free already, as their requests are over.
+   */
+  private finished: FinishedAttempt[] = [];
   private running = false;
   private polling = false;
   /** An attempt ended during a poll: poll again right after it, for the room that ending made. */
   private pollAgain = false;
   private timer?: NodeJS.Timeout;
+  /** A poll is due shortly because an event was queued in this process (onQueued). */
+  private hinted = false;
+  /** A poll is due in this turn of the event loop, for attempts that ended (attemptEnded). */
+  private wakeScheduled = false;
   private renewal?: NodeJS.Timeout;
   private loop?: Promise<void>;
   /** Claims failed in a row (the database away or not migrated): the next poll waits longer, up to MAX_BACKOFF_MS. */
@@ -56,7 +67,21 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.running = true;
     this.renewal = setInterval(() => void this.renewLeases(), this.options.leaseMs / 4);
     this.renewal.unref();
+    this.events.onQueued(() => this.eventQueued());
     this.wake();
+  }
+
+  /**
+   * An event was queued in this process: an idle worker polls in HINT_DELAY_MS rather than at its
+   * interval, the time for the change's transaction to commit, and one poll for a burst of them.
+   * A busy worker polls as its attempts end anyway, and one backing off keeps backing off.
+   */
+  private eventQueued(): void {
+    if (!this.running || this.polling || this.hinted || this.inFlight.size || this.failedClaims) return;
+    this.hinted = true;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), HINT_DELAY_MS);
+    this.timer.unref();
   }
 
   /** Before the database closes: stop claiming, let attempts in flight finish, or give them back. */
@@ -71,12 +96,26 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     ]);
     clearInterval(this.renewal);
     if (!drained) await this.queue.release(held.filter((id) => this.inFlight.has(id))).catch(() => undefined);
+    // What ended after the last poll: no poll follows now.
+    await this.queue.recordAttempts(this.takeFinished()).catch((error: unknown) => this.notRecorded(error));
+  }
+
+  private takeFinished(): FinishedAttempt[] {
+    const finished = this.finished;
+    this.finished = [];
+    return finished;
+  }
+
+  /** One line per batch that could not be written: their leases run out, and the attempts are made again (recorded as interrupted). */
+  private notRecorded(error: unknown, finished: readonly FinishedAttempt[] = []): void {
+    const ids = finished.length ? ` (${finished.map(({ deliveryId }) => deliveryId).join(', ')})` : '';
+    this.logger.warn(`Webhook delivery attempts not recorded${ids}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }
 
   /** A failed renewal is retried at the next one; the lease outlasts three of them. */
   private async renewLeases(): Promise<void> {
     try {
-      await this.queue.renewLeases([...this.inFlight.keys()], this.options.leaseMs);
+      await this.queue.renewLeases([...this.inFlight.keys(), ...this.finished.map(({ deliveryId }) => deliveryId)], this.options.leaseMs);
     } catch (error) {
       this.logger.warn(`Cannot renew webhook delivery leases: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     }
@@ -89,6 +128,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    */
   private wake(): void {
     if (!this.running) return;
+    this.hinted = false;
     if (this.polling) {
       this.pollAgain = true;
       return;
@@ -111,12 +151,18 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   /** Claims what is due and this instance has room for, and starts sending it; true when more may be due. */
   private async poll(): Promise<boolean> {
     const room = this.room();
-    if (room.slots <= 0) return false;
+    const finished = this.takeFinished();
+    if (room.slots <= 0) {
+      await this.queue.recordAttempts(finished).catch((error: unknown) => this.notRecorded(error, finished));
+      return false;
+    }
     let claimed: ClaimedDelivery[];
     let more: boolean;
     try {
-      ({ claimed, more } = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds));
+      ({ claimed, more } = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds, finished));
     } catch (error) {
+      // The outcomes alone, in case the claim was what failed: else their attempts would be made again.
+      await this.queue.recordAttempts(finished).catch((recordError: unknown) => this.notRecorded(recordError, finished));
       this.claimFailed(describeDatabaseError(error));
       return false;
     }
@@ -158,16 +204,25 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     return { slots: batchSize - this.inFlight.size, perEndpoint, perTenant, endpointsInFlight, tenantsInFlight };
   }
 
+  /**
+   * Polls for the room the attempt made once the answers read in this turn of the event loop have
+   * all ended their attempts (setImmediate): one statement records them all and claims their
+   * successors, rather than one statement for the first and another for the rest.
+   */
   private attemptEnded(deliveryId: string): void {
     this.inFlight.delete(deliveryId);
-    this.wake();
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.wake();
+    });
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
     const now = new Date();
     const { event, endpoint } = delivery;
-    // The same bytes on every attempt: built from the stored event, in a fixed order.
-    const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), data: event.data });
+    const body = webhookBody(event);
     const secrets = [
       endpoint.secret,
       ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now ? [endpoint.previousSecret] : []),
@@ -212,8 +267,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         reason: error,
       });
     }
-    // A success is one statement; a failure may also disable the endpoint, in one transaction.
-    if (succeeded) return this.queue.recordAttempt(delivery.id, attempt);
+    // An attempt that cannot disable its endpoint (a success, or a failure with a retry to come) is
+    // recorded by the next poll with the others that ended meanwhile; a final failure may disable
+    // the endpoint, in one transaction with its record, before its slot is given back.
+    if (!gone && status !== 'failed') {
+      this.finished.push({ deliveryId: delivery.id, attempt });
+      return;
+    }
     await this.prisma.$transaction(async (tx) => {
       await this.queue.recordAttempt(delivery.id, attempt, tx);
       const reason = gone
@@ -235,3 +295,4 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 const MAX_BACKOFF_MS = 30_000;
+const HINT_DELAY_MS = 10;

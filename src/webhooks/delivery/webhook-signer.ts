@@ -15,3 +15,13 @@ export function signatureHeaders(eventId: string, timestampSeconds: number, body
   );
   return { 'webhook-id': eventId, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': signatures.join(' ') };
 }
+
+/**
+ * The body of every attempt of an event, `{ id, type, createdAt, data }`: the same bytes each time.
+ * `data` is the stored JSON text (the outbox writes JSON.stringify's output, and a json column
+ * keeps it as written), spliced in rather than parsed and serialized again per attempt; the
+ * result is what JSON.stringify of the parsed event gave before.
+ */
+export function webhookBody(event: { id: string; type: string; createdAt: Date; data: string }): string {
+  return `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"createdAt":"${event.createdAt.toISOString()}","data":${event.data}}`;
+}
