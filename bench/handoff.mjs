@@ -4,17 +4,14 @@
 // and one Redis; then both on A), and how many idle streams one instance holds, with the memory
 // each costs (RSS before and after opening them, one stream per visitor).
 //   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres node bench/run.mjs --only=handoff [--quick]
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { BENCH_PEPPER, createBenchKey, withDatabase } from './seed.mjs';
+import { createBenchKey, withDatabase } from './seed.mjs';
+import { insertPublicKey, openConversation } from './widget.mjs';
 import { percentiles } from './open-loop.mjs';
 import { sleep } from './servers.mjs';
 
-const require = createRequire(import.meta.url);
-const { generateApiKey } = require('../dist/tenancy/api-keys/api-key-format.js');
 
 /** This section's tenant (bench_tenant idx): no other section writes to it. */
 const HANDOFF_TENANT = 7;
@@ -32,30 +29,10 @@ async function seed(dbUrl) {
       `SELECT t.id::text AS tenant, b.id::text AS bot FROM bench_tenant t JOIN bench_bot b ON b.tenant_idx = t.idx AND b.idx = 0 WHERE t.idx = $1`,
       [HANDOFF_TENANT],
     );
-    const publicKey = generateApiKey('public');
-    await db.query(
-      `INSERT INTO "ApiKey" (id, "tenantId", name, type, scopes, digest, prefix, last4, "createdAt") VALUES (gen_random_uuid(), $1, 'bench handoff widget', 'public', '{}', $2, 'svc_pk_', $3, now())`,
-      [tenant, createHmac('sha256', BENCH_PEPPER).update(publicKey).digest('hex'), publicKey.slice(-4)],
-    );
+    const publicKey = await insertPublicKey(db, tenant, 'bench handoff widget');
     await db.query(`UPDATE "Bot" SET "isActive" = true, "handoffEnabled" = true WHERE id = $1`, [bot]);
     return { key, publicKey, botId: bot };
   });
-}
-
-/** A visitor's session and conversation through the widget API of `baseUrl`. */
-async function openVisitor(baseUrl, { publicKey, botId }) {
-  const post = async (path, body, token) => {
-    const response = await fetch(`${baseUrl}/api/v1/widget${path}`, {
-      method: 'POST',
-      headers: { 'X-API-Key': publicKey, 'X-Forwarded-Proto': 'https', 'Content-Type': 'application/json', ...(token ? { 'X-Visitor-Token': token } : {}) },
-      body: JSON.stringify(body),
-    });
-    if (response.status !== 201) throw new Error(`widget ${path} answered ${response.status}: ${await response.text()}`);
-    return response.json();
-  };
-  const { visitorToken } = await post('/sessions', { botId });
-  const { conversation } = await post('/conversations', {}, visitorToken);
-  return { token: visitorToken, conversationId: conversation.id };
 }
 
 /**
@@ -100,7 +77,7 @@ function openStream(baseUrl, publicKey, visitor, agent) {
  * open on `streamUrl`: the time from sending the POST to the event's arrival.
  */
 async function measureLatency({ postUrl, streamUrl, seeded, count }) {
-  const visitor = await openVisitor(streamUrl, seeded);
+  const visitor = await openConversation(streamUrl, seeded);
   const agent = new http.Agent({ keepAlive: true });
   const stream = await openStream(streamUrl, seeded.publicKey, visitor, agent);
   const arrived = new Map();
@@ -139,7 +116,7 @@ async function measureLatency({ postUrl, streamUrl, seeded, count }) {
 /** IDLE_STREAMS visitors, each with one stream open on the instance `pid` serves at `baseUrl`; RSS before and after. */
 async function measureIdleStreams({ baseUrl, pid, seeded, log }) {
   const visitors = [];
-  for (let i = 0; i < IDLE_STREAMS; i += 20) visitors.push(...(await Promise.all(Array.from({ length: 20 }, () => openVisitor(baseUrl, seeded)))));
+  for (let i = 0; i < IDLE_STREAMS; i += 20) visitors.push(...(await Promise.all(Array.from({ length: 20 }, () => openConversation(baseUrl, seeded)))));
   await sleep(2_000);
   const rssBefore = rssMb(pid);
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });

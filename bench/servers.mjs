@@ -1,7 +1,8 @@
 // What bench/run.mjs and bench/compare.mjs share: starting and stopping the servers under test,
 // the service's benchmark environment, and the autocannon requests they send.
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { BENCH_PEPPER } from './seed.mjs';
 
 export const BENCH_WIDGET_SECRET = 'bench-widget-token-secret-0123456789abcdef';
@@ -67,7 +68,9 @@ process.on('exit', () => {
 
 /** Starts a server; if it exits before stopServer, the run stops: its figures would be meaningless. */
 export function startServer(name, command, args, { cwd, env, log }) {
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_SERVER_LOGS=<dir>: each server's log lines in <dir>/<name>.log (else dropped: writing them would cost the run).
+  const logs = process.env.BENCH_SERVER_LOGS ? openSync(path.join(process.env.BENCH_SERVER_LOGS, `${name.replace(/[^\w.-]+/g, '_')}.log`), 'a') : 'ignore';
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', logs, 'inherit'] });
   children.add(child);
   child.on('exit', (code, signal) => {
     children.delete(child);

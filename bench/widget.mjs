@@ -47,11 +47,7 @@ export async function seedWidget(url) {
       `UPDATE "Tenant" SET "visitorMessageLimit" = 1000, "visitorMessageWindowSeconds" = 1, "widgetRepliesPerIpPerDay" = 100000000 WHERE id = $1`,
       [tenant.id],
     );
-    const key = generateApiKey('public');
-    await db.query(
-      `INSERT INTO "ApiKey" (id, "tenantId", name, type, scopes, digest, prefix, last4, "createdAt") VALUES (gen_random_uuid(), $1, 'bench widget', 'public', '{}', $2, 'svc_pk_', $3, now())`,
-      [tenant.id, createHmac('sha256', BENCH_PEPPER).update(key).digest('hex'), key.slice(-4)],
-    );
+    const key = await insertPublicKey(db, tenant.id, 'bench widget');
     return { tenantId: tenant.id, botId: bot.id, publicKey: key };
   });
 }
@@ -75,6 +71,16 @@ async function seedPassages(db, tenant, bot) {
      WHERE d."botId" = $1`,
     [bot.id],
   );
+}
+
+/** A new public key of the tenant (the widget's), stored as the service stores one; the key itself. */
+export async function insertPublicKey(db, tenantId, name) {
+  const key = generateApiKey('public');
+  await db.query(
+    `INSERT INTO "ApiKey" (id, "tenantId", name, type, scopes, digest, prefix, last4, "createdAt") VALUES (gen_random_uuid(), $1, $2, 'public', '{}', $3, 'svc_pk_', $4, now())`,
+    [tenantId, name, createHmac('sha256', BENCH_PEPPER).update(key).digest('hex'), key.slice(-4)],
+  );
+  return key;
 }
 
 /** A visitor's session and conversation, opened through the service's widget API. */
