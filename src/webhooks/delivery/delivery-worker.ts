@@ -31,6 +31,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly sender: WebhookSender;
   private readonly inFlight = new Map<string, InFlight>();
   /**
+   * Deliveries claimed ahead (leased, not yet sent), at most as many again as the caps allow in
+   * flight: when an attempt ends, the next of its endpoint starts at once, without waiting for a
+   * poll's round trip to the database, which under load was most of a slot's cycle (a burst of
+   * 2,000 events went out at 0.48 of the rate they were created).
+   */
+  private ready: ClaimedDelivery[] = [];
+  /**
    * Attempts that ended and whose outcome the next poll records, in the same statement as its
    * claim (claimDue). Their leases still hold them (renewed with those in flight), so no instance
    * claims them meanwhile; their slots are free already, as their requests are over.
@@ -89,6 +96,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.running = false;
     clearTimeout(this.timer);
     await this.loop;
+    // Claimed ahead, never started: back to the queue for any instance.
+    const unsent = this.ready.splice(0).map(({ id }) => id);
+    if (unsent.length) await this.queue.release(unsent).catch(() => undefined);
     const held = [...this.inFlight.keys()];
     const drained = await Promise.race([
       Promise.allSettled([...this.inFlight.values()].map((attempt) => attempt.done)).then(() => true),
@@ -115,7 +125,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   /** A failed renewal is retried at the next one; the lease outlasts three of them. */
   private async renewLeases(): Promise<void> {
     try {
-      await this.queue.renewLeases([...this.inFlight.keys(), ...this.finished.map(({ deliveryId }) => deliveryId)], this.options.leaseMs);
+      await this.queue.renewLeases(
+        [...this.inFlight.keys(), ...this.ready.map(({ id }) => id), ...this.finished.map(({ deliveryId }) => deliveryId)],
+        this.options.leaseMs,
+      );
     } catch (error) {
       this.logger.warn(`Cannot renew webhook delivery leases: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     }
@@ -171,17 +184,40 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.failedClaims = 0;
       this.lastFailure = undefined;
     }
-    for (const delivery of claimed) {
-      const sending = this.deliver(delivery).catch((error: unknown) => {
-        this.logger.warn(`Webhook delivery ${delivery.id} not recorded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-      });
-      this.inFlight.set(delivery.id, {
-        tenantId: delivery.tenantId,
-        endpointId: delivery.endpointId,
-        done: sending.finally(() => this.attemptEnded(delivery.id)),
-      });
-    }
+    this.ready.push(...claimed);
+    this.startReady();
     return more;
+  }
+
+  /** Starts the deliveries claimed ahead that the caps let in flight now, in the order they were claimed. */
+  private startReady(): void {
+    if (!this.ready.length) return;
+    const { endpointsInFlight, tenantsInFlight } = this.inFlightCounts(false);
+    const { batchSize, perEndpoint, perTenant } = this.options;
+    const waiting: ClaimedDelivery[] = [];
+    for (const delivery of this.ready) {
+      const endpoint = endpointsInFlight.get(delivery.endpointId) ?? 0;
+      const tenant = tenantsInFlight.get(delivery.tenantId) ?? 0;
+      if (!this.running || this.inFlight.size >= batchSize || endpoint >= perEndpoint || tenant >= perTenant) {
+        waiting.push(delivery);
+        continue;
+      }
+      endpointsInFlight.set(delivery.endpointId, endpoint + 1);
+      tenantsInFlight.set(delivery.tenantId, tenant + 1);
+      this.start(delivery);
+    }
+    this.ready = waiting;
+  }
+
+  private start(delivery: ClaimedDelivery): void {
+    const sending = this.deliver(delivery).catch((error: unknown) => {
+      this.logger.warn(`Webhook delivery ${delivery.id} not recorded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    });
+    this.inFlight.set(delivery.id, {
+      tenantId: delivery.tenantId,
+      endpointId: delivery.endpointId,
+      done: sending.finally(() => this.attemptEnded(delivery.id)),
+    });
   }
 
   /** One line per outage (and per change of its reason), not one per poll: the worker backs off meanwhile. */
@@ -192,16 +228,32 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.logger.warn(`Cannot claim webhook deliveries: ${reason}; retrying with backoff up to ${MAX_BACKOFF_MS / 1000} s`);
   }
 
-  /** The free slots, and the attempts in flight per endpoint and per tenant (the claim's caps). */
+  /**
+   * The claim's room: up to twice the caps, counting the attempts in flight and the deliveries
+   * claimed ahead, so that each endpoint and tenant has its next ones ready (a tenant whose
+   * receivers hang still holds at most twice perTenant, and sends at most perTenant at once).
+   */
   private room(): ClaimRoom {
+    const { endpointsInFlight, tenantsInFlight } = this.inFlightCounts(true);
+    const { batchSize, perEndpoint, perTenant } = this.options;
+    return {
+      slots: AHEAD * batchSize - this.inFlight.size - this.ready.length,
+      perEndpoint: AHEAD * perEndpoint,
+      perTenant: AHEAD * perTenant,
+      endpointsInFlight,
+      tenantsInFlight,
+    };
+  }
+
+  /** Attempts in flight per endpoint and per tenant, with the deliveries claimed ahead when `withReady`. */
+  private inFlightCounts(withReady: boolean): { endpointsInFlight: Map<string, number>; tenantsInFlight: Map<string, number> } {
     const endpointsInFlight = new Map<string, number>();
     const tenantsInFlight = new Map<string, number>();
-    for (const { endpointId, tenantId } of this.inFlight.values()) {
+    for (const { endpointId, tenantId } of [...this.inFlight.values(), ...(withReady ? this.ready : [])]) {
       endpointsInFlight.set(endpointId, (endpointsInFlight.get(endpointId) ?? 0) + 1);
       tenantsInFlight.set(tenantId, (tenantsInFlight.get(tenantId) ?? 0) + 1);
     }
-    const { batchSize, perEndpoint, perTenant } = this.options;
-    return { slots: batchSize - this.inFlight.size, perEndpoint, perTenant, endpointsInFlight, tenantsInFlight };
+    return { endpointsInFlight, tenantsInFlight };
   }
 
   /**
@@ -211,6 +263,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    */
   private attemptEnded(deliveryId: string): void {
     this.inFlight.delete(deliveryId);
+    this.startReady();
     if (this.wakeScheduled) return;
     this.wakeScheduled = true;
     setImmediate(() => {
@@ -295,4 +348,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 const MAX_BACKOFF_MS = 30_000;
+/** Claimed per endpoint, tenant and instance: the caps' worth in flight, and as many again ready to start. */
+const AHEAD = 2;
 const HINT_DELAY_MS = 10;
