@@ -122,4 +122,37 @@ describe('Webhook delivery queue: outcomes recorded together', () => {
       ]),
     );
   });
+
+  // Two connections are needed (PGlite has one): the row is held by a transaction on another one.
+  (process.env.E2E_DATABASE_URL ? it : it.skip)(
+    'does not wait for a row an endpoint deletion holds: leaves it unrecorded, and drops it once the deletion commits',
+    async () => {
+      const ids = await publish(2);
+      await queue.claimDue(room(2), LEASE_MS, [tenant.id]);
+      const at = new Date();
+      const outcome: AttemptRecord = {
+        status: 'succeeded',
+        attemptedAt: at,
+        nextAttemptAt: null,
+        responseStatus: 200,
+        responseBody: 'ok',
+        error: null,
+        durationMs: 3,
+      };
+      const finished = ids.map((deliveryId) => ({ deliveryId, attempt: outcome }));
+      await t.prisma.$transaction(async (tx) => {
+        // As the cascade of DELETE /webhooks/:id does: the row deleted, the transaction still open.
+        await tx.webhookDelivery.delete({ where: { id: ids[0] } });
+        expect(await queue.recordAttempts(finished)).toEqual([ids[0]]);
+        const next = await queue.claimDue(room(1), LEASE_MS, [tenant.id], finished.slice(0, 1));
+        expect(next.unrecorded).toEqual([ids[0]]);
+        await queue.release(next.claimed.map(({ id }) => id));
+      });
+      expect(await queue.recordAttempts(finished.slice(0, 1))).toEqual([]);
+      expect((await queue.claimDue(room(1), LEASE_MS, [tenant.id], finished.slice(0, 1))).unrecorded).toEqual([]);
+      expect(await t.prisma.webhookDelivery.findMany({ where: { id: { in: ids } }, select: { id: true, status: true } })).toEqual([
+        { id: ids[1], status: 'succeeded' },
+      ]);
+    },
+  );
 });

@@ -268,6 +268,27 @@ describe('GlobalExceptionFilter', () => {
       expect(warnLog).toHaveBeenCalled();
     });
 
+    it.each([
+      [
+        'P2034 (write conflict or deadlock)',
+        new Prisma.PrismaClientKnownRequestError('Transaction failed due to a write conflict or a deadlock. Please retry your transaction', {
+          code: 'P2034',
+          clientVersion: CLIENT_VERSION,
+        }),
+      ],
+      ['P2039 40P01 (deadlock_detected)', databaseError('40P01', 'deadlock detected')],
+      ['P2039 40001 (serialization_failure)', databaseError('40001', 'could not serialize access due to concurrent update')],
+      ['P2039 55P03 (lock_timeout)', databaseError('55P03', 'canceling statement due to lock timeout')],
+      ['40P01 from the driver', Object.assign(new Error('deadlock detected'), { code: '40P01' })],
+    ] as [string, unknown][])('answers 503 SERVICE_UNAVAILABLE with Retry-After: 1 for %s', (_, exception) => {
+      const response = handle(exception);
+      expect(response.statusCode).toBe(503);
+      expect(response.body).toEqual(envelope('SERVICE_UNAVAILABLE', 503));
+      expect(response.headers['Retry-After']).toBe('1');
+      expect(JSON.stringify(response.body)).not.toMatch(/deadlock|serialize|lock timeout|conflict/);
+      expect(warnLog).toHaveBeenCalled();
+    });
+
     it('does not treat other Prisma errors as unavailability', () => {
       const response = handle(
         new Prisma.PrismaClientKnownRequestError('Unique constraint failed on the fields: (`slug`)', { code: 'P2002', clientVersion: CLIENT_VERSION }),

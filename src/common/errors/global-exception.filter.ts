@@ -53,6 +53,16 @@ const UNAVAILABLE_DRIVER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClo
 const UNAVAILABLE_SQLSTATES = new Set(['53300', '57014', '57P01', '57P02', '57P03']);
 const isUnavailableSqlState = (code: unknown): boolean => typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code));
 const RETRY_AFTER_SECONDS = '5';
+
+/**
+ * A transaction that lost to a concurrent one and can simply be run again: Prisma's P2034 ("write
+ * conflict or a deadlock"), 40001 serialization_failure, 40P01 deadlock_detected and 55P03
+ * lock_not_available (lock_timeout) as raw queries report them. Answered 503 with a short
+ * Retry-After, never 500: DELETE /webhooks/:id answered 500 when it deadlocked with the delivery
+ * worker (since fixed at its cause; this stays for whatever conflict is left).
+ */
+const CONFLICT_SQLSTATES = new Set(['40001', '40P01', '55P03']);
+const CONFLICT_RETRY_AFTER_SECONDS = '1';
 const SCHEMA_MISSING_LOG_INTERVAL_MS = 60_000;
 
 /**
@@ -124,6 +134,14 @@ export class GlobalExceptionFilter implements ExceptionFilter {
       }
       return new AppError(ErrorCode.SERVICE_UNAVAILABLE, defaultMessage(ErrorCode.SERVICE_UNAVAILABLE), undefined, { 'Retry-After': RETRY_AFTER_SECONDS });
     }
+    if (isTransientConflict(exception)) {
+      this.logger.warn(
+        `Answering 503 to a database conflict while serving ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id}): ${describe(exception)}`,
+      );
+      return new AppError(ErrorCode.SERVICE_UNAVAILABLE, defaultMessage(ErrorCode.SERVICE_UNAVAILABLE), undefined, {
+        'Retry-After': CONFLICT_RETRY_AFTER_SECONDS,
+      });
+    }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(
         `Database unavailable while serving ${request.method} ${request.route?.path ?? 'unknown route'} (request ${request.id}): ${describe(exception)}`,
@@ -150,6 +168,12 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     if (code === ErrorCode.VALIDATION_ERROR) return new ValidationError([{ field: 'path', message: 'is not a valid request path' }], message);
     return new AppError(code, message);
   }
+}
+
+function isTransientConflict(exception: unknown): boolean {
+  if (exception instanceof Prisma.PrismaClientKnownRequestError && exception.code === 'P2034') return true;
+  const state = sqlStateOf(exception) ?? (exception instanceof Error ? (exception as { code?: unknown }).code : undefined);
+  return typeof state === 'string' && CONFLICT_SQLSTATES.has(state);
 }
 
 function isDatabaseUnavailable(exception: unknown): boolean {

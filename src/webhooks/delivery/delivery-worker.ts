@@ -106,8 +106,33 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     ]);
     clearInterval(this.renewal);
     if (!drained) await this.queue.release(held.filter((id) => this.inFlight.has(id))).catch(() => undefined);
-    // What ended after the last poll: no poll follows now.
-    await this.queue.recordAttempts(this.takeFinished()).catch((error: unknown) => this.notRecorded(error));
+    // What ended after the last poll: no poll follows now. A row locked elsewhere (its endpoint
+    // being deleted) is tried again a few times, the way the next poll would have.
+    for (let tries = 0; this.finished.length && tries < SHUTDOWN_RECORD_TRIES; tries++) {
+      if (tries) await sleep(SHUTDOWN_RECORD_PAUSE_MS);
+      await this.recordAlone(this.takeFinished());
+    }
+    if (this.finished.length) this.notRecorded('their rows stayed locked', this.takeFinished());
+  }
+
+  /** Records finished attempts without a claim; those it could not (rows locked elsewhere) wait for the next poll. */
+  private async recordAlone(finished: FinishedAttempt[]): Promise<void> {
+    try {
+      this.keepUnrecorded(finished, await this.queue.recordAttempts(finished));
+    } catch (error) {
+      this.notRecorded(error, finished);
+    }
+  }
+
+  /**
+   * Puts back the attempts the statement could not record, their rows locked by another
+   * transaction: the next poll records them, or finds their rows deleted and drops them. Their
+   * leases are still renewed meanwhile.
+   */
+  private keepUnrecorded(finished: readonly FinishedAttempt[], unrecorded: readonly string[]): void {
+    if (!unrecorded.length) return;
+    const ids = new Set(unrecorded);
+    this.finished.push(...finished.filter(({ deliveryId }) => ids.has(deliveryId)));
   }
 
   private takeFinished(): FinishedAttempt[] {
@@ -166,16 +191,18 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const room = this.room();
     const finished = this.takeFinished();
     if (room.slots <= 0) {
-      await this.queue.recordAttempts(finished).catch((error: unknown) => this.notRecorded(error, finished));
+      await this.recordAlone(finished);
       return false;
     }
     let claimed: ClaimedDelivery[];
     let more: boolean;
     try {
-      ({ claimed, more } = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds, finished));
+      let unrecorded: string[];
+      ({ claimed, more, unrecorded } = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds, finished));
+      this.keepUnrecorded(finished, unrecorded);
     } catch (error) {
       // The outcomes alone, in case the claim was what failed: else their attempts would be made again.
-      await this.queue.recordAttempts(finished).catch((recordError: unknown) => this.notRecorded(recordError, finished));
+      await this.recordAlone(finished);
       this.claimFailed(describeDatabaseError(error));
       return false;
     }
@@ -328,6 +355,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       return;
     }
     await this.prisma.$transaction(async (tx) => {
+      // The endpoint first, as its deletion locks it before its deliveries; gone, so is the delivery.
+      if (!(await this.queue.lockEndpoint(delivery.endpointId, tx))) return;
       await this.queue.recordAttempt(delivery.id, attempt, tx);
       const reason = gone
         ? 'gone'
@@ -351,3 +380,6 @@ const MAX_BACKOFF_MS = 30_000;
 /** Claimed per endpoint, tenant and instance: the caps' worth in flight, and as many again ready to start. */
 const AHEAD = 2;
 const HINT_DELAY_MS = 10;
+/** At shutdown, outcomes whose rows are locked elsewhere are tried this many times, this far apart. */
+const SHUTDOWN_RECORD_TRIES = 3;
+const SHUTDOWN_RECORD_PAUSE_MS = 50;

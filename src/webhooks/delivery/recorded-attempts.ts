@@ -22,22 +22,36 @@ export interface FinishedAttempt {
  * releases their leases: one statement for a batch instead of one per attempt (each statement
  * cost the worker a Prisma query plan and a round trip; with one endpoint those were most of the
  * CPU the outbox took from lead creation). The rows come as parallel arrays (unnest), one
- * parameter per column whatever the batch's size. Used as a common table expression, so that
- * the claim that follows can go in the same statement (DeliveryQueueRepository.claimDue).
+ * parameter per column whatever the batch's size. Common table expressions, so that the claim
+ * that follows can go in the same statement (DeliveryQueueRepository.claimDue): "recorded" (the
+ * ids written) and "unrecorded" (the ids not written whose rows still exist).
+ *
+ * It never waits for a row lock: it writes the rows it can lock at once (SKIP LOCKED) and leaves
+ * the others in "unrecorded", for the worker's next poll. Waiting deadlocked with an endpoint's
+ * deletion (bench/webhooks.mjs saw DELETE /webhooks/:id answer 500, "deadlock detected"): the
+ * deletion's cascade removes the endpoint's deliveries in its own order and waits for the rows
+ * this statement (or the claim beside it) holds, while this one waited for a row the cascade had
+ * removed. A row locked by a deletion is either gone at the next poll (its outcome goes with it,
+ * nothing is resurrected) or, if the deletion rolled back, recorded then.
  */
 export function recordAttemptsSql(finished: readonly FinishedAttempt[]): Prisma.Sql {
   const column = <T>(value: (attempt: AttemptRecord) => T) => finished.map(({ attempt }) => value(attempt));
   const iso = (date: Date | null) => (date ? date.toISOString() : null);
+  const ids = finished.map(({ deliveryId }) => deliveryId);
   return Prisma.sql`
-    UPDATE "WebhookDelivery" d SET "status" = r."status"::"WebhookDeliveryStatus", "attempts" = d."attempts" + 1,
-      "lastAttemptAt" = r."attemptedAt", "nextAttemptAt" = r."nextAttemptAt", "lastResponseStatus" = r."responseStatus",
-      "lastResponseBody" = r."responseBody", "lastError" = r."error", "lastDurationMs" = r."durationMs", "leaseUntil" = NULL, "updatedAt" = now()
-    FROM unnest(
-      ${finished.map(({ deliveryId }) => deliveryId)}::uuid[], ${column((a) => a.status)}::text[],
-      ${column((a) => iso(a.attemptedAt))}::timestamptz[], ${column((a) => iso(a.nextAttemptAt))}::timestamptz[],
-      ${column((a) => a.responseStatus)}::int[], ${column((a) => a.responseBody)}::text[], ${column((a) => a.error)}::text[],
-      ${column((a) => a.durationMs)}::int[]
-    ) AS r("id", "status", "attemptedAt", "nextAttemptAt", "responseStatus", "responseBody", "error", "durationMs")
-    WHERE d."id" = r."id"
-    RETURNING d."id"`;
+    "recordable" AS (SELECT "id" FROM "WebhookDelivery" WHERE "id" = ANY(${ids}::uuid[]) FOR NO KEY UPDATE SKIP LOCKED),
+    "recorded" AS (
+      UPDATE "WebhookDelivery" d SET "status" = r."status"::"WebhookDeliveryStatus", "attempts" = d."attempts" + 1,
+        "lastAttemptAt" = r."attemptedAt", "nextAttemptAt" = r."nextAttemptAt", "lastResponseStatus" = r."responseStatus",
+        "lastResponseBody" = r."responseBody", "lastError" = r."error", "lastDurationMs" = r."durationMs", "leaseUntil" = NULL, "updatedAt" = now()
+      FROM unnest(
+        ${ids}::uuid[], ${column((a) => a.status)}::text[],
+        ${column((a) => iso(a.attemptedAt))}::timestamptz[], ${column((a) => iso(a.nextAttemptAt))}::timestamptz[],
+        ${column((a) => a.responseStatus)}::int[], ${column((a) => a.responseBody)}::text[], ${column((a) => a.error)}::text[],
+        ${column((a) => a.durationMs)}::int[]
+      ) AS r("id", "status", "attemptedAt", "nextAttemptAt", "responseStatus", "responseBody", "error", "durationMs")
+      WHERE d."id" = r."id" AND d."id" IN (SELECT "id" FROM "recordable")
+      RETURNING d."id"
+    ),
+    "unrecorded" AS (SELECT "id" FROM "WebhookDelivery" WHERE "id" = ANY(${ids}::uuid[]) AND "id" NOT IN (SELECT "id" FROM "recorded"))`;
 }

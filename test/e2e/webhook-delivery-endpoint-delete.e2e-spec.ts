@@ -1,0 +1,94 @@
+import { Logger } from '@nestjs/common';
+import { EventRecorder } from '../../src/events/event-recorder';
+import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
+import { createTestApp, TestApp } from '../support/create-test-app';
+import { createTenant, TestTenant } from '../support/factories';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+// Every slot on the one endpoint, and short polls: the worker records outcomes and claims the
+// endpoint's next deliveries all the time, as it does when the benchmark deletes its endpoint.
+const OPTIONS = { pollMs: 20, timeoutMs: 5_000, leaseMs: 10_000, drainMs: 2_000, batchSize: 64, perEndpoint: 64, perTenant: 64, tenantIds: [] as string[] };
+const ROUNDS = 12;
+const EVENTS = 1_500;
+
+/**
+ * Deleting an endpoint while the worker is sending its deliveries and recording their outcomes
+ * (bench/webhooks.mjs deletes its endpoint right after a burst of leads): the deletion answers
+ * 204, never a 500, its deliveries are all gone and stay gone, and the worker goes on delivering.
+ */
+describe('Webhook endpoint deleted while its deliveries are being sent', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let receiver: WebhookReceiver;
+  const warnings: string[] = [];
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    // A receiver that takes a few milliseconds: attempts end a few at a time, all the time.
+    receiver.respond = (_request, response) => void setTimeout(() => response.writeHead(200).end('ok'), 2 + Math.random() * 8);
+    t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }, { webhookDelivery: OPTIONS });
+    tenant = await createTenant(t, { plan: 'enterprise' });
+    // On PostgreSQL the suites share one database: this instance sends only this tenant's events.
+    Object.assign(t.app.get<DeliveryOptions>(DELIVERY_OPTIONS), { tenantIds: [tenant.id] });
+    const text = (message: unknown) => (typeof message === 'string' ? message : JSON.stringify(message));
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(text(message)));
+    jest
+      .spyOn(Logger.prototype, 'error')
+      .mockImplementation((message: unknown, ...rest: unknown[]) => void errors.push([message, ...rest].map(text).join(' ')));
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await t.close();
+    await receiver.stop();
+  });
+
+  async function queue(n: number): Promise<void> {
+    const recorder = t.app.get(EventRecorder);
+    for (let sent = 0; sent < n; sent += 500) {
+      const events = Array.from({ length: Math.min(500, n - sent) }, (_, i) => ({ type: 'webhook.test' as const, object: { n: sent + i } }));
+      await t.prisma.$transaction((tx) => recorder.publishAll(tx, tenant.id, events));
+    }
+  }
+
+  it('answers 204 every time, removes the deliveries for good, and the worker keeps delivering', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const path = `/round-${round}`;
+      const endpointId = (
+        await t
+          .http()
+          .post('/api/v1/webhooks')
+          .set('X-API-Key', tenant.key)
+          .send({ url: receiver.url(path), events: ['webhook.test'] })
+          .expect(201)
+      ).body.webhook.id as string;
+      await queue(EVENTS);
+      // Deleted mid-stream: after a varying share of its deliveries went out, while the rest are claimed and recorded.
+      const sentBefore = 50 + round * 20;
+      await receiver.until(() => receiver.received.filter((r) => r.path === path).length >= sentBefore, 30_000);
+      const answer = await t.http().delete(`/api/v1/webhooks/${endpointId}`).set('X-API-Key', tenant.key);
+      expect({ round, status: answer.status, body: answer.body as unknown, errors }).toEqual({ round, status: 204, body: {}, errors: [] });
+      expect(await t.prisma.webhookDelivery.count({ where: { endpointId } })).toBe(0);
+      // The attempts that were in flight end and are recorded (no row to record them in), and
+      // nothing comes back: no delivery of the endpoint, no request after those.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = receiver.received.filter((r) => r.path === path).length;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.received.filter((r) => r.path === path).length).toBe(after);
+      expect(await t.prisma.webhookDelivery.count({ where: { endpointId } })).toBe(0);
+    }
+    // The worker was never put off: no claim failed and no outcome was lost.
+    expect(warnings.filter((w) => /Cannot claim|not recorded/.test(w))).toEqual([]);
+    // And it still delivers.
+    const endpointId = (
+      await t
+        .http()
+        .post('/api/v1/webhooks')
+        .set('X-API-Key', tenant.key)
+        .send({ url: receiver.url('/last'), events: ['webhook.test'] })
+        .expect(201)
+    ).body.webhook.id as string;
+    await queue(20);
+    await receiver.until(async () => (await t.prisma.webhookDelivery.count({ where: { endpointId, status: 'succeeded' } })) === 20, 10_000);
+  });
+});
