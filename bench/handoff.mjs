@@ -12,7 +12,6 @@ import { insertPublicKey, openConversation } from './widget.mjs';
 import { percentiles } from './open-loop.mjs';
 import { sleep } from './servers.mjs';
 
-
 /** This section's tenant (bench_tenant idx): no other section writes to it. */
 const HANDOFF_TENANT = 7;
 /** Idle streams opened on one instance, one per visitor (2 per visitor at most). */
