@@ -25,6 +25,8 @@ export interface FoundPassage {
 @Injectable()
 export class KnowledgeChunksRepository {
   private readonly frequencies = new TermFrequencyCache();
+  /** The counting statement under way per bot and knowledge version (countsFor). */
+  private readonly counting = new Map<string, Promise<BotFrequencies>>();
 
   constructor(private readonly prisma: PrismaService) {}
 
@@ -124,9 +126,26 @@ export class KnowledgeChunksRepository {
 
   /** The groups' counts at the bot's knowledge version: from the cache, the missing ones counted in one statement. */
   private async countsFor(tenantId: string, bot: SearchedBot, groups: Map<number, TermGroup>): Promise<BotFrequencies> {
+    // Questions that arrive together at a bot whose counts are not cached (50 at once in the
+    // benchmark, after a deploy or a document change) each counted every word: 50 heavy statements
+    // held every pooled connection past its wait (503s) and, failing, cached nothing. One count at
+    // a time per bot and version: the others wait for it, then count only what is still missing.
+    const key = `${bot.id}:${bot.knowledgeVersion}`;
+    for (let pending = this.counting.get(key); pending; pending = this.counting.get(key)) await pending.catch(() => undefined);
     const known = this.frequencies.get(bot.id, bot.knowledgeVersion);
     const missing = [...groups.values()].filter((group) => !known?.groups.has(group.key));
     if (known && !missing.length) return known;
+    const counting = this.count(tenantId, bot, known, missing);
+    this.counting.set(key, counting);
+    try {
+      return await counting;
+    } finally {
+      if (this.counting.get(key) === counting) this.counting.delete(key);
+    }
+  }
+
+  /** Counts the missing groups in one statement and records them in the bot's entry (a new one without `known`). */
+  private async count(tenantId: string, bot: SearchedBot, known: BotFrequencies | undefined, missing: TermGroup[]): Promise<BotFrequencies> {
     const rows = await this.prisma.$queryRaw<
       { passages: number; grp: number | null; strict: number | null; loose: number | null; present: boolean[] | null }[]
     >(Prisma.sql`
