@@ -312,10 +312,7 @@ export class WidgetService {
   }
 
   private async activeBot(tenantId: string, botId: string): Promise<WidgetBotRow> {
-    const bot = await this.widget.bot(tenantId, botId);
-    if (!bot) throw new NotFoundError('Bot');
-    if (!bot.isActive) throw botInactive();
-    return bot;
+    return usable(await this.widget.bot(tenantId, botId));
   }
 
   /** The visitor's own conversation with the token's bot, the bot active; another's is 404. */
@@ -325,15 +322,17 @@ export class WidgetService {
     conversationId: string,
   ): Promise<{ bot: WidgetBotRow; conversation: ConversationRow }> {
     const found = await this.widget.botAndConversation(caller.tenantId, visitor.botId, visitor.visitorId, conversationId);
-    if (!found) throw new NotFoundError('Bot');
-    if (!found.bot.isActive) throw botInactive();
-    if (!found.conversation) throw new NotFoundError('Conversation');
-    return { bot: found.bot, conversation: found.conversation };
+    const bot = usable(found?.bot);
+    if (!found?.conversation) throw new NotFoundError('Conversation');
+    return { bot, conversation: found.conversation };
   }
 }
 
-function botInactive(): AppError {
-  return new AppError(ErrorCode.BOT_INACTIVE, 'This bot is inactive: it answers no messages.');
+/** The bot a widget call names: 404 when it is not the tenant's, 409 BOT_INACTIVE when inactive. */
+function usable(bot: WidgetBotRow | null | undefined): WidgetBotRow {
+  if (!bot) throw new NotFoundError('Bot');
+  if (!bot.isActive) throw new AppError(ErrorCode.BOT_INACTIVE, 'This bot is inactive: it answers no messages.');
+  return bot;
 }
 
 function conversationEnded(): AppError {
