@@ -15,7 +15,11 @@ const { WordNetSynonyms } = require('../dist/answering/wordnet-synonyms.js');
 const { botSynonymLookup } = require('../dist/answering/bot-synonyms.js');
 const { MIN_COVERAGE } = require('../dist/answering/answer.service.js');
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10) });
+/** The median first-response seconds of the handoffs answered among the rows where `when` holds (analytics.repository.ts's median()). */
+const FIRST_AGENT_MEDIAN = (when) =>
+  `round((percentile_cont(0.5) WITHIN GROUP (ORDER BY r."firstAgentSeconds") FILTER (WHERE ${when} AND r."firstAgentSeconds" IS NOT NULL))::numeric, 3)::float8`;
+// The service's session settings (src/database/database-connection.ts): no JIT for short statements.
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10), options: '-c jit=off' });
 const chunks = new KnowledgeChunksRepository({ $queryRaw: async (sql) => (await pool.query(sql.text, sql.values)).rows });
 const wordNet = new WordNetSynonyms();
 const tenants = JSON.parse(process.env.BENCH_KEYS); // { key: tenantId }
@@ -148,7 +152,8 @@ const routes = {
     if (!count.rowCount) return [404, { error: { code: 'NOT_FOUND', message: 'Conversation not found.', status: 404 } }];
     return [200, { messages: list.rows.map(toMessage), pagination: page(limit, offset, count.rows[0].n) }];
   },
-  // The analytics SQL of src/analytics/analytics.repository.ts (its figures, one scan per table).
+  // The analytics SQL of src/analytics/analytics.repository.ts (its figures, one scan per table,
+  // with issue 25's handoff figures).
   async analyticsOverview(tenantId, q) {
     const to = new Date(q.get('to'));
     const from = new Date(q.get('from'));
@@ -159,10 +164,17 @@ const routes = {
     const [c, m, l] = await Promise.all([
       pool.query(
         `SELECT count(*) FILTER (WHERE r.current)::int AS conversations, count(DISTINCT r."visitorId") FILTER (WHERE r.current)::int AS "uniqueVisitors",
-          count(*) FILTER (WHERE r.current AND r.converted)::int AS converted, count(*) FILTER (WHERE NOT r.current)::int AS previous_conversations,
-          count(DISTINCT r."visitorId") FILTER (WHERE NOT r.current)::int AS "previous_uniqueVisitors", count(*) FILTER (WHERE NOT r.current AND r.converted)::int AS previous_converted
-        FROM (SELECT x."createdAt" >= $4 AS current, x."visitorId",
-          (x."leadId" IS NOT NULL OR EXISTS (SELECT 1 FROM "Lead" l WHERE l."conversationId" = x.id AND l."tenantId" = x."tenantId")) AS converted
+          count(*) FILTER (WHERE r.current AND r.converted)::int AS converted, count(*) FILTER (WHERE r.current AND r."handedOffAt" IS NOT NULL)::int AS "handedOff",
+          ${FIRST_AGENT_MEDIAN('r.current')} AS "firstAgentSeconds",
+          count(*) FILTER (WHERE NOT r.current)::int AS previous_conversations,
+          count(DISTINCT r."visitorId") FILTER (WHERE NOT r.current)::int AS "previous_uniqueVisitors", count(*) FILTER (WHERE NOT r.current AND r.converted)::int AS previous_converted,
+          count(*) FILTER (WHERE NOT r.current AND r."handedOffAt" IS NOT NULL)::int AS "previous_handedOff",
+          ${FIRST_AGENT_MEDIAN('NOT r.current')} AS "previous_firstAgentSeconds"
+        FROM (SELECT x."createdAt" >= $4 AS current, x."visitorId", x."handedOffAt",
+          (x."leadId" IS NOT NULL OR EXISTS (SELECT 1 FROM "Lead" l WHERE l."conversationId" = x.id AND l."tenantId" = x."tenantId")) AS converted,
+          CASE WHEN x."handedOffAt" IS NOT NULL THEN (
+            SELECT extract(epoch FROM min(m."createdAt") - x."handedOffAt") FROM "Message" m
+            WHERE m."conversationId" = x.id AND m."tenantId" = x."tenantId" AND m.role = 'agent' AND m."createdAt" >= x."handedOffAt") END AS "firstAgentSeconds"
           FROM "Conversation" x WHERE ${within}) r`,
         args,
       ),
@@ -191,6 +203,8 @@ const routes = {
         leadConversionRate: conversations ? c.rows[0][`${p}converted`] / conversations : 0,
         unansweredRate: messages.assistant ? m.rows[0][`${p}unanswered`] / messages.assistant : 0,
         avgMessagesPerConversation: conversations ? total / conversations : 0,
+        handoffRate: conversations ? c.rows[0][`${p}handedOff`] / conversations : 0,
+        medianFirstAgentResponseSeconds: c.rows[0][`${p}firstAgentSeconds`],
       };
     };
     return [
