@@ -3671,7 +3671,7 @@ export interface components {
                 };
             };
         };
-        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable or not migrated; retry after `Retry-After` seconds. */
+        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable, busy (pool exhausted, statement timeout, a lock or deadlock conflict) or not migrated; retry after `Retry-After` seconds. */
         "ApiV1Error503.SERVICE_UNAVAILABLE": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4165,7 +4165,7 @@ export interface components {
                 };
             };
         };
-        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable or not migrated; retry after `Retry-After` seconds. */
+        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable, busy (pool exhausted, statement timeout, a lock or deadlock conflict) or not migrated; retry after `Retry-After` seconds. */
         "Error503.SERVICE_UNAVAILABLE": {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

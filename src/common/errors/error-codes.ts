@@ -119,7 +119,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   },
   SERVICE_UNAVAILABLE: {
     status: 503,
-    when: 'the database is unreachable or not migrated; retry after `Retry-After` seconds',
+    when: 'the database is unreachable, busy (pool exhausted, statement timeout, a lock or deadlock conflict) or not migrated; retry after `Retry-After` seconds',
     defaultMessage: 'The service is temporarily unavailable. Retry shortly.',
   },
 };
