@@ -275,6 +275,11 @@ const routes = {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
+      // The service's order (widget.service.ts storeReply): the conversation locked and still
+      // active, then the month's count. The other order deadlocks against the service when both
+      // serve the conversation (a server still draining its queue as the next one is measured).
+      const locked = await client.query(`SELECT status FROM "Conversation" WHERE "tenantId" = $1 AND id = $2 FOR UPDATE`, [tenantId, conversationId]);
+      if (locked.rows[0]?.status !== 'active') throw new Error('conversation not active');
       const taken = await client.query(
         `INSERT INTO "MessageUsage" ("tenantId", month, count) VALUES ($1, $2::date, 1)
          ON CONFLICT ("tenantId", month) DO UPDATE SET count = "MessageUsage".count + 1 WHERE "MessageUsage".count < $3 RETURNING count`,
