@@ -2,7 +2,7 @@ import { EventRecorder } from '../../src/events/event-recorder';
 import { DeliveryQueueRepository } from '../../src/webhooks/delivery/delivery-queue.repository';
 import type { AttemptRecord } from '../../src/webhooks/delivery/recorded-attempts';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { createTenant, TestTenant } from '../support/factories';
+import { createTenant, createWebhookEndpoint, TestTenant } from '../support/factories';
 
 const LEASE_MS = 60_000;
 const room = (slots: number) => ({
@@ -28,14 +28,7 @@ describe('Webhook delivery queue: outcomes recorded together', () => {
     t = await createTestApp();
     tenant = await createTenant(t, { plan: 'enterprise' });
     queue = t.app.get(DeliveryQueueRepository);
-    endpointId = (
-      await t
-        .http()
-        .post('/api/v1/webhooks')
-        .set('X-API-Key', tenant.key)
-        .send({ url: 'https://hooks.example.com/batch', events: ['webhook.test'] })
-        .expect(201)
-    ).body.webhook.id;
+    endpointId = await createWebhookEndpoint(t, tenant.key, 'https://hooks.example.com/batch', ['webhook.test']);
   });
   afterAll(() => t.close());
 

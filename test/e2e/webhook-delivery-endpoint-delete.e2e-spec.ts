@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { EventRecorder } from '../../src/events/event-recorder';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { createTenant, TestTenant } from '../support/factories';
+import { createTenant, createWebhookEndpoint, TestTenant } from '../support/factories';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Every slot on the one endpoint, and short polls: the worker records outcomes and claims the
@@ -57,14 +57,7 @@ describe('Webhook endpoint deleted while its deliveries are being sent', () => {
   it('answers 204 every time, removes the deliveries for good, and the worker keeps delivering', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const path = `/round-${round}`;
-      const endpointId = (
-        await t
-          .http()
-          .post('/api/v1/webhooks')
-          .set('X-API-Key', tenant.key)
-          .send({ url: receiver.url(path), events: ['webhook.test'] })
-          .expect(201)
-      ).body.webhook.id as string;
+      const endpointId = await createWebhookEndpoint(t, tenant.key, receiver.url(path), ['webhook.test']);
       await queue(EVENTS);
       // Deleted mid-stream: after a varying share of its deliveries went out, while the rest are claimed and recorded.
       const sentBefore = 50 + round * 20;
@@ -83,14 +76,7 @@ describe('Webhook endpoint deleted while its deliveries are being sent', () => {
     // The worker was never put off: no claim failed and no outcome was lost.
     expect(warnings.filter((w) => /Cannot claim|not recorded/.test(w))).toEqual([]);
     // And it still delivers.
-    const endpointId = (
-      await t
-        .http()
-        .post('/api/v1/webhooks')
-        .set('X-API-Key', tenant.key)
-        .send({ url: receiver.url('/last'), events: ['webhook.test'] })
-        .expect(201)
-    ).body.webhook.id as string;
+    const endpointId = await createWebhookEndpoint(t, tenant.key, receiver.url('/last'), ['webhook.test']);
     await queue(20);
     await receiver.until(async () => (await t.prisma.webhookDelivery.count({ where: { endpointId, status: 'succeeded' } })) === 20, 10_000);
   });
@@ -116,14 +102,7 @@ describe('Leads created while their endpoint is deleted', () => {
   it('answers 201 to every create and 204 to the deletion, and leaves no delivery of the deleted endpoint', async () => {
     const statuses: number[] = [];
     for (let round = 0; round < ROUNDS_RACING; round++) {
-      const endpointId = (
-        await t
-          .http()
-          .post('/api/v1/webhooks')
-          .set('X-API-Key', tenant.key)
-          .send({ url: `http://127.0.0.1:9/round-${round}`, events: ['lead.created'] })
-          .expect(201)
-      ).body.webhook.id as string;
+      const endpointId = await createWebhookEndpoint(t, tenant.key, `http://127.0.0.1:9/round-${round}`, ['lead.created']);
       const create = (n: number) =>
         t
           .http()

@@ -1,7 +1,7 @@
 import { EventRecorder } from '../../src/events/event-recorder';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { createTenant, TestTenant } from '../support/factories';
+import { createTenant, createWebhookEndpoint, TestTenant } from '../support/factories';
 import { openTestDatabase } from '../support/test-database';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -25,14 +25,7 @@ describe('Webhook delivery across instances', () => {
     second = await createTestApp(env, { webhookDelivery: OPTIONS, connection });
     tenant = await createTenant(first, { plan: 'enterprise' });
     for (const app of [first, second]) Object.assign(app.app.get<DeliveryOptions>(DELIVERY_OPTIONS), { tenantIds: [tenant.id] });
-    endpointId = (
-      await first
-        .http()
-        .post('/api/v1/webhooks')
-        .set('X-API-Key', tenant.key)
-        .send({ url: receiver.url('/both'), events: ['webhook.test'] })
-        .expect(201)
-    ).body.webhook.id;
+    endpointId = await createWebhookEndpoint(first, tenant.key, receiver.url('/both'), ['webhook.test']);
   });
   afterAll(async () => {
     await second.close();

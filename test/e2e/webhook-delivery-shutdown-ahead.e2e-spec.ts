@@ -3,7 +3,7 @@ import type { DatabaseConnection } from '../../src/database/database-connection'
 import { EventRecorder } from '../../src/events/event-recorder';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { createTenant, TestTenant } from '../support/factories';
+import { createTenant, createWebhookEndpoint, TestTenant } from '../support/factories';
 import { openTestDatabase } from '../support/test-database';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -47,14 +47,7 @@ describe('Webhook delivery: an instance stopping with deliveries claimed ahead',
   });
 
   it('gives back what it claimed ahead and finishes what it sends; the next instance delivers the rest at once, each event once', async () => {
-    const endpointId = (
-      await first
-        .http()
-        .post('/api/v1/webhooks')
-        .set('X-API-Key', tenant.key)
-        .send({ url: receiver.url('/ahead'), events: ['webhook.test'] })
-        .expect(201)
-    ).body.webhook.id as string;
+    const endpointId = await createWebhookEndpoint(first, tenant.key, receiver.url('/ahead'), ['webhook.test']);
     // The first two attempts wait for the test: the instance then holds two in flight and claims
     // the next ones ahead.
     const held: ServerResponse[] = [];

@@ -94,3 +94,10 @@ export async function createLead(t: TestApp, key: string, body: Record<string, u
   expectStatus(response, 201, 'create lead');
   return response.body.lead;
 }
+
+/** A webhook endpoint of the key's tenant (`POST /api/v1/webhooks`); its id. */
+export async function createWebhookEndpoint(t: TestApp, key: string, url: string, events: string[]): Promise<string> {
+  const response = await t.http().post('/api/v1/webhooks').set('X-API-Key', key).send({ url, events });
+  expectStatus(response, 201, 'create webhook endpoint');
+  return response.body.webhook.id;
+}
