@@ -244,6 +244,7 @@ describe('GlobalExceptionFilter', () => {
       ['P2039 08006 (connection failure)', databaseError('08006', 'connection failure')],
       ["pg's query_timeout", new Error('Query read timeout')],
       ['a query on a client whose connection failed mid-transaction', new Error('Client has encountered a connection error and is not queryable')],
+      ['a query after a shutdown closed the pool', new Error('Cannot use a pool after calling end on the pool')],
       [
         'the same, reported by Prisma',
         new Prisma.PrismaClientKnownRequestError('Client has encountered a connection error and is not queryable', {

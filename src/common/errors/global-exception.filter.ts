@@ -71,8 +71,10 @@ const SCHEMA_MISSING_LOG_INTERVAL_MS = 60_000;
  * refusal of a client whose connection already failed: the next query of a transaction (or its
  * ROLLBACK) after the server went away mid-transaction.
  */
+// "Cannot use a pool after calling end": a request still running when a shutdown's grace ran out
+// and the pool closed (its connection is cut already; a warning, not an unexpected error).
 const LOST_CONNECTION =
-  /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable/i;
+  /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool/i;
 
 /**
  * Writes the error envelope for everything thrown anywhere in the app, including unknown
