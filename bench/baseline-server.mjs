@@ -10,17 +10,19 @@ import pg from 'pg';
 // built repository, and its cache of word counts), so that the baseline runs the same SQL.
 const require = createRequire(import.meta.url);
 const { KnowledgeChunksRepository } = require('../dist/knowledge/knowledge-chunks.repository.js');
+const { AnalyticsRepository } = require('../dist/analytics/analytics.repository.js');
 const { questionTerms } = require('../dist/answering/question-terms.js');
 const { WordNetSynonyms } = require('../dist/answering/wordnet-synonyms.js');
 const { botSynonymLookup } = require('../dist/answering/bot-synonyms.js');
 const { MIN_COVERAGE } = require('../dist/answering/answer.service.js');
 
-/** The median first-response seconds of the handoffs answered among the rows where `when` holds (analytics.repository.ts's median()). */
-const FIRST_AGENT_MEDIAN = (when) =>
-  `round((percentile_cont(0.5) WITHIN GROUP (ORDER BY r."firstAgentSeconds") FILTER (WHERE ${when} AND r."firstAgentSeconds" IS NOT NULL))::numeric, 3)::float8`;
 // The service's session settings (src/database/database-connection.ts): no JIT for short statements.
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10), options: '-c jit=off' });
-const chunks = new KnowledgeChunksRepository({ $queryRaw: async (sql) => (await pool.query(sql.text, sql.values)).rows });
+// The service's repositories whose statements are built in SQL, run on pg directly: the baseline
+// sends exactly their statements, and follows them when they change.
+const rawQueries = { $queryRaw: async (sql) => (await pool.query(sql.text, sql.values)).rows };
+const chunks = new KnowledgeChunksRepository(rawQueries);
+const analytics = new AnalyticsRepository(rawQueries);
 const wordNet = new WordNetSynonyms();
 const tenants = JSON.parse(process.env.BENCH_KEYS); // { key: tenantId }
 
@@ -152,69 +154,28 @@ const routes = {
     if (!count.rowCount) return [404, { error: { code: 'NOT_FOUND', message: 'Conversation not found.', status: 404 } }];
     return [200, { messages: list.rows.map(toMessage), pagination: page(limit, offset, count.rows[0].n) }];
   },
-  // The analytics SQL of src/analytics/analytics.repository.ts (its figures, one scan per table,
-  // with issue 25's handoff figures).
+  // The overview's statements are analytics.repository.ts's own (countFigures); the rates as
+  // analytics.service.ts computes them.
   async analyticsOverview(tenantId, q) {
     const to = new Date(q.get('to'));
     const from = new Date(q.get('from'));
-    const previousFrom = new Date(from.getTime() - (to.getTime() - from.getTime()) - 1);
-    const within = `x."tenantId" = $1 AND x."createdAt" BETWEEN $2 AND $3`;
-    const args = [tenantId, previousFrom, to, from];
+    const previous = { from: new Date(from.getTime() - (to.getTime() - from.getTime()) - 1), to: new Date(from.getTime() - 1) };
     await pool.query(`SELECT timezone FROM "Tenant" WHERE id = $1`, [tenantId]);
-    const [c, m, l] = await Promise.all([
-      pool.query(
-        `SELECT count(*) FILTER (WHERE r.current)::int AS conversations, count(DISTINCT r."visitorId") FILTER (WHERE r.current)::int AS "uniqueVisitors",
-          count(*) FILTER (WHERE r.current AND r.converted)::int AS converted, count(*) FILTER (WHERE r.current AND r."handedOffAt" IS NOT NULL)::int AS "handedOff",
-          ${FIRST_AGENT_MEDIAN('r.current')} AS "firstAgentSeconds",
-          count(*) FILTER (WHERE NOT r.current)::int AS previous_conversations,
-          count(DISTINCT r."visitorId") FILTER (WHERE NOT r.current)::int AS "previous_uniqueVisitors", count(*) FILTER (WHERE NOT r.current AND r.converted)::int AS previous_converted,
-          count(*) FILTER (WHERE NOT r.current AND r."handedOffAt" IS NOT NULL)::int AS "previous_handedOff",
-          ${FIRST_AGENT_MEDIAN('NOT r.current')} AS "previous_firstAgentSeconds"
-        FROM (SELECT x."createdAt" >= $4 AS current, x."visitorId", x."handedOffAt",
-          (x."leadId" IS NOT NULL OR EXISTS (SELECT 1 FROM "Lead" l WHERE l."conversationId" = x.id AND l."tenantId" = x."tenantId")) AS converted,
-          CASE WHEN x."handedOffAt" IS NOT NULL THEN (
-            SELECT extract(epoch FROM min(m."createdAt") - x."handedOffAt") FROM "Message" m
-            WHERE m."conversationId" = x.id AND m."tenantId" = x."tenantId" AND m.role = 'agent' AND m."createdAt" >= x."handedOffAt") END AS "firstAgentSeconds"
-          FROM "Conversation" x WHERE ${within}) r`,
-        args,
-      ),
-      pool.query(
-        `SELECT count(*) FILTER (WHERE r.current AND r.role = 'user')::int AS "user", count(*) FILTER (WHERE r.current AND r.role = 'assistant')::int AS assistant,
-          count(*) FILTER (WHERE r.current AND r.role = 'agent')::int AS agent, count(*) FILTER (WHERE r.current AND r.role = 'assistant' AND r.unanswered)::int AS unanswered,
-          count(*) FILTER (WHERE NOT r.current AND r.role = 'user')::int AS previous_user, count(*) FILTER (WHERE NOT r.current AND r.role = 'assistant')::int AS previous_assistant,
-          count(*) FILTER (WHERE NOT r.current AND r.role = 'agent')::int AS previous_agent, count(*) FILTER (WHERE NOT r.current AND r.role = 'assistant' AND r.unanswered)::int AS previous_unanswered
-        FROM (SELECT x."createdAt" >= $4 AS current, x.role, x.unanswered FROM "Message" x WHERE ${within}) r`,
-        args,
-      ),
-      pool.query(
-        `SELECT count(*) FILTER (WHERE x."createdAt" >= $4)::int AS leads, count(*) FILTER (WHERE NOT x."createdAt" >= $4)::int AS previous_leads FROM "Lead" x WHERE ${within}`,
-        args,
-      ),
-    ]);
-    const figures = (p) => {
-      const conversations = c.rows[0][`${p}conversations`];
-      const messages = { user: m.rows[0][`${p}user`], assistant: m.rows[0][`${p}assistant`], agent: m.rows[0][`${p}agent`] };
-      const total = messages.user + messages.assistant + messages.agent;
-      return {
-        conversations,
-        messages,
-        leads: l.rows[0][`${p}leads`],
-        uniqueVisitors: c.rows[0][`${p}uniqueVisitors`],
-        leadConversionRate: conversations ? c.rows[0][`${p}converted`] / conversations : 0,
-        unansweredRate: messages.assistant ? m.rows[0][`${p}unanswered`] / messages.assistant : 0,
-        avgMessagesPerConversation: conversations ? total / conversations : 0,
-        handoffRate: conversations ? c.rows[0][`${p}handedOff`] / conversations : 0,
-        medianFirstAgentResponseSeconds: c.rows[0][`${p}firstAgentSeconds`],
-      };
-    };
-    return [
-      200,
-      {
-        range: { from: iso(from), to: iso(to) },
-        ...figures(''),
-        previous: { range: { from: iso(previousFrom), to: iso(new Date(from.getTime() - 1)) }, ...figures('previous_') },
-      },
-    ];
+    const counts = await analytics.countFigures(tenantId, {}, { from, to }, previous);
+    const ratio = (part, whole) => (whole ? part / whole : 0);
+    const figures = (range, x) => ({
+      range: { from: iso(range.from), to: iso(range.to) },
+      conversations: x.conversations,
+      messages: { user: x.userMessages, assistant: x.assistantMessages, agent: x.agentMessages },
+      leads: x.leads,
+      uniqueVisitors: x.uniqueVisitors,
+      leadConversionRate: ratio(x.convertedConversations, x.conversations),
+      unansweredRate: ratio(x.unansweredMessages, x.assistantMessages),
+      avgMessagesPerConversation: ratio(x.userMessages + x.assistantMessages + x.agentMessages, x.conversations),
+      handoffRate: ratio(x.handedOffConversations, x.conversations),
+      medianFirstAgentResponseSeconds: x.medianFirstAgentResponseSeconds,
+    });
+    return [200, { ...figures({ from, to }, counts.current), previous: figures(previous, counts.previous) }];
   },
   async analyticsTimeseries(tenantId, q) {
     const {
