@@ -69,10 +69,9 @@ const SCHEMA_MISSING_LOG_INTERVAL_MS = 60_000;
  * pg's own messages: a lost connection, the pool's and the client's connect timeouts,
  * query_timeout ("Query read timeout", when the server stops answering altogether), and the
  * refusal of a client whose connection already failed: the next query of a transaction (or its
- * ROLLBACK) after the server went away mid-transaction.
+ * ROLLBACK) after the server went away mid-transaction. And the pool's refusal once a shutdown
+ * closed it: a request that outlived the grace (its connection is cut already).
  */
-// "Cannot use a pool after calling end": a request still running when a shutdown's grace ran out
-// and the pool closed (its connection is cut already; a warning, not an unexpected error).
 const LOST_CONNECTION =
   /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool/i;
 
