@@ -10,6 +10,7 @@ import { ApiAuthEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openap
 import { clientIp } from '../rate-limit/client-ip';
 import { AuthService, SignedIn } from './auth.service';
 import { LogInDto, SignUpDto, UpdateMeDto } from './dto/auth.dto';
+import { DeviceCookie } from './sessions/device-cookie';
 import { clearSessionCookie, setSessionCookie } from './sessions/session-cookie';
 import { SessionsService } from './sessions/sessions.service';
 import { AccountResponse, SessionListResponse, toAccountResponse, toSessionResponse } from './users/user.mapper';
@@ -23,6 +24,7 @@ export class AuthController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly auth: AuthService,
     private readonly sessions: SessionsService,
+    private readonly deviceCookie: DeviceCookie,
   ) {}
 
   @Post('signup')
@@ -46,13 +48,13 @@ export class AuthController {
     operationId: 'logIn',
     summary: 'Log in: sets the svc_session cookie',
     description:
-      'An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password).',
+      'An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password); a browser holding the `svc_device` cookie of an earlier log-in with this e-mail is spared the per-e-mail limit. Sets `svc_device` too (90 days).',
     status: 201,
     type: AccountResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
   async logIn(@Body() body: LogInDto, @Req() request: AppRequest, @Res({ passthrough: true }) response: Response): Promise<AccountResponse> {
-    return this.signedIn(request, response, await this.auth.logIn(body, originOf(request)));
+    return this.signedIn(request, response, await this.auth.logIn(body, originOf(request), this.deviceCookie.vouchesFor(request, body.email)));
   }
 
   @Get('me')
@@ -72,7 +74,8 @@ export class AuthController {
     errors: [...JSON_BODY_ERRORS, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
   async updateMe(@CurrentSession() session: SessionContext, @Body() body: UpdateMeDto, @Req() request: Request): Promise<AccountResponse> {
-    const { user, memberships } = await this.auth.updateAccount(session, body, clientIp(request));
+    const trustedDevice = this.deviceCookie.vouchesFor(request, session.user.email);
+    const { user, memberships } = await this.auth.updateAccount(session, body, clientIp(request), trustedDevice);
     return toAccountResponse(user, memberships);
   }
 
@@ -105,8 +108,10 @@ export class AuthController {
     await this.sessions.end(session.user.id, id);
   }
 
+  /** The session cookie, and the device cookie that spares this browser the user's per-e-mail log-in limit. */
   private signedIn(request: Request, response: Response, { user, memberships, token }: SignedIn): AccountResponse {
     setSessionCookie(request, response, token, this.config.production);
+    this.deviceCookie.set(request, response, user.email);
     return toAccountResponse(user, memberships);
   }
 }
