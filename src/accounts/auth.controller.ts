@@ -46,15 +46,18 @@ export class AuthController {
   @ApiAuthEndpoint({
     access: 'signIn',
     operationId: 'logIn',
-    summary: 'Log in: sets the svc_session cookie',
+    summary: 'Log in: sets the svc_session and svc_device cookies',
     description:
-      'An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password); a browser holding the `svc_device` cookie of an earlier log-in with this e-mail is spared the per-e-mail limit. Sets `svc_device` too (90 days).',
+      'An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password); a browser holding the `svc_device` cookie (HttpOnly, 90 days) that an earlier log-in with this e-mail set is spared the per-e-mail limit.',
     status: 201,
     type: AccountResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
   async logIn(@Body() body: LogInDto, @Req() request: AppRequest, @Res({ passthrough: true }) response: Response): Promise<AccountResponse> {
-    return this.signedIn(request, response, await this.auth.logIn(body, originOf(request), this.deviceCookie.vouchesFor(request, body.email)));
+    const signedIn = await this.auth.logIn(body, originOf(request), this.deviceCookie.vouchesFor(request, body.email));
+    // The browser has proven the password: it is spared this e-mail's per-e-mail limit from now on.
+    this.deviceCookie.set(request, response, signedIn.user.email);
+    return this.signedIn(request, response, signedIn);
   }
 
   @Get('me')
@@ -108,10 +111,8 @@ export class AuthController {
     await this.sessions.end(session.user.id, id);
   }
 
-  /** The session cookie, and the device cookie that spares this browser the user's per-e-mail log-in limit. */
   private signedIn(request: Request, response: Response, { user, memberships, token }: SignedIn): AccountResponse {
     setSessionCookie(request, response, token, this.config.production);
-    this.deviceCookie.set(request, response, user.email);
     return toAccountResponse(user, memberships);
   }
 }

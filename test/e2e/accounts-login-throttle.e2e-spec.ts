@@ -44,7 +44,7 @@ describe('Log-in throttling against lock-outs (per-e-mail limit)', () => {
   });
   afterAll(() => t.close());
 
-  it("spares a browser holding the user's svc_device cookie once strangers used up the e-mail's limit; a completed reset lets the user in without it", async () => {
+  it("spares a browser holding the user's svc_device cookie (from an earlier log-in) once strangers used up the e-mail's limit", async () => {
     const user = await signUp(t);
     const other = await signUp(t);
     const signedIn = await logInFrom(t, freshIp(), user.email, PASSWORD).expect(201);
@@ -64,6 +64,12 @@ describe('Log-in throttling against lock-outs (per-e-mail limit)', () => {
     // The user's own browser, from a new address (the per-address limits still apply to it).
     const own = await logInFrom(t, freshIp(), user.email, PASSWORD, `${device.cookie}; svc_theme=dark`).expect(201);
     expect(own.body.user.id).toBe(user.id);
+  });
+
+  it("lets the user log in again without a device cookie once a password reset is completed (it clears the e-mail's failures)", async () => {
+    const user = await signUp(t);
+    await useUpTheEmail(t, user.email);
+    expectError(await logInFrom(t, freshIp(), user.email, PASSWORD), 429, 'RATE_LIMIT_EXCEEDED');
 
     const reset = await t.admin().post(`/admin/v1/users/${user.id}/password-resets`).expect(201);
     const token = new URL(reset.body.resetUrl).searchParams.get('token');
