@@ -47,7 +47,7 @@ export class FailedAuthLimiter {
   /**
    * Reserves one guess at a password or the admin token from `ip`, or refuses (429) when the
    * address has used its budget; the reservation counts as a failure unless released. API keys
-   * have no such check: their 192 random bits are unguessable, and a valid one always passes.
+   * have no such check: their 160 random bits are unguessable, and a valid one always passes.
    */
   async reserveGuess(ip: string): Promise<Guess> {
     const limit = { name: 'ip', limit: this.policy.limit, windowMs: this.policy.ttlMs };

@@ -182,7 +182,7 @@ describe('Log-in throttling: guesses counted before the comparison, one budget p
     expectError(login, 429, 'RATE_LIMIT_EXCEEDED');
     expect(login.headers['set-cookie']).toBeUndefined();
     expectError(await admin(ADMIN_TOKEN), 429, 'RATE_LIMIT_EXCEEDED');
-    // An API key's 192 random bits cannot be guessed: a broken integration behind the same address
+    // An API key's 160 random bits cannot be guessed: a broken integration behind the same address
     // must not lock its people out, so key failures are counted apart.
     await t.http().get('/api/v1/verify').set('X-Forwarded-For', ip).set('X-API-Key', 'svc_sk_guess').expect(401);
     await t.http().get('/api/v1/verify').set('X-Forwarded-For', ip).set('X-API-Key', tenant.key).expect(200);

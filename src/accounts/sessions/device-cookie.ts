@@ -43,6 +43,8 @@ export class DeviceCookie {
   }
 
   private mac(email: string, expiresAt: number): string {
-    return createHmac('sha256', this.key).update(`${expiresAt}.${emailKeyOf(email)}`).digest('base64url');
+    return createHmac('sha256', this.key)
+      .update(`${expiresAt}.${emailKeyOf(email)}`)
+      .digest('base64url');
   }
 }
