@@ -154,8 +154,8 @@ export interface paths {
         get: operations["listSessions"];
         put?: never;
         /**
-         * Log in: sets the svc_session cookie
-         * @description An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password).
+         * Log in: sets the svc_session and svc_device cookies
+         * @description An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password); a browser holding the `svc_device` cookie (HttpOnly, 90 days) that an earlier log-in with this e-mail set is spared the per-e-mail limit.
          *
          *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
          */

@@ -22,6 +22,7 @@ import { KeyOnUserRouteGuard } from './key-on-user-route.guard';
 import { LoginThrottle } from './login-throttle';
 import { PasswordHasher } from './passwords/password-hasher';
 import { RoleGuard } from './role.guard';
+import { DeviceCookie } from './sessions/device-cookie';
 import { SessionCache } from './sessions/session-cache';
 import { SessionGuard } from './sessions/session.guard';
 import { SessionsRepository } from './sessions/sessions.repository';
@@ -40,6 +41,7 @@ import { UsersRepository } from './users/users.repository';
     SessionsService,
     PasswordHasher,
     LoginThrottle,
+    DeviceCookie,
     AuthService,
     SessionGuard,
     SameOriginGuard,

@@ -10,6 +10,7 @@ import { ApiAuthEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openap
 import { clientIp } from '../rate-limit/client-ip';
 import { AuthService, SignedIn } from './auth.service';
 import { LogInDto, SignUpDto, UpdateMeDto } from './dto/auth.dto';
+import { DeviceCookie } from './sessions/device-cookie';
 import { clearSessionCookie, setSessionCookie } from './sessions/session-cookie';
 import { SessionsService } from './sessions/sessions.service';
 import { AccountResponse, SessionListResponse, toAccountResponse, toSessionResponse } from './users/user.mapper';
@@ -23,6 +24,7 @@ export class AuthController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly auth: AuthService,
     private readonly sessions: SessionsService,
+    private readonly deviceCookie: DeviceCookie,
   ) {}
 
   @Post('signup')
@@ -44,15 +46,18 @@ export class AuthController {
   @ApiAuthEndpoint({
     access: 'signIn',
     operationId: 'logIn',
-    summary: 'Log in: sets the svc_session cookie',
+    summary: 'Log in: sets the svc_session and svc_device cookies',
     description:
-      'An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password).',
+      'An unknown e-mail and a wrong password get the same 401, in the same time. Failed log-ins are throttled per address, per e-mail and address, and per e-mail (429 with `Retry-After`, checked before the password); a browser holding the `svc_device` cookie (HttpOnly, 90 days) that an earlier log-in with this e-mail set is spared the per-e-mail limit.',
     status: 201,
     type: AccountResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
   async logIn(@Body() body: LogInDto, @Req() request: AppRequest, @Res({ passthrough: true }) response: Response): Promise<AccountResponse> {
-    return this.signedIn(request, response, await this.auth.logIn(body, originOf(request)));
+    const signedIn = await this.auth.logIn(body, originOf(request), this.deviceCookie.vouchesFor(request, body.email));
+    // The browser has proven the password: it is spared this e-mail's per-e-mail limit from now on.
+    this.deviceCookie.set(request, response, signedIn.user.email);
+    return this.signedIn(request, response, signedIn);
   }
 
   @Get('me')
@@ -72,7 +77,8 @@ export class AuthController {
     errors: [...JSON_BODY_ERRORS, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
   async updateMe(@CurrentSession() session: SessionContext, @Body() body: UpdateMeDto, @Req() request: Request): Promise<AccountResponse> {
-    const { user, memberships } = await this.auth.updateAccount(session, body, clientIp(request));
+    const trustedDevice = this.deviceCookie.vouchesFor(request, session.user.email);
+    const { user, memberships } = await this.auth.updateAccount(session, body, clientIp(request), trustedDevice);
     return toAccountResponse(user, memberships);
   }
 

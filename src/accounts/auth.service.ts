@@ -61,16 +61,16 @@ export class AuthService {
   }
 
   /**
-   * Checks the throttles first (a throttled guesser learns nothing), then the password; an
-   * unknown e-mail costs the same hash as a wrong password and gets the same answer.
+   * Takes a guess from the throttles first (a throttled guesser learns nothing), then checks the
+   * password; an unknown e-mail costs the same hash as a wrong password and gets the same answer.
+   * `trustedDevice`: the browser holds this e-mail's device cookie (spared the per-e-mail limit).
    */
-  async logIn(input: { email: string; password: string }, origin: SessionOrigin & { ip: string }): Promise<SignedIn> {
-    await this.throttle.assertAllowed(input.email, origin.ip);
-    const found = await this.users.findCredentials(input.email);
-    if (!(await this.hasher.verify(found?.passwordHash, input.password)) || !found) {
-      await this.throttle.recordFailure(input.email, origin.ip);
-      throw invalidCredentials();
-    }
+  async logIn(input: { email: string; password: string }, origin: SessionOrigin & { ip: string }, trustedDevice: boolean): Promise<SignedIn> {
+    const found = await this.throttle.attempt(input.email, origin.ip, trustedDevice, async () => {
+      const credentials = await this.users.findCredentials(input.email);
+      return (await this.hasher.verify(credentials?.passwordHash, input.password)) ? (credentials ?? undefined) : undefined;
+    });
+    if (!found) throw invalidCredentials();
     const { passwordHash: _, ...user } = found;
     const { token } = await this.sessions.start(user.id, origin);
     return { user, memberships: await this.users.memberships(user.id), token };
@@ -91,13 +91,13 @@ export class AuthService {
     session: SessionContext,
     input: { name?: string; password?: string; currentPassword: string },
     ip: string,
+    trustedDevice: boolean,
   ): Promise<{ user: UserRow; memberships: MembershipRow[] }> {
     const { user: current } = session;
-    await this.throttle.assertAllowed(current.email, ip);
-    if (!(await this.hasher.verify(await this.users.passwordHashOf(current.id), input.currentPassword))) {
-      await this.throttle.recordFailure(current.email, ip);
-      throw ValidationError.field('currentPassword', 'is not your current password');
-    }
+    const proven = await this.throttle.attempt(current.email, ip, trustedDevice, async () =>
+      (await this.hasher.verify(await this.users.passwordHashOf(current.id), input.currentPassword)) ? true : undefined,
+    );
+    if (!proven) throw ValidationError.field('currentPassword', 'is not your current password');
     const passwordHash = input.password === undefined ? undefined : await this.hasher.hash(input.password);
     const user = await this.prisma.$transaction(async (tx) => {
       const updated = await this.users.update(current.id, { name: input.name, passwordHash }, tx);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { retryAfter } from '../common/http/retry-after';
-import { isOver, isUsedUp, RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
+import { isOver, RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 
 export interface AuthFailurePolicy {
   limit: number;
@@ -14,22 +14,26 @@ export const AUTH_FAILURE_POLICY = Symbol('AUTH_FAILURE_POLICY');
 /** Blocked addresses remembered per instance (the shared count still refuses the others). */
 const MAX_REMEMBERED_BLOCKS = 10_000;
 
-/** What a failure was an attempt at; each has its own count per IP (same limit). */
-export type CredentialKind = 'apiKey' | 'adminToken' | 'password';
+/** API-key failures, counted apart from guesses at secrets people hold (README "Users, sessions and roles"). */
+const KEY_FAILURES = { keyPrefix: 'auth-failures', noun: 'a missing or invalid API key' };
 
-const CREDENTIALS: Readonly<Record<CredentialKind, { keyPrefix: string; noun: string }>> = {
-  apiKey: { keyPrefix: 'auth-failures', noun: 'a missing or invalid API key' },
-  adminToken: { keyPrefix: 'admin-auth-failures', noun: 'a missing or invalid admin bearer token' },
-  password: { keyPrefix: 'login-failures', noun: 'failed log-ins' },
-};
+/** Passwords and the admin token (secrets a person holds or may leak) share one budget per client IP. */
+const GUESS_NOUN = 'failed log-ins or admin bearer tokens';
+
+/** One guess under way; released when it proves right (only failures count). */
+export interface Guess {
+  release(): Promise<void>;
+}
 
 /**
- * The brute-force guard: requests with a missing or invalid credential are counted per client IP
- * and kind of credential in the shared store. It throttles failures only: callers consult it once
- * a credential has failed, so a valid key or token always passes, whatever else came from that
- * address. Past the limit, a failure gets 429 instead of 401 for the rest of the window; this
- * instance remembers the block so that further failures cost no store round trip, and every other
- * instance learns it on that IP's next failure, from the shared count.
+ * The brute-force guard, per client IP. Missing or invalid API keys are counted once they failed
+ * (fixed windows): a valid key always passes, whatever else came from that address. Passwords and
+ * the admin token share one budget of guesses (a sliding window): a guess is reserved before the
+ * secret is compared and released when it was right, so a throttled guesser learns nothing and a
+ * concurrent burst gets no more comparisons than the limit. For API keys, past the limit a failure
+ * gets 429 instead of 401 for the rest of the window; this instance remembers the block so that
+ * further failures cost no store round trip, and every other instance learns it on that IP's next
+ * failure, from the shared count.
  */
 @Injectable()
 export class FailedAuthLimiter {
@@ -41,36 +45,33 @@ export class FailedAuthLimiter {
   ) {}
 
   /**
-   * Refuses (429) an address already over its limit, before its credential is compared: a token
-   * or password guessed right while throttled must earn nothing (API_DECISIONS part 3,
-   * Throttling). Used where the credential is a secret a person chose or may leak (passwords, the
-   * admin token); API keys keep "a valid key always passes", their 192 random bits being unguessable.
+   * Reserves one guess at a password or the admin token from `ip`, or refuses (429) when the
+   * address has used its budget; the reservation counts as a failure unless released. API keys
+   * have no such check: their 160 random bits are unguessable, and a valid one always passes.
    */
-  async assertNotBlocked(kind: CredentialKind, ip: string, now = Date.now()): Promise<void> {
-    const key = this.keyOf(kind, ip);
-    const until = this.blockedUntil.get(key);
-    if (until !== undefined && until > now) throw this.tooManyFailures(kind, until - now);
-    const [usage] = await this.store.peek(key, [this.window()]);
-    if (!isUsedUp(usage)) return;
-    this.remember(key, usage.resetAt - usage.now + now, now);
-    throw this.tooManyFailures(kind, usage.resetAt - usage.now);
+  async reserveGuess(ip: string): Promise<Guess> {
+    const limit = { name: 'ip', limit: this.policy.limit, windowMs: this.policy.ttlMs };
+    const group = `guesses:${ip}`;
+    const reservation = await this.store.reserve(group, [limit]);
+    if (!reservation.granted) throw this.tooManyFailures(GUESS_NOUN, reservation.retryInMs);
+    return { release: () => this.store.release(group, [limit.name], reservation.id) };
   }
 
   /**
-   * Handles one failed attempt: throws 429 when the IP is over the limit (already known, or with
+   * Handles one failed API key: throws 429 when the IP is over the limit (already known, or with
    * this failure), and returns otherwise, for the caller to throw its 401.
    */
-  async recordFailure(kind: CredentialKind, ip: string, now = Date.now()): Promise<void> {
-    const key = this.keyOf(kind, ip);
+  async recordKeyFailure(ip: string, now = Date.now()): Promise<void> {
+    const key = `${KEY_FAILURES.keyPrefix}:${ip}`;
     const until = this.blockedUntil.get(key);
     if (until !== undefined) {
-      if (until > now) throw this.tooManyFailures(kind, until - now);
+      if (until > now) throw this.tooManyFailures(KEY_FAILURES.noun, until - now);
       this.blockedUntil.delete(key);
     }
     const [usage] = await this.store.hit(key, [this.window()]);
     if (!isOver(usage)) return;
     this.remember(key, usage.resetAt - usage.now + Date.now(), now);
-    throw this.tooManyFailures(kind, usage.resetAt - usage.now);
+    throw this.tooManyFailures(KEY_FAILURES.noun, usage.resetAt - usage.now);
   }
 
   /** Blocks come from clients' addresses: past MAX_REMEMBERED_BLOCKS the lapsed ones are dropped. */
@@ -85,14 +86,10 @@ export class FailedAuthLimiter {
     return { name: 'auth', limit: this.policy.limit, ttlMs: this.policy.ttlMs };
   }
 
-  private keyOf(kind: CredentialKind, ip: string): string {
-    return `${CREDENTIALS[kind].keyPrefix}:${ip}`;
-  }
-
-  private tooManyFailures(kind: CredentialKind, retryInMs: number): AppError {
+  private tooManyFailures(noun: string, retryInMs: number): AppError {
     return new AppError(
       ErrorCode.RATE_LIMIT_EXCEEDED,
-      `Too many requests with ${CREDENTIALS[kind].noun} from this address. Retry after the time in Retry-After.`,
+      `Too many requests with ${noun} from this address. Retry after the time in Retry-After.`,
       undefined,
       retryAfter(retryInMs),
     );

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { FailoverRateLimitStore } from './failover-rate-limit.store';
 import type { RateLimitStore, WindowSpec, WindowUsage } from './rate-limit.store';
+import type { Reservation, SlidingLimit } from './sliding-log';
 
 class FlakyStore implements RateLimitStore {
   up = true;
@@ -15,6 +16,16 @@ class FlakyStore implements RateLimitStore {
   async peek(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
     return this.hit(key, windows);
   }
+
+  async reserve(_group: string, _limits: readonly SlidingLimit[]): Promise<Reservation> {
+    this.calls++;
+    if (!this.up) throw new Error('Connection is closed.');
+    return { granted: true, id: 'shared' };
+  }
+
+  async release(): Promise<void> {}
+
+  async forget(): Promise<void> {}
 }
 
 describe('FailoverRateLimitStore', () => {
@@ -49,6 +60,18 @@ describe('FailoverRateLimitStore', () => {
     primary.up = true;
     expect((await store.hit('k', [hourly]))[0]).toMatchObject({ limit: 10, count: 1 });
     expect(store.isDegraded).toBe(false);
+  });
+
+  it('reserves guesses in-process at 1/replicas of each sliding limit while the shared store is away', async () => {
+    const primary = new FlakyStore();
+    primary.up = false;
+    const store = new FailoverRateLimitStore(primary, 2);
+    const perEmail = { name: 'anywhere', limit: 4, windowMs: 3_600_000 };
+    expect((await store.reserve('login:e', [perEmail])).granted).toBe(true);
+    expect((await store.reserve('login:e', [perEmail])).granted).toBe(true);
+    expect(await store.reserve('login:e', [perEmail])).toMatchObject({ granted: false, name: 'anywhere' });
+    primary.up = true;
+    expect(await store.reserve('login:e', [perEmail])).toEqual({ granted: true, id: 'shared' });
   });
 
   it('never lowers a limit below one request', async () => {

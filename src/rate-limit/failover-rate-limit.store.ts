@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
 import { RateLimitStore, WindowSpec, WindowUsage } from './rate-limit.store';
+import type { Reservation, SlidingLimit } from './sliding-log';
 
 /**
  * Shared counters while the shared store answers; in-process counters while it does not
@@ -19,24 +20,35 @@ export class FailoverRateLimitStore implements RateLimitStore {
   ) {}
 
   hit(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
-    return this.either((store, shares) => store.hit(key, shares), windows);
+    return this.either((store, share) => store.hit(key, windows.map(share)));
   }
 
   peek(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {
-    return this.either((store, shares) => store.peek(key, shares), windows);
+    return this.either((store, share) => store.peek(key, windows.map(share)));
   }
 
-  private async either(
-    call: (store: RateLimitStore, windows: readonly WindowSpec[]) => Promise<WindowUsage[]>,
-    windows: readonly WindowSpec[],
-  ): Promise<WindowUsage[]> {
+  reserve(group: string, limits: readonly SlidingLimit[]): Promise<Reservation> {
+    return this.either((store, share) => store.reserve(group, limits.map(share)));
+  }
+
+  /** An entry reserved in Redis before an outage stays there until its window ends (counted as a failure). */
+  release(group: string, names: readonly string[], id: string): Promise<void> {
+    return this.either((store) => store.release(group, names, id));
+  }
+
+  /** During an outage only the in-process logs are forgotten; Redis's expire with their windows. */
+  forget(group: string): Promise<void> {
+    return this.either((store) => store.forget(group));
+  }
+
+  private async either<T>(call: (store: RateLimitStore, share: <L extends { limit: number }>(limit: L) => L) => Promise<T>): Promise<T> {
     try {
-      const usage = await call(this.primary, windows);
+      const result = await call(this.primary, (limit) => limit);
       if (this.degraded) {
         this.degraded = false;
         this.logger.log('Shared rate-limit store is back; counting in Redis again.');
       }
-      return usage;
+      return result;
     } catch (error) {
       if (!this.degraded) {
         this.degraded = true;
@@ -44,8 +56,7 @@ export class FailoverRateLimitStore implements RateLimitStore {
           `Shared rate-limit store unreachable (${error instanceof Error ? error.message : String(error)}); limiting in-process at 1/${this.replicas} of each limit.`,
         );
       }
-      const shares = windows.map((window) => ({ ...window, limit: Math.max(1, Math.floor(window.limit / this.replicas)) }));
-      return call(this.fallback, shares);
+      return call(this.fallback, (limit) => ({ ...limit, limit: Math.max(1, Math.floor(limit.limit / this.replicas)) }));
     }
   }
 

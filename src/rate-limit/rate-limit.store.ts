@@ -1,3 +1,5 @@
+import type { SlidingLogStore } from './sliding-log';
+
 /** One fixed window of a limit: `limit` requests per `ttlMs`, windows aligned to the epoch. */
 export interface WindowSpec {
   name: string;
@@ -21,8 +23,9 @@ export interface WindowUsage {
  * Counts one request against several windows of one key, atomically and in one round trip.
  * Windows are checked in order: once one is over its limit the later ones are read but not
  * incremented, so a request refused by the burst window does not use up the hourly quota.
+ * Guesses at secrets are counted in sliding logs instead (SlidingLogStore), in the same place.
  */
-export interface RateLimitStore {
+export interface RateLimitStore extends SlidingLogStore {
   hit(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]>;
   /** The windows' current counts, counting nothing: a check made before an attempt is allowed. */
   peek(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]>;

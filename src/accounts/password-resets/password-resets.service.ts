@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationError } from '../../common/errors/app-error';
 import { PrismaService } from '../../database/prisma.service';
 import { Mailer } from '../../mail/mailer';
+import { LoginThrottle } from '../login-throttle';
 import { PasswordHasher } from '../passwords/password-hasher';
 import { digestOf, isWellFormedToken, newSecretToken } from '../secret-token';
 import { SessionsService } from '../sessions/sessions.service';
@@ -26,6 +27,7 @@ export class PasswordResetsService {
     private readonly sessions: SessionsService,
     private readonly hasher: PasswordHasher,
     private readonly mailer: Mailer,
+    private readonly loginThrottle: LoginThrottle,
   ) {}
 
   /** Mails a link when the e-mail has a user; the caller answers 202 either way. */
@@ -62,6 +64,13 @@ export class PasswordResetsService {
       return claimed;
     });
     await this.sessions.announceChanged(userId);
+    await this.forgetLoginFailures(userId);
+  }
+
+  /** The owner of the mailbox has proven themselves: a stranger's failed guesses no longer lock them out (API_DECISIONS part 4). */
+  private async forgetLoginFailures(userId: string): Promise<void> {
+    const user = await this.users.findById(userId);
+    if (user) await this.loginThrottle.forgetFailures(user.email);
   }
 
   private async issue(userId: string, resetUrlOf: (token: string) => string): Promise<string> {

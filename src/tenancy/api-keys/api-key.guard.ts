@@ -30,7 +30,7 @@ export class ApiKeyGuard implements AccessCheck {
     try {
       principal = request.principal = await this.apiKeys.authenticate(request.header(API_KEY_HEADER));
     } catch (error) {
-      if (error instanceof InvalidApiKeyError) await this.failedAuth.recordFailure('apiKey', clientIp(request));
+      if (error instanceof InvalidApiKeyError) await this.failedAuth.recordKeyFailure(clientIp(request));
       throw error;
     }
     // Every answer to an authenticated key counts in its activity, refusals after this check included.
