@@ -91,7 +91,7 @@ export class ConversationEventStreams implements BeforeApplicationShutdown {
     const unsubscribe = this.feed.subscribe(conversation.id, (event) => {
       if (!pending) return write(event);
       pending.push(event);
-      pendingBytes += JSON.stringify(event).length;
+      pendingBytes += Buffer.byteLength(JSON.stringify(event));
       if (!stream.fits(pendingBytes)) stream.cutOff();
     });
     stream.onClose(() => {
