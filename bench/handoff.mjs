@@ -17,6 +17,16 @@ const HANDOFF_TENANT = 7;
 /** Idle streams opened on one instance, one per visitor (2 per visitor at most). */
 const IDLE_STREAMS = 1_000;
 
+/**
+ * Each stream comes from an address of its own (X-Forwarded-For; the bench servers trust loopback):
+ * an instance holds at most 10 streams per client address, and this measures many visitors'.
+ */
+let streamsOpened = 0;
+const nextClientAddress = () => {
+  const n = streamsOpened++;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+};
+
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 async function seed(dbUrl) {
@@ -42,7 +52,16 @@ function openStream(baseUrl, publicKey, visitor, agent) {
   return new Promise((resolve, reject) => {
     const request = http.get(
       `${baseUrl}/api/v1/widget/conversations/${visitor.conversationId}/events`,
-      { agent, headers: { Accept: 'text/event-stream', 'X-API-Key': publicKey, 'X-Visitor-Token': visitor.token, 'X-Forwarded-Proto': 'https' } },
+      {
+        agent,
+        headers: {
+          Accept: 'text/event-stream',
+          'X-API-Key': publicKey,
+          'X-Visitor-Token': visitor.token,
+          'X-Forwarded-Proto': 'https',
+          'X-Forwarded-For': nextClientAddress(),
+        },
+      },
       (response) => {
         if (response.statusCode !== 200) {
           response.resume();

@@ -573,7 +573,7 @@ export interface paths {
         };
         /**
          * The conversation's live events (server-sent events), for an inbox
-         * @description Events: `conversation` (the conversation: first on connect, then at every change of status, assignee or wait) and `message` (every message as it is stored: the visitor’s, the bot’s and agents’, `id:` the message id). Send `Last-Event-ID` to get the messages after that one first (up to 100). A comment line comes every 25 s. At most 10 streams per user or per key are open at once on an instance (429 beyond). Browsers: read it with `fetch`, which can send `X-Tenant-Id` (EventSource cannot). To follow every conversation, subscribe a webhook instead.
+         * @description Events: `conversation` (the conversation: first on connect, then at every change of status, assignee or wait) and `message` (every message as it is stored: the visitor’s, the bot’s and agents’, `id:` the message id). Send `Last-Event-ID` to get the messages after that one first (up to 100). A comment line comes every 25 s. At most 10 streams per user or per key are open at once on an instance (429 beyond). At most 20 streams per conversation and 10 per client address are open at once on an instance (429 beyond). A stream ends after an hour, and as soon as more than 256 KB wait for a reader that does not read: reconnect with `Last-Event-ID`. Browsers: read it with `fetch`, which can send `X-Tenant-Id` (EventSource cannot). To follow every conversation, subscribe a webhook instead.
          *
          *     Requires the scope `conversations:read`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
@@ -1365,7 +1365,7 @@ export interface paths {
         };
         /**
          * The conversation's live events (server-sent events)
-         * @description Events: `conversation` (the conversation: first on connect, then at every change of state) and `message` (each agent and assistant message as it is stored, `id:` the message id; agent messages carry `authorName`). Send `Last-Event-ID` to get the messages after that one first. A comment line comes every 25 s. At most 2 streams per visitor are open at once (429 beyond). Browsers: read it with `fetch` (the visitor token goes in `X-Visitor-Token`, never in the URL). Without a stream, poll `GET .../messages?after=`.
+         * @description Events: `conversation` (the conversation: first on connect, then at every change of state) and `message` (each agent and assistant message as it is stored, `id:` the message id; agent messages carry `authorName`). Send `Last-Event-ID` to get the messages after that one first. A comment line comes every 25 s. At most 2 streams per visitor are open at once (429 beyond). At most 20 streams per conversation and 10 per client address are open at once on an instance (429 beyond). A stream ends after an hour, and as soon as more than 256 KB wait for a reader that does not read: reconnect with `Last-Event-ID`. Browsers: read it with `fetch` (the visitor token goes in `X-Visitor-Token`, never in the URL). Without a stream, poll `GET .../messages?after=`.
          *
          *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
          */

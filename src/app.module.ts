@@ -19,6 +19,7 @@ import { RedisModule } from './redis/redis.module';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { APP_CONFIG, AppConfig } from './config/env';
 import { ConversationsModule } from './conversations/conversations.module';
+import { DEFAULT_LIVE_STREAM_OPTIONS, LIVE_STREAM_OPTIONS, type LiveStreamOptions } from './conversations/live/live-stream-options';
 import { DATABASE_CONNECTION, DatabaseConnection } from './database/database-connection';
 import { DatabaseModule } from './database/database.module';
 import { DemoModule } from './demo/demo.module';
@@ -48,6 +49,7 @@ export class AppModule {
       webhookDelivery?: Partial<DeliveryOptions>;
       privacy?: Partial<PrivacyOptions>;
       embeddings?: Partial<EmbeddingsWorkerOptions>;
+      liveStreams?: Partial<LiveStreamOptions>;
     } = {},
   ): DynamicModule {
     return {
@@ -82,6 +84,8 @@ export class AppModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: DATABASE_CONNECTION, useValue: connection },
+        // The live streams' lifetime and backlog limit: the contract's, unless a test shortens them.
+        { provide: LIVE_STREAM_OPTIONS, useValue: { ...DEFAULT_LIVE_STREAM_OPTIONS, ...options.liveStreams } },
         { provide: APP_FILTER, useClass: GlobalExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         // The route's access rule picks the checks of its kind of caller (caller-checks.ts); the
@@ -92,7 +96,7 @@ export class AppModule {
         // Then input the handler does not declare (a query string, body fields) is refused.
         { provide: APP_GUARD, useClass: UndeclaredInputGuard },
       ],
-      exports: [APP_CONFIG, DATABASE_CONNECTION],
+      exports: [APP_CONFIG, DATABASE_CONNECTION, LIVE_STREAM_OPTIONS],
     };
   }
 }

@@ -14,6 +14,7 @@ import { ListConversationsQueryDto } from './dto/list-conversations.query';
 import { ListMessagesQueryDto, MESSAGES_DEFAULT_LIMIT } from './dto/list-messages.query';
 import { IdOf } from '../common/validation/id.pipe';
 import { MAX_STREAMS_PER_CALLER, TenantEventStream } from './live/tenant-event-stream';
+import { LIVE_STREAM_LIMITS_DESCRIPTION } from './live/conversation-event-streams';
 
 @Controller('api/v1/conversations')
 @ApiTags('Conversations')
@@ -80,6 +81,7 @@ export class ConversationsController {
       'Events: `conversation` (the conversation: first on connect, then at every change of status, assignee or wait) and `message` (every message as it is stored: ' +
       'the visitor’s, the bot’s and agents’, `id:` the message id). Send `Last-Event-ID` to get the messages after that one first (up to 100). ' +
       `A comment line comes every 25 s. At most ${MAX_STREAMS_PER_CALLER} streams per user or per key are open at once on an instance (429 beyond). ` +
+      `${LIVE_STREAM_LIMITS_DESCRIPTION} ` +
       'Browsers: read it with `fetch`, which can send `X-Tenant-Id` (EventSource cannot). To follow every conversation, subscribe a webhook instead.',
     scopes: [Scope.ConversationsRead],
     produces: 'text/event-stream',

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiProduces, ApiTags } from '@nestjs/swagger';
-import { VisitorEventStream } from './visitor-event-stream';
+import { MAX_STREAMS_PER_VISITOR, VisitorEventStream } from './visitor-event-stream';
+import { LIVE_STREAM_LIMITS_DESCRIPTION } from '../conversations/live/conversation-event-streams';
 import type { Response } from 'express';
 import { Principal, Visitor } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
@@ -190,7 +191,8 @@ export class WidgetController {
     description:
       'Events: `conversation` (the conversation: first on connect, then at every change of state) and `message` (each agent and assistant message as it is stored, ' +
       '`id:` the message id; agent messages carry `authorName`). Send `Last-Event-ID` to get the messages after that one first. A comment line comes every 25 s. ' +
-      'At most 2 streams per visitor are open at once (429 beyond). Browsers: read it with `fetch` (the visitor token goes in `X-Visitor-Token`, never in the URL). ' +
+      `At most ${MAX_STREAMS_PER_VISITOR} streams per visitor are open at once (429 beyond). ${LIVE_STREAM_LIMITS_DESCRIPTION} ` +
+      'Browsers: read it with `fetch` (the visitor token goes in `X-Visitor-Token`, never in the URL). ' +
       'Without a stream, poll `GET .../messages?after=`.',
     produces: 'text/event-stream',
     visitorToken: true,

@@ -16,7 +16,9 @@ describe('Human handoff, live: the tenant stream (inbox)', () => {
   let botId: string;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // TRUST_PROXY: the per-key test spreads its streams over addresses (X-Forwarded-For from loopback),
+    // so that the limit per client address (10) is not the one reached.
+    t = await createTestApp({ TRUST_PROXY: 'loopback' });
     port = await listen(t);
     owner = await signUp(t);
     // Keys are a Pro feature; the widget needs a public key.
@@ -108,10 +110,13 @@ describe('Human handoff, live: the tenant stream (inbox)', () => {
     const visitor = await visitorOn();
     const streams: Stream[] = [];
     try {
-      for (let i = 0; i < MAX_STREAMS_PER_CALLER; i++) streams.push(await openStream(port, path(visitor.id), { 'X-API-Key': key }));
+      for (let i = 0; i < MAX_STREAMS_PER_CALLER; i++)
+        streams.push(await openStream(port, path(visitor.id), { 'X-API-Key': key, 'X-Forwarded-For': `198.51.100.${i % 2}` }));
       expect(streams.map((s) => s.status)).toEqual(Array(MAX_STREAMS_PER_CALLER).fill(200));
-      expectError(await t.http().get(path(visitor.id)).set('X-API-Key', key), 429, 'RATE_LIMIT_EXCEEDED');
-      const mine = await openStream(port, path(visitor.id), ownerHeaders());
+      const refused = await t.http().get(path(visitor.id)).set('X-API-Key', key).set('X-Forwarded-For', '198.51.100.2');
+      expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(refused.body.error.message).toBe(`At most ${MAX_STREAMS_PER_CALLER} live streams per API key may be open at once.`);
+      const mine = await openStream(port, path(visitor.id), { ...ownerHeaders(), 'X-Forwarded-For': '198.51.100.2' });
       expect(mine.status).toBe(200);
       mine.close();
     } finally {

@@ -11,6 +11,7 @@ import { PrismaService } from '../../src/database/prisma.service';
 import type { EmbeddingsWorkerOptions } from '../../src/answering/embeddings/embeddings-options';
 import type { DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
 import type { PrivacyOptions } from '../../src/privacy/privacy-options';
+import type { LiveStreamOptions } from '../../src/conversations/live/live-stream-options';
 import { openTestDatabase } from './test-database';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
@@ -59,6 +60,7 @@ export async function createTestApp(
     webhookDelivery?: Partial<DeliveryOptions>;
     privacy?: Partial<PrivacyOptions>;
     embeddings?: Partial<EmbeddingsWorkerOptions>;
+    liveStreams?: Partial<LiveStreamOptions>;
   } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ ...TEST_ENV, ...env });
@@ -71,6 +73,7 @@ export async function createTestApp(
         webhookDelivery: options.webhookDelivery,
         privacy: options.privacy,
         embeddings: options.embeddings,
+        liveStreams: options.liveStreams,
       }),
     ],
   }).compile();

@@ -23,6 +23,21 @@ export class RawConnection {
     });
   }
 
+  /** This end's port: the server sees the connection coming from it. */
+  get localPort(): number {
+    return this.socket.localPort!;
+  }
+
+  /** Stops reading: what the server sends piles up in the kernel's buffers, then in the server's (a reader that never reads). */
+  pause(): void {
+    this.socket.pause();
+  }
+
+  /** Reads again, from where it stopped. */
+  resume(): void {
+    this.socket.resume();
+  }
+
   write(data: string | Buffer): void {
     if (!this.closed && !this.socket.destroyed) this.socket.write(data);
   }

@@ -1,15 +1,25 @@
-import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Optional } from '@nestjs/common';
 import type { Response } from 'express';
-import { AppError } from '../../common/errors/app-error';
-import { ErrorCode } from '../../common/errors/error-codes';
 import type { AppRequest } from '../../common/http/request-context';
 import { ShutdownState } from '../../lifecycle/shutdown-state';
+import { clientIp } from '../../rate-limit/client-ip';
 import { toConversationResponse, toMessageResponse, type MessageResponse } from '../conversation.mapper';
 import type { ConversationRow, MessageRow } from '../conversations.repository';
 import { ConversationFeed, type LiveEvent } from './conversation-feed';
+import { EventStreamResponse } from './event-stream-response';
+import { DEFAULT_LIVE_STREAM_OPTIONS, LIVE_STREAM_OPTIONS, type LiveStreamOptions } from './live-stream-options';
+import { OpenStreamLimits } from './open-stream-limits';
 
-/** A comment line this often keeps proxies and load balancers from closing an idle stream. */
-export const HEARTBEAT_MS = 25_000;
+/** Open streams of one conversation on an instance, whoever holds them; beyond, 429. */
+export const MAX_STREAMS_PER_CONVERSATION = 20;
+
+/** Open streams from one client address (IPv6: its /64) on an instance, whoever holds them; beyond, 429. */
+export const MAX_STREAMS_PER_CLIENT_IP = 10;
+
+/** The limits every live stream has, for the endpoints' descriptions (OpenAPI). */
+export const LIVE_STREAM_LIMITS_DESCRIPTION =
+  `At most ${MAX_STREAMS_PER_CONVERSATION} streams per conversation and ${MAX_STREAMS_PER_CLIENT_IP} per client address are open at once on an instance (429 beyond). ` +
+  'A stream ends after an hour, and as soon as more than 256 KB wait for a reader that does not read: reconnect with `Last-Event-ID`.';
 
 /** Who reads a stream, and what they may see of it. */
 export interface StreamAudience {
@@ -29,18 +39,23 @@ export interface StreamAudience {
  * A conversation's live stream (server-sent events), for a visitor's widget and for the tenant's
  * people alike: `conversation` (its state: first on connect, then at every change) and `message`
  * (`id:` the message id). `Last-Event-ID` replays the messages after that one from the database
- * first, so a reconnect misses nothing. Open streams are counted per holder, per instance, and
- * all end when the instance shuts down (clients reconnect with Last-Event-ID elsewhere).
+ * first, so a reconnect misses nothing. Open streams are counted per holder, per conversation and
+ * per client address, on each instance. A stream ends after its lifetime, when its reader falls too
+ * far behind (EventStreamResponse) and when the instance shuts down; clients reconnect with
+ * Last-Event-ID.
  */
 @Injectable()
 export class ConversationEventStreams implements BeforeApplicationShutdown {
-  private readonly perHolder = new Map<string, number>();
-  private readonly open = new Set<Response>();
+  private readonly limits = new OpenStreamLimits();
+  private readonly open = new Set<EventStreamResponse>();
+  private readonly options: LiveStreamOptions;
 
   constructor(
     private readonly feed: ConversationFeed,
     shutdown: ShutdownState,
+    @Optional() @Inject(LIVE_STREAM_OPTIONS) options?: LiveStreamOptions,
   ) {
+    this.options = options ?? DEFAULT_LIVE_STREAM_OPTIONS;
     shutdown.onClosing(() => this.endAll());
   }
 
@@ -50,47 +65,39 @@ export class ConversationEventStreams implements BeforeApplicationShutdown {
 
   /** Streams the (already authorised) conversation to the audience until either side closes. */
   async serve(audience: StreamAudience, conversation: ConversationRow, request: AppRequest, response: Response): Promise<void> {
-    // The limit answers with a status and the error envelope, before the stream starts.
-    const count = this.perHolder.get(audience.holder) ?? 0;
-    if (count >= audience.maxStreams) {
-      throw new AppError(ErrorCode.RATE_LIMIT_EXCEEDED, `At most ${audience.maxStreams} live streams ${audience.limitLabel} may be open at once.`, undefined, {
-        'Retry-After': '5',
-      });
-    }
-    this.perHolder.set(audience.holder, count + 1);
-
-    // A stream lives as long as its reader stays: no socket timeout, nothing buffered on the way.
-    request.socket.setTimeout(0);
-    request.socket.setNoDelay(true);
-    response.status(200);
-    response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    response.setHeader('Cache-Control', 'no-store, no-transform');
-    response.setHeader('Content-Encoding', 'identity');
-    response.setHeader('X-Accel-Buffering', 'no');
-    response.flushHeaders();
-    this.open.add(response);
+    // The limits answer with a status and the error envelope, before the stream starts.
+    const release = this.limits.claim([
+      { key: `holder:${audience.holder}`, max: audience.maxStreams, label: audience.limitLabel },
+      { key: `conversation:${conversation.id}`, max: MAX_STREAMS_PER_CONVERSATION, label: 'per conversation' },
+      { key: `ip:${clientIp(request)}`, max: MAX_STREAMS_PER_CLIENT_IP, label: 'per client address' },
+    ]);
+    const stream = EventStreamResponse.start(request, response, this.options);
+    this.open.add(stream);
 
     const sent = new Set<string>();
     const write = (event: LiveEvent) => {
       if (event.kind === 'message') {
         if (!audience.shows(event.message) || sent.has(event.message.id)) return;
         sent.add(event.message.id);
-        response.write(`id: ${event.message.id}\nevent: message\ndata: ${JSON.stringify(event.message)}\n\n`);
+        stream.send(`id: ${event.message.id}\nevent: message\ndata: ${JSON.stringify(event.message)}\n\n`);
       } else {
-        response.write(`event: conversation\ndata: ${JSON.stringify(event.conversation)}\n\n`);
+        stream.send(`event: conversation\ndata: ${JSON.stringify(event.conversation)}\n\n`);
       }
     };
-    // Subscribed before the replay is read: what arrives meanwhile waits, and the replay's ids are not sent twice.
+    // Subscribed before the replay is read: what arrives meanwhile waits, and the replay's ids are
+    // not sent twice. What waits counts against the backlog limit as if it were sent.
     let pending: LiveEvent[] | undefined = [];
-    const unsubscribe = this.feed.subscribe(conversation.id, (event) => (pending ? pending.push(event) : write(event)));
-    const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    response.on('close', () => {
-      clearInterval(heartbeat);
+    let pendingBytes = 0;
+    const unsubscribe = this.feed.subscribe(conversation.id, (event) => {
+      if (!pending) return write(event);
+      pending.push(event);
+      pendingBytes += Buffer.byteLength(JSON.stringify(event));
+      if (!stream.fits(pendingBytes)) stream.cutOff();
+    });
+    stream.onClose(() => {
       unsubscribe();
-      this.open.delete(response);
-      const left = (this.perHolder.get(audience.holder) ?? 1) - 1;
-      if (left > 0) this.perHolder.set(audience.holder, left);
-      else this.perHolder.delete(audience.holder);
+      this.open.delete(stream);
+      release();
     });
 
     try {
@@ -98,20 +105,24 @@ export class ConversationEventStreams implements BeforeApplicationShutdown {
       const lastEventId = header(request, 'last-event-id');
       // An id that is not one of this conversation's messages replays nothing (a stale id is harmless).
       const missed = lastEventId ? ((await audience.messagesAfter(lastEventId)) ?? []) : [];
-      for (const message of missed) write({ kind: 'message', message: toMessageResponse(message) });
+      for (const message of missed) {
+        // Read from the database, so it can wait for the reader: a slow one is not cut off by its own replay.
+        await stream.drained();
+        write({ kind: 'message', message: toMessageResponse(message) });
+      }
     } catch {
       // The stream has started: no error answer is possible any more; the client reconnects.
-      response.end();
+      stream.end();
     } finally {
       const waiting = pending;
       pending = undefined;
-      if (!response.writableEnded) for (const event of waiting) write(event);
+      for (const event of waiting) write(event);
     }
   }
 
   /** Ends every open stream (shutdown): clients reconnect with Last-Event-ID. */
   private endAll(): void {
-    for (const response of this.open) response.end();
+    for (const stream of this.open) stream.end();
     this.open.clear();
   }
 }
