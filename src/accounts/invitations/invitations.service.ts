@@ -107,26 +107,33 @@ export class InvitationsService {
     let signedIn: SignedIn;
     try {
       const passwordHash = signedInAsInvitee ? undefined : await this.hasher.hash(input.password!);
-      signedIn = await this.prisma.$transaction(async (tx) => {
-        const user = signedInAsInvitee
-          ? (await this.users.findById(signedInAsInvitee, tx))!
-          : await this.users.create({ email: invitation.email, name: input.name!, passwordHash: passwordHash! }, tx);
-        await this.users.addMembership(invitation.tenantId, user.id, invitation.role, tx);
-        const actor: Actor = { name: userActorName(user.id), requestId: origin.requestId, ip: origin.ip };
-        await this.events.record(tx, invitation.tenantId, actor, {
-          action: 'member.added',
-          targetId: user.id,
-          data: { role: invitation.role, invitationId: invitation.id },
-        });
-        const { token: sessionToken } = await this.sessions.start(user.id, origin, new Date(), tx);
-        return { user, memberships: await this.users.memberships(user.id, tx), token: sessionToken };
-      });
+      signedIn = await this.join(invitation, signedInAsInvitee ?? { name: input.name!, passwordHash: passwordHash! }, origin);
     } catch (error) {
       await this.invitations.release(invitation.id, claimedAt);
       throw error;
     }
     await this.sessions.announceChanged(signedIn.user.id);
     return signedIn;
+  }
+
+  /** The claimed invitation's effect, in one transaction: the user (existing, by id, or new), the membership, the event, a session. */
+  private join(
+    invitation: InvitationRow,
+    user: string | { name: string; passwordHash: string },
+    origin: SessionOrigin & { ip: string; requestId: string },
+  ): Promise<SignedIn> {
+    return this.prisma.$transaction(async (tx) => {
+      const member = typeof user === 'string' ? (await this.users.findById(user, tx))! : await this.users.create({ email: invitation.email, ...user }, tx);
+      await this.users.addMembership(invitation.tenantId, member.id, invitation.role, tx);
+      const actor: Actor = { name: userActorName(member.id), requestId: origin.requestId, ip: origin.ip };
+      await this.events.record(tx, invitation.tenantId, actor, {
+        action: 'member.added',
+        targetId: member.id,
+        data: { role: invitation.role, invitationId: invitation.id },
+      });
+      const { token } = await this.sessions.start(member.id, origin, new Date(), tx);
+      return { user: member, memberships: await this.users.memberships(member.id, tx), token };
+    });
   }
 
   /** A new account from an invitation: the e-mail without a user yet, a name, and an acceptable password. */
