@@ -131,7 +131,9 @@ export interface paths {
         put?: never;
         /**
          * Sign up: a new tenant on Free with you as its owner, and a session
-         * @description No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
+         * @description A common password, or one holding the e-mail's local part, is refused (400 on `password`). Per client address (IPv6: its /64): 5 sign-ups a day, and 10 sign-ups, resets and invitation accepts a minute (429).
+         *
+         *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
          */
         post: operations["signUp"];
         delete?: never;
@@ -185,7 +187,7 @@ export interface paths {
         head?: never;
         /**
          * Change your name or password
-         * @description `currentPassword` is required. A new password ends every other session of yours.
+         * @description `currentPassword` is required. A new password ends every other session of yours and every outstanding reset link; a common one, or one holding your e-mail's local part, is refused (400 on `password`).
          *
          *     The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`.
          */
@@ -245,7 +247,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation: join the tenant, and get a session
-         * @description Signed in as the invited e-mail: the membership is added. Otherwise a new user is created from `name` and `password`; an e-mail that already has a user must sign in first (409 `EMAIL_TAKEN`). Used, withdrawn or expired: 410.
+         * @description Signed in as the invited e-mail: the membership is added. Otherwise a new user is created from `name` and `password` (a common password, or one holding the e-mail's local part, is refused: 400 on `password`); an e-mail that already has a user must sign in first (409 `EMAIL_TAKEN`). Used, withdrawn or expired: 410. Sign-ups, resets and invitation accepts: 10 a minute per client address (429).
          *
          *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
          */
@@ -267,7 +269,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password-reset link
-         * @description Always 202, whether the e-mail has a user or not. The link (single use, one hour) is mailed when the service has SMTP_URL.
+         * @description Always 202, whether the e-mail has a user or not. The link (single use, one hour) is mailed when the service has SMTP_URL; at most 3 a user an hour (past that, still 202, and no link is made).
          *
          *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
          */
@@ -289,7 +291,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with a reset token
-         * @description Every session of the user ends.
+         * @description Every session of the user ends, and every other reset link of the user. A common password, or one holding the e-mail's local part, is refused (400 on `password`). Sign-ups, resets and invitation accepts: 10 a minute per client address (429).
          *
          *     No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).
          */
@@ -387,7 +389,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the tenant
-         * @description `acceptUrl` is in this answer only (and mailed when the service has SMTP_URL); single use, valid 7 days. Only owners may invite owners.
+         * @description `acceptUrl` is in this answer only (and mailed when the service has SMTP_URL; the mail quotes the tenant's name in its body, never in its subject); single use, valid 7 days. Only owners may invite owners. At most 20 invitations a day on Free, 200 on the other plans (429).
          *
          *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
          */
@@ -4420,6 +4422,7 @@ export interface operations {
             409: components["responses"]["Error409.EMAIL_TAKEN"];
             413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -4623,6 +4626,7 @@ export interface operations {
             410: components["responses"]["Error410.INVITATION_EXPIRED"];
             413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };
@@ -4681,6 +4685,7 @@ export interface operations {
             403: components["responses"]["Error403.CSRF_REJECTED.HTTPS_REQUIRED"];
             413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
         };

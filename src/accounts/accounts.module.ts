@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { BotsModule } from '../bots/bots.module';
 import { MailModule } from '../mail/mail.module';
 import { UsageModule } from '../usage/usage.module';
+import { AccountLimits } from './account-limits';
 import { AuthLinksController } from './auth-links.controller';
 import { InvitationsController } from './invitations/invitations.controller';
 import { InvitationsRepository } from './invitations/invitations.repository';
@@ -42,6 +43,7 @@ import { UsersRepository } from './users/users.repository';
     PasswordHasher,
     LoginThrottle,
     DeviceCookie,
+    AccountLimits,
     AuthService,
     SessionGuard,
     SameOriginGuard,

@@ -32,10 +32,10 @@ export class AuthLinksController {
     operationId: 'acceptInvitation',
     summary: 'Accept an invitation: join the tenant, and get a session',
     description:
-      'Signed in as the invited e-mail: the membership is added. Otherwise a new user is created from `name` and `password`; an e-mail that already has a user must sign in first (409 `EMAIL_TAKEN`). Used, withdrawn or expired: 410.',
+      "Signed in as the invited e-mail: the membership is added. Otherwise a new user is created from `name` and `password` (a common password, or one holding the e-mail's local part, is refused: 400 on `password`); an e-mail that already has a user must sign in first (409 `EMAIL_TAKEN`). Used, withdrawn or expired: 410. Sign-ups, resets and invitation accepts: 10 a minute per client address (429).",
     status: 201,
     type: AccountResponse,
-    errors: [...JSON_BODY_ERRORS, ErrorCode.INVITATION_EXPIRED, ErrorCode.EMAIL_TAKEN],
+    errors: [...JSON_BODY_ERRORS, ErrorCode.INVITATION_EXPIRED, ErrorCode.EMAIL_TAKEN, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
   async accept(@Body() body: AcceptInvitationDto, @Req() request: AppRequest, @Res({ passthrough: true }) response: Response): Promise<AccountResponse> {
     const session = await this.sessions.authenticate(sessionTokenOf(request)).catch(() => undefined);
@@ -51,7 +51,8 @@ export class AuthLinksController {
     access: 'signIn',
     operationId: 'requestPasswordReset',
     summary: 'Ask for a password-reset link',
-    description: 'Always 202, whether the e-mail has a user or not. The link (single use, one hour) is mailed when the service has SMTP_URL.',
+    description:
+      'Always 202, whether the e-mail has a user or not. The link (single use, one hour) is mailed when the service has SMTP_URL; at most 3 a user an hour (past that, still 202, and no link is made).',
     status: 202,
     errors: JSON_BODY_ERRORS,
   })
@@ -65,11 +66,12 @@ export class AuthLinksController {
     access: 'signIn',
     operationId: 'confirmPasswordReset',
     summary: 'Set a new password with a reset token',
-    description: 'Every session of the user ends.',
+    description:
+      "Every session of the user ends, and every other reset link of the user. A common password, or one holding the e-mail's local part, is refused (400 on `password`). Sign-ups, resets and invitation accepts: 10 a minute per client address (429).",
     status: 204,
-    errors: JSON_BODY_ERRORS,
+    errors: [...JSON_BODY_ERRORS, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
-  async confirmReset(@Body() body: PasswordResetConfirmDto): Promise<void> {
-    await this.resets.confirm(body.token, body.password);
+  async confirmReset(@Body() body: PasswordResetConfirmDto, @Req() request: AppRequest): Promise<void> {
+    await this.resets.confirm(body.token, body.password, clientIp(request));
   }
 }

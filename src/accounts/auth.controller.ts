@@ -33,9 +33,11 @@ export class AuthController {
     access: 'signIn',
     operationId: 'signUp',
     summary: 'Sign up: a new tenant on Free with you as its owner, and a session',
+    description:
+      "A common password, or one holding the e-mail's local part, is refused (400 on `password`). Per client address (IPv6: its /64): 5 sign-ups a day, and 10 sign-ups, resets and invitation accepts a minute (429).",
     status: 201,
     type: AccountResponse,
-    errors: [...JSON_BODY_ERRORS, ErrorCode.EMAIL_TAKEN, ErrorCode.SIGNUP_CLOSED],
+    errors: [...JSON_BODY_ERRORS, ErrorCode.EMAIL_TAKEN, ErrorCode.SIGNUP_CLOSED, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
   async signUp(@Body() body: SignUpDto, @Req() request: AppRequest, @Res({ passthrough: true }) response: Response): Promise<AccountResponse> {
     return this.signedIn(request, response, await this.auth.signUp(body, originOf(request)));
@@ -72,7 +74,8 @@ export class AuthController {
     access: 'session',
     operationId: 'updateMe',
     summary: 'Change your name or password',
-    description: '`currentPassword` is required. A new password ends every other session of yours.',
+    description:
+      "`currentPassword` is required. A new password ends every other session of yours and every outstanding reset link; a common one, or one holding your e-mail's local part, is refused (400 on `password`).",
     type: AccountResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.RATE_LIMIT_EXCEEDED],
   })

@@ -10,8 +10,11 @@ import { userActorName } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
 import { Prisma } from '../generated/prisma/client';
 import { TenantsRepository } from '../tenancy/tenants.repository';
+import { AccountLimits } from './account-limits';
 import { LoginThrottle } from './login-throttle';
+import { PasswordResetsRepository } from './password-resets/password-resets.repository';
 import { PasswordHasher } from './passwords/password-hasher';
+import { assertAcceptablePassword } from './passwords/password-rules';
 import { SessionOrigin, SessionsService } from './sessions/sessions.service';
 import { MembershipRow, UserRow, UsersRepository } from './users/users.repository';
 
@@ -35,12 +38,25 @@ export class AuthService {
     private readonly hasher: PasswordHasher,
     private readonly throttle: LoginThrottle,
     private readonly events: EventRecorder,
+    private readonly limits: AccountLimits,
+    private readonly resets: PasswordResetsRepository,
   ) {}
 
-  /** A new tenant on Free with the new user as its owner, and a session (API_DECISIONS part 3, Sign-up). */
-  async signUp(input: { email: string; password: string; name: string; tenantName: string }, origin: SessionOrigin & { requestId: string }): Promise<SignedIn> {
+  /**
+   * A new tenant on Free with the new user as its owner, and a session (API_DECISIONS part 3,
+   * Sign-up). The address's limits are counted before anything is hashed: the minute's (shared with
+   * resets and invitations) first, the day's once the request would create a tenant, so that a
+   * person who mistypes does not lose a sign-up of the day.
+   */
+  async signUp(
+    input: { email: string; password: string; name: string; tenantName: string },
+    origin: SessionOrigin & { ip: string; requestId: string },
+  ): Promise<SignedIn> {
     if (!this.config.signupOpen) throw new AppError(ErrorCode.SIGNUP_CLOSED, 'Sign-up is closed on this service: ask a tenant owner for an invitation.');
+    await this.limits.countNewPassword(origin.ip);
+    await assertAcceptablePassword(input.password, input.email);
     if (await this.users.findByEmail(input.email)) throw emailTaken();
+    await this.limits.countSignUp(origin.ip);
     const passwordHash = await this.hasher.hash(input.password);
     try {
       return await this.prisma.$transaction(async (tx) => {
@@ -68,7 +84,7 @@ export class AuthService {
   async logIn(input: { email: string; password: string }, origin: SessionOrigin & { ip: string }, trustedDevice: boolean): Promise<SignedIn> {
     const found = await this.throttle.attempt(input.email, origin.ip, trustedDevice, async () => {
       const credentials = await this.users.findCredentials(input.email);
-      return (await this.hasher.verify(credentials?.passwordHash, input.password)) ? (credentials ?? undefined) : undefined;
+      return (await this.hasher.verifyLogIn(credentials?.passwordHash, input.password)) ? (credentials ?? undefined) : undefined;
     });
     if (!found) throw invalidCredentials();
     const { passwordHash: _, ...user } = found;
@@ -85,7 +101,7 @@ export class AuthService {
   /**
    * Renames the user or changes the password, proven by the current password (throttled like a
    * log-in: a stolen session must not become a password oracle). A new password ends every other
-   * session of the user.
+   * session of the user and every outstanding reset link.
    */
   async updateAccount(
     session: SessionContext,
@@ -98,10 +114,15 @@ export class AuthService {
       (await this.hasher.verify(await this.users.passwordHashOf(current.id), input.currentPassword)) ? true : undefined,
     );
     if (!proven) throw ValidationError.field('currentPassword', 'is not your current password');
+    if (input.password !== undefined) await assertAcceptablePassword(input.password, current.email);
     const passwordHash = input.password === undefined ? undefined : await this.hasher.hash(input.password);
     const user = await this.prisma.$transaction(async (tx) => {
       const updated = await this.users.update(current.id, { name: input.name, passwordHash }, tx);
-      if (passwordHash) await this.sessions.endAll(current.id, new Date(), session.sessionId, tx);
+      if (passwordHash) {
+        const now = new Date();
+        await this.sessions.endAll(current.id, now, session.sessionId, tx);
+        await this.resets.endOutstanding(current.id, now, tx);
+      }
       return updated;
     });
     await this.sessions.announceChanged(current.id);

@@ -210,6 +210,8 @@ describe('loadConfig: a bad value of every configuration variable', () => {
     ['AUTH_FAILURE_LIMIT', { AUTH_FAILURE_LIMIT: 'many' }],
     ['PUBLIC_KEY_RATE_LIMIT', { PUBLIC_KEY_RATE_LIMIT: '0' }],
     ['WIDGET_SESSION_RATE_LIMIT', { WIDGET_SESSION_RATE_LIMIT: '0' }],
+    ['SIGNUP_RATE_LIMIT', { SIGNUP_RATE_LIMIT: 'five' }],
+    ['NEW_PASSWORD_RATE_LIMIT', { NEW_PASSWORD_RATE_LIMIT: '0' }],
     ['ADMIN_API_TOKEN', { ADMIN_API_TOKEN: 'short' }],
     ['API_KEY_PEPPER', { API_KEY_PEPPER: 'short' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'yes' }],

@@ -126,6 +126,20 @@ class EnvironmentVariables {
   @IsInt()
   @Min(1)
   @Max(1_000_000)
+  SIGNUP_RATE_LIMIT?: number;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  NEW_PASSWORD_RATE_LIMIT?: number;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   RATE_LIMIT_MULTIPLIER?: number;
 
   @IsOptional()
@@ -289,6 +303,10 @@ export interface AppConfig {
     publicKeyPerMinute: number;
     /** New widget sessions (visitor ids) per client IP and minute. */
     widgetSessionsPerMinute: number;
+    /** Sign-ups (new tenants) per client IP and UTC day. */
+    signUpsPerDay: number;
+    /** Sign-ups, reset confirmations and invitation accepts together, per client IP and minute. */
+    newPasswordsPerMinute: number;
     /** Load-testing knobs: every plan limit multiplied, or the tenant limiter switched off. */
     multiplier: number;
     disabled: boolean;
@@ -446,6 +464,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       authFailuresPerMinute: vars.AUTH_FAILURE_LIMIT ?? 20,
       publicKeyPerMinute: vars.PUBLIC_KEY_RATE_LIMIT ?? 60,
       widgetSessionsPerMinute: vars.WIDGET_SESSION_RATE_LIMIT ?? 10,
+      signUpsPerDay: vars.SIGNUP_RATE_LIMIT ?? 5,
+      newPasswordsPerMinute: vars.NEW_PASSWORD_RATE_LIMIT ?? 10,
       multiplier: vars.RATE_LIMIT_MULTIPLIER ?? 1,
       disabled: vars.RATE_LIMIT_DISABLED ?? false,
     },

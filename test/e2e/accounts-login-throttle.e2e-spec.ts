@@ -118,11 +118,11 @@ describe('Log-in throttling: guesses counted before the comparison, one budget p
    */
   function gateComparisons() {
     const hasher = t.app.get(PasswordHasher);
-    const verify = hasher.verify.bind(hasher);
+    const verify = hasher.verifyLogIn.bind(hasher);
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const state = { compared: 0, open };
-    const spy = jest.spyOn(hasher, 'verify').mockImplementation(async (stored, password) => {
+    const spy = jest.spyOn(hasher, 'verifyLogIn').mockImplementation(async (stored, password) => {
       state.compared++;
       await gate;
       return verify(stored, password);

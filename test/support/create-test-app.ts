@@ -28,6 +28,8 @@ const TEST_ENV = {
   AUTH_FAILURE_LIMIT: '100000',
   PUBLIC_KEY_RATE_LIMIT: '100000',
   WIDGET_SESSION_RATE_LIMIT: '100000',
+  SIGNUP_RATE_LIMIT: '100000',
+  NEW_PASSWORD_RATE_LIMIT: '100000',
   // No suite but the delivery ones sends webhooks (and none may reach beyond 127.0.0.1).
   WEBHOOK_WORKER: 'false',
   // Erasures and the retention sweep run only in the privacy suites (which limit them to their tenants).

@@ -28,10 +28,18 @@ export function sessionCookieOf(response: { headers: Record<string, unknown> }):
 
 export const newEmail = (label = 'user') => `${label}-${randomUUID().slice(0, 12)}@example.test`;
 
-/** Signs up a new user with a new tenant they own. */
-export async function signUp(t: TestApp, overrides: { email?: string; password?: string; name?: string; tenantName?: string } = {}): Promise<TestUser> {
+/**
+ * Signs up a new user with a new tenant they own; from `clientIp` (sent as X-Forwarded-For, for apps
+ * with TRUST_PROXY=loopback) where a suite runs with the sign-up limits per address.
+ */
+export async function signUp(
+  t: TestApp,
+  overrides: { email?: string; password?: string; name?: string; tenantName?: string } = {},
+  clientIp?: string,
+): Promise<TestUser> {
   const body = { email: newEmail(), password: 'correct horse battery', name: 'Test User', tenantName: 'Test Tenant', ...overrides };
-  const response = await t.http().post('/auth/v1/signup').set('Origin', ORIGIN).set('User-Agent', 'e2e-browser').send(body);
+  const request = t.http().post('/auth/v1/signup').set('Origin', ORIGIN).set('User-Agent', 'e2e-browser');
+  const response = await (clientIp ? request.set('X-Forwarded-For', clientIp) : request).send(body);
   if (response.status !== 201) throw new Error(`sign-up answered ${response.status}: ${JSON.stringify(response.body)}`);
   return {
     id: response.body.user.id,

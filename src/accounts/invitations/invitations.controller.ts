@@ -27,10 +27,11 @@ export class InvitationsController {
     role: 'manager',
     operationId: 'createInvitation',
     summary: 'Invite someone to the tenant',
-    description: '`acceptUrl` is in this answer only (and mailed when the service has SMTP_URL); single use, valid 7 days. Only owners may invite owners.',
+    description:
+      "`acceptUrl` is in this answer only (and mailed when the service has SMTP_URL; the mail quotes the tenant's name in its body, never in its subject); single use, valid 7 days. Only owners may invite owners. At most 20 invitations a day on Free, 200 on the other plans (429).",
     status: 201,
     type: CreatedInvitationResponse,
-    errors: [...JSON_BODY_ERRORS, ErrorCode.CONFLICT],
+    errors: [...JSON_BODY_ERRORS, ErrorCode.CONFLICT, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
   async create(
     @Principal() caller: UserPrincipal,

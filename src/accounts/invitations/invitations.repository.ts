@@ -47,11 +47,16 @@ export class InvitationsRepository {
   }
 
   /** Marks it used, if it still may be: one accept wins, whatever races it. */
-  async claim(invitationId: string, now: Date, tx: PrismaTransaction): Promise<boolean> {
-    const { count } = await tx.invitation.updateMany({
+  async claim(invitationId: string, now: Date): Promise<boolean> {
+    const { count } = await this.prisma.invitation.updateMany({
       where: { id: invitationId, acceptedAt: null, deletedAt: null, expiresAt: { gt: now } },
       data: { acceptedAt: now },
     });
     return count > 0;
+  }
+
+  /** Gives back a claim whose accept could not be completed: the link works again. */
+  async release(invitationId: string, claimedAt: Date): Promise<void> {
+    await this.prisma.invitation.updateMany({ where: { id: invitationId, acceptedAt: claimedAt }, data: { acceptedAt: null } });
   }
 }
