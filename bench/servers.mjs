@@ -29,6 +29,8 @@ export function serviceEnv(databaseUrl, port, nodeOptions) {
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     // Visitor tokens: the baseline signs and checks them with the same secret.
     WIDGET_TOKEN_SECRET: BENCH_WIDGET_SECRET,
+    // Required in production: the origin of mailed links and of signed-in browsers (bench/accounts.mjs).
+    PUBLIC_URL: 'https://bench.local',
     PORT: String(port),
     NODE_OPTIONS: nodeOptions,
   };

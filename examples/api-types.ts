@@ -1809,8 +1809,8 @@ export interface components {
             apiKeys: components["schemas"]["ApiKeyResponse"][];
         };
         CreateApiKeyDto: {
-            /** @description Scopes of SPEC 5.3, repeats ignored. May be empty: such a secret key can call only `GET /api/v1/verify`. A public key takes none (400 otherwise): it may call verify and the widget endpoints only. */
-            scopes: ("bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write" | "privacy:manage")[];
+            /** @description Scopes of SPEC 5.3, repeats ignored. Required for a secret key, and may be empty: such a key can call only `GET /api/v1/verify`. A public key takes none: leave it out (or send `[]`; any scope is a 400); it may call verify and the widget endpoints only. */
+            scopes?: ("bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write" | "privacy:manage")[];
             /**
              * Format: date-time
              * @description An ISO 8601 date-time with a time zone, in the future; the key is refused from then on. Left out or null: the key does not expire.
@@ -2877,7 +2877,10 @@ export interface components {
             lead: components["schemas"]["LeadResponse"];
         };
         PersonDto: {
-            /** @description Compared case-insensitively with the leads’ e-mail addresses. Give this or `visitorId`. */
+            /**
+             * Format: email
+             * @description An e-mail address (400 otherwise), compared case-insensitively with the leads’ e-mail addresses. Give this or `visitorId`.
+             */
             email?: string;
             /** @description A widget visitor id, as conversations show it. Give this or `email`. */
             visitorId?: string;

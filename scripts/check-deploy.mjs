@@ -10,7 +10,8 @@
 //      what the runtime stage copies; the compose `migrate` command and the image's CMD run against
 //      a throwaway database on the machine's PostgreSQL; readiness and the HEALTHCHECK command probed.
 //   4. deploy/nginx/nginx.conf: `nginx -t` on a temp copy (self-signed certificate, upstream on
-//      127.0.0.1, no Docker DNS), then nginx run in front of the simulated image for a few requests.
+//      127.0.0.1, no Docker DNS), then nginx run in front of the simulated image for a few requests
+//      (for its server_name, PUBLIC_URL's host; other host names must be dropped).
 //
 // Every network request goes to 127.0.0.1. Exits 1 when a check fails.
 // Environment: CHECK_DEPLOY_DATABASE_URL (default: DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/postgres),
@@ -133,7 +134,15 @@ function request(url, options = {}) {
     const client = target.protocol === 'https:' ? https : http;
     const req = client.request(
       target,
-      { method: options.method ?? 'GET', headers: options.headers, agent: false, rejectUnauthorized: false, timeout: options.timeout ?? 5_000 },
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        agent: false,
+        rejectUnauthorized: false,
+        // TLS SNI: the name nginx picks its server by before any Host header is read.
+        servername: options.servername,
+        timeout: options.timeout ?? 5_000,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8').on('data', (chunk) => (body += chunk));
@@ -153,13 +162,13 @@ function request(url, options = {}) {
     req.end();
   });
 }
-async function waitForStatus(url, status, ms, proc) {
+async function waitForStatus(url, status, ms, proc, options = {}) {
   const deadline = Date.now() + ms;
   let last = 'no answer';
   while (Date.now() < deadline) {
     if (proc?.exit) throw new Error(`the process exited (${JSON.stringify(proc.exit)})\n${tail(proc.stdout + proc.stderr)}`);
     try {
-      const answer = await request(url);
+      const answer = await request(url, options);
       if (answer.status === status) return answer;
       last = `${answer.status} ${answer.body.slice(0, 300)}`;
     } catch (error) {
@@ -399,6 +408,7 @@ function checkCompose() {
     (lb.ports ?? []).some((port) => /:443(\/tcp)?$/.test(String(port))),
     `ports: ${JSON.stringify(lb.ports)}`,
   );
+  checkPublicName(env);
   const certsVolume = (certs.volumes ?? []).map(String).find((volume) => volume.split(':')[1] === '/certs');
   const lbCertsVolume = lbVolumes.find((volume) => volume.split(':')[1] === '/etc/nginx/certs');
   const certsCommand = [].concat(certs.command ?? []).join(' ');
@@ -422,6 +432,41 @@ function checkCompose() {
     named.every((name) => compose.volumes && name in compose.volumes),
   );
   return compose;
+}
+
+/** PUBLIC_URL's host name as Compose would set it (its `${PUBLIC_URL:-default}`), or undefined. */
+function publicHostOf(env) {
+  try {
+    return new URL(interpolate(env.PUBLIC_URL ?? '', {})).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Links are built on PUBLIC_URL (required in production), and nginx answers only that name: its
+ * server blocks name it, and a default server drops every other Host (444, TLS handshake refused).
+ */
+function checkPublicName(env) {
+  const host = publicHostOf(env);
+  check(
+    'api env: PUBLIC_URL is an https URL (the links mailed and the Origin signed-in browsers send)',
+    host && /^\$\{PUBLIC_URL:-https:\/\//.test(env.PUBLIC_URL ?? ''),
+    `PUBLIC_URL=${env.PUBLIC_URL}`,
+  );
+  const conf = read('deploy/nginx/nginx.conf');
+  const names = [...conf.matchAll(/^\s*server_name\s+([^;]+);/gm)].map((match) => match[1].trim());
+  check(
+    `nginx.conf: every named server is PUBLIC_URL's host (${host})`,
+    names.length >= 2 && names.every((name) => name === host),
+    `server_name: ${names.join(' | ') || 'none'}`,
+  );
+  const defaultServer = /server\s*\{(?:(?!server\s*\{)[\s\S])*?listen\s+80\s+default_server;(?:(?!server\s*\{)[\s\S])*?\}/.exec(conf)?.[0] ?? '';
+  check(
+    'nginx.conf: a default server on 80 and 443 drops any other Host (return 444; ssl_reject_handshake on)',
+    /listen\s+443\s+ssl\s+default_server;/.test(defaultServer) && /return\s+444;/.test(defaultServer) && /ssl_reject_handshake\s+on;/.test(defaultServer),
+    defaultServer || 'no server block with `listen 80 default_server;`',
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -745,7 +790,7 @@ async function simulateImage(compose, docker, work) {
       const answer = await request(`${base}/api/v1/verify`);
       if (answer.status !== 403 || answer.json?.error?.code !== 'HTTPS_REQUIRED') throw new Error(`${answer.status} ${answer.body}`);
     });
-    await checkNginx(work, appPort, app);
+    await checkNginx(work, appPort, app, publicHostOf(api.environment));
 
     // docker stop: STOPSIGNAL, then SIGKILL after stop_grace_period.
     const stopMs = durationMs(api.stop_grace_period ?? '10s');
@@ -777,7 +822,7 @@ async function simulateImage(compose, docker, work) {
 // ---------------------------------------------------------------------------------------------
 // 4. nginx
 
-async function checkNginx(work, appPort, app) {
+async function checkNginx(work, appPort, app, host) {
   section('deploy/nginx/nginx.conf (nginx -t on a temp copy, then nginx in front of the simulated image)');
   const which = run('sh', ['-c', 'command -v nginx']);
   if (which.code !== 0) {
@@ -810,7 +855,8 @@ async function checkNginx(work, appPort, app) {
   const changes = [];
   let conf = original;
   const replace = (pattern, replacement, what) => {
-    if (!pattern.test(conf)) throw new Error(`nginx.conf has no ${pattern}: the copy cannot be made (${what})`);
+    if (!new RegExp(pattern.source, pattern.flags.replace('g', '')).test(conf))
+      throw new Error(`nginx.conf has no ${pattern}: the copy cannot be made (${what})`);
     conf = conf.replace(pattern, replacement);
     changes.push(what);
   };
@@ -819,11 +865,11 @@ async function checkNginx(work, appPort, app) {
     replace(/server\s+api:3000(\s+resolve)?\s*;/, `server 127.0.0.1:${appPort};`, `upstream api:3000 -> 127.0.0.1:${appPort} (without \`resolve\`)`);
     replace(/ssl_certificate\s+\/etc\/nginx\/certs\/tls\.crt;/, `ssl_certificate ${path.join(dir, 'tls.crt')};`, 'certificate -> temp self-signed');
     replace(/ssl_certificate_key\s+\/etc\/nginx\/certs\/tls\.key;/, `ssl_certificate_key ${path.join(dir, 'tls.key')};`, 'key -> temp self-signed');
-    replace(/listen\s+80\s*;/, `listen 127.0.0.1:${httpPort};`, `listen 80 -> 127.0.0.1:${httpPort}`);
-    replace(/listen\s+443\s+ssl\s*;/, `listen 127.0.0.1:${httpsPort} ssl;`, `listen 443 -> 127.0.0.1:${httpsPort}`);
+    replace(/listen\s+80(\s+default_server)?\s*;/g, `listen 127.0.0.1:${httpPort}$1;`, `listen 80 -> 127.0.0.1:${httpPort}`);
+    replace(/listen\s+443\s+ssl(\s+default_server)?\s*;/g, `listen 127.0.0.1:${httpsPort} ssl$1;`, `listen 443 -> 127.0.0.1:${httpsPort}`);
     if (!semverAtLeast(version, '1.25.1') && /^\s*http2\s+on\s*;/m.test(conf)) {
       replace(/^\s*http2\s+on\s*;\s*$/m, '', `\`http2 on;\` (nginx 1.25.1+) written as \`listen ... ssl http2\` for nginx ${version}`);
-      conf = conf.replace(`listen 127.0.0.1:${httpsPort} ssl;`, `listen 127.0.0.1:${httpsPort} ssl http2;`);
+      conf = conf.replaceAll(`listen 127.0.0.1:${httpsPort} ssl`, `listen 127.0.0.1:${httpsPort} ssl http2`);
     }
   } catch (error) {
     fail('temp copy of nginx.conf', error.message);
@@ -840,26 +886,46 @@ async function checkNginx(work, appPort, app) {
     cwd: dir,
     env: process.env,
   });
+  // Every request names the service's own host (PUBLIC_URL's), in Host and in TLS SNI.
+  const named = (extra = {}) => ({ servername: host, ...extra, headers: { Host: host, ...extra.headers } });
   try {
-    await attempt('http: /health/ready is proxied to the app (200)', async () => {
-      const answer = await waitForStatus(`http://127.0.0.1:${httpPort}/health/ready`, 200, 10_000, nginx);
+    await attempt(`http: /health/ready for Host ${host} is proxied to the app (200)`, async () => {
+      const answer = await waitForStatus(`http://127.0.0.1:${httpPort}/health/ready`, 200, 10_000, nginx, named());
       return `status ${answer.json?.status}`;
     });
     await attempt('http: any other path is redirected to https (308)', async () => {
-      const answer = await request(`http://127.0.0.1:${httpPort}/api/v1/verify?x=1`);
-      if (answer.status !== 308 || !/^https:\/\/127\.0\.0\.1\/api\/v1\/verify\?x=1$/.test(answer.headers.location ?? ''))
+      const answer = await request(`http://127.0.0.1:${httpPort}/api/v1/verify?x=1`, named());
+      if (answer.status !== 308 || answer.headers.location !== `https://${host}/api/v1/verify?x=1`)
         throw new Error(`${answer.status} ${answer.headers.location}`);
       return answer.headers.location;
+    });
+    await attempt('http: a request for another Host is dropped without an answer (444), /health/ included', async () => {
+      for (const headers of [{ Host: 'evil.example' }, { Host: '127.0.0.1' }, {}]) {
+        const answer = await request(`http://127.0.0.1:${httpPort}/health/ready`, { headers }).catch((error) => error);
+        if (!(answer instanceof Error)) throw new Error(`Host ${headers.Host ?? '(none)'}: answered ${answer.status}`);
+      }
+    });
+    await attempt('https: a request for another Host is dropped (444), and a handshake for another name refused', async () => {
+      const answers = [
+        await request(`https://127.0.0.1:${httpsPort}/api/v1/verify`, { servername: host, headers: { Host: 'evil.example', 'X-Forwarded-Host': host } }).catch(
+          (error) => error,
+        ),
+        await request(`https://127.0.0.1:${httpsPort}/api/v1/verify`, { servername: 'evil.example', headers: { Host: 'evil.example' } }).catch(
+          (error) => error,
+        ),
+      ];
+      const answered = answers.filter((answer) => !(answer instanceof Error));
+      if (answered.length) throw new Error(`answered ${answered.map((answer) => answer.status).join(', ')}`);
     });
     await attempt(
       'https: /api/v1/verify without a key is 401 INVALID_API_KEY (X-Forwarded-Proto: https from a trusted proxy, not 403 HTTPS_REQUIRED)',
       async () => {
-        const answer = await request(`https://127.0.0.1:${httpsPort}/api/v1/verify`);
+        const answer = await request(`https://127.0.0.1:${httpsPort}/api/v1/verify`, named());
         if (answer.status !== 401 || answer.json?.error?.code !== 'INVALID_API_KEY') throw new Error(`${answer.status} ${answer.body}`);
       },
     );
     await attempt("https: the app answers with nginx's $request_id as X-Request-Id and logs it", async () => {
-      const answer = await request(`https://127.0.0.1:${httpsPort}/api/v1/verify`, { headers: { 'X-Request-Id': 'client-chosen-id' } });
+      const answer = await request(`https://127.0.0.1:${httpsPort}/api/v1/verify`, named({ headers: { 'X-Request-Id': 'client-chosen-id' } }));
       const id = answer.headers['x-request-id'];
       if (!/^[0-9a-f]{32}$/.test(id ?? '')) throw new Error(`X-Request-Id: ${id}`);
       await sleep(200);
@@ -867,11 +933,11 @@ async function checkNginx(work, appPort, app) {
       return id;
     });
     await attempt('https: HTTP/2 is negotiated (ALPN h2) and /health/live answers 200', async () => {
-      const session = http2.connect(`https://127.0.0.1:${httpsPort}`, { rejectUnauthorized: false });
+      const session = http2.connect(`https://127.0.0.1:${httpsPort}`, { rejectUnauthorized: false, servername: host });
       try {
         const status = await new Promise((resolve, reject) => {
           session.on('error', reject);
-          const stream = session.request({ ':path': '/health/live' });
+          const stream = session.request({ ':path': '/health/live', ':authority': host });
           stream.on('response', (headers) => resolve(headers[':status']));
           stream.on('error', reject);
           stream.resume();

@@ -56,8 +56,8 @@ export class AuthLinksController {
     status: 202,
     errors: JSON_BODY_ERRORS,
   })
-  async requestReset(@Body() body: PasswordResetRequestDto, @Req() request: AppRequest): Promise<void> {
-    await this.resets.request(body.email, (token) => passwordResetUrl(request, this.config, token));
+  async requestReset(@Body() body: PasswordResetRequestDto): Promise<void> {
+    await this.resets.request(body.email, (token) => passwordResetUrl(this.config, token));
   }
 
   @Post('password-resets/confirm')

@@ -1,6 +1,5 @@
-import { Body, Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiProperty, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
 import { passwordResetUrl } from '../accounts/links';
 import { PasswordResetsService } from '../accounts/password-resets/password-resets.service';
 import { AdminOnly } from '../common/access/access.decorators';
@@ -34,7 +33,7 @@ export class AdminUsersController {
   })
   @ApiIdParam('userId', 'User')
   @ApiBody({ type: EmptyBodyDto, required: false })
-  async createReset(@Param('userId', IdOf('User')) userId: string, @Body() _body: EmptyBodyDto, @Req() request: Request): Promise<AdminPasswordResetResponse> {
-    return { resetUrl: await this.resets.issueForAdmin(userId, (token) => passwordResetUrl(request, this.config, token)) };
+  async createReset(@Param('userId', IdOf('User')) userId: string, @Body() _body: EmptyBodyDto): Promise<AdminPasswordResetResponse> {
+    return { resetUrl: await this.resets.issueForAdmin(userId, (token) => passwordResetUrl(this.config, token)) };
   }
 }

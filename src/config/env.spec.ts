@@ -4,7 +4,8 @@ import { ConfigError, configWarnings, loadConfig } from './env';
 
 const PEPPER = 'production-pepper-0123456789abcdef';
 const WIDGET_SECRET = 'production-widget-token-secret-0123456789';
-const PRODUCTION_BASE = { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, WIDGET_TOKEN_SECRET: WIDGET_SECRET };
+const PUBLIC_URL = 'https://chat.example.com';
+const PRODUCTION_BASE = { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, WIDGET_TOKEN_SECRET: WIDGET_SECRET, PUBLIC_URL };
 
 function failureOf(env: Record<string, string>): ConfigError {
   try {
@@ -103,8 +104,18 @@ describe('loadConfig', () => {
     });
 
     it('uses the configured pepper and never demo data, even when DEMO_DATA=true', () => {
-      const config = loadConfig({ NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, WIDGET_TOKEN_SECRET: WIDGET_SECRET, DEMO_DATA: 'true' });
+      const config = loadConfig({ ...PRODUCTION_BASE, DEMO_DATA: 'true' });
       expect(config).toMatchObject({ production: true, apiKeyPepper: PEPPER, demoData: false });
+    });
+
+    it('requires PUBLIC_URL, in one line naming it (mailed links are built on it, never on a request’s Host)', () => {
+      const { PUBLIC_URL: _, ...withoutPublicUrl } = PRODUCTION_BASE;
+      const message = failureOf(withoutPublicUrl).message;
+      expect(message).toMatch(/^Invalid configuration: PUBLIC_URL is required when NODE_ENV=production/);
+      expect(message).not.toContain('\n');
+      expect(loadConfig(PRODUCTION_BASE).publicOrigin).toBe(PUBLIC_URL);
+      // Outside production it may stay unset.
+      expect(loadConfig({}).publicOrigin).toBeUndefined();
     });
 
     it('is only NODE_ENV=production', () => {
@@ -156,6 +167,7 @@ describe('loadConfig', () => {
     ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '0' }],
     ['API_KEY_PEPPER', { NODE_ENV: 'production' }],
     ['WIDGET_TOKEN_SECRET', { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER }],
+    ['PUBLIC_URL', { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, WIDGET_TOKEN_SECRET: WIDGET_SECRET }],
   ])('stops with one line naming %s for %j', (variable, env) => {
     const error = failureOf(env);
     expect(error.message).toContain(variable);
@@ -183,7 +195,7 @@ describe('loadConfig', () => {
 });
 
 /** The production settings every production case below starts from. */
-const PRODUCTION = { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, WIDGET_TOKEN_SECRET: WIDGET_SECRET };
+const PRODUCTION = PRODUCTION_BASE;
 const STRONG_TOKEN = 'Zq3vN8xK2mP7wR4tY9bC6dF1gH5jL0sA';
 
 describe('loadConfig: a bad value of every configuration variable', () => {

@@ -331,7 +331,11 @@ export interface AppConfig {
     /** Signs visitor tokens (HMAC-SHA256); every instance needs the same one. */
     tokenSecret: string;
   };
-  /** The service's own origin (`https://chat.example.com`): the CSRF check and links in mails; unset: each request's own. */
+  /**
+   * The service's own origin (`https://chat.example.com`): the CSRF check and every link mailed or
+   * returned. Required in production; unset (development), links use http://localhost:<PORT> and
+   * the CSRF check a loopback request's own origin (src/accounts/links.ts, same-origin.guard.ts).
+   */
   publicOrigin: string | undefined;
   /** Whether anyone may sign up (a new tenant on Free with its owner). */
   signupOpen: boolean;
@@ -438,6 +442,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   if (production && !vars.WIDGET_TOKEN_SECRET) {
     throw new ConfigError('Invalid configuration: WIDGET_TOKEN_SECRET is required when NODE_ENV=production');
+  }
+  // Mailed links are built on it (a request's Host is the sender's to choose), and the CSRF
+  // check compares Origin with it.
+  if (production && !vars.PUBLIC_URL) {
+    throw new ConfigError('Invalid configuration: PUBLIC_URL is required when NODE_ENV=production (the origin users reach, e.g. https://chat.example.com)');
   }
 
   return {

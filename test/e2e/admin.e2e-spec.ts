@@ -331,7 +331,22 @@ describe('Admin API (/admin/v1)', () => {
       for (const scopes of ['bots:read', { 0: 'bots:read' }, null, undefined]) {
         const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Bad scopes', scopes });
         expectValidation(response, [{ field: 'scopes', message: 'must be an array of scopes' }]);
+        // A secret key, named so, needs them too; a public key only when it sends something that is not an array.
+        const secret = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Bad scopes', scopes, type: 'secret' });
+        expectValidation(secret, [{ field: 'scopes', message: 'must be an array of scopes' }]);
+        if (scopes !== undefined) {
+          const publicKey = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Bad scopes', scopes, type: 'public' });
+          expectValidation(publicKey, [{ field: 'scopes', message: 'must be an array of scopes' }]);
+        }
       }
+    });
+
+    it('creates a public key without scopes (a public key takes none: leaving them out is the normal call)', async () => {
+      const response = await t.admin().post(`/admin/v1/tenants/${main.id}/api-keys`).send({ name: 'Widget', type: 'public' });
+      expect(response.status).toBe(201);
+      expect(response.body.key).toMatch(PUBLIC_KEY);
+      expect(response.body.apiKey).toMatchObject({ type: 'public', prefix: 'svc_pk_', scopes: [] });
+      await t.http().get('/api/v1/verify').set('X-API-Key', response.body.key).expect(200);
     });
 
     it('refuses scopes on a public key, naming scopes, and creates nothing', async () => {

@@ -227,8 +227,10 @@ describe('OpenAPI document and contract', () => {
         items: { type: 'string', enum: [...ALL_SCOPES] },
         minItems: 0,
         maxItems: ALL_SCOPES.length,
-        description: expect.stringContaining('May be empty'),
+        description: expect.stringContaining('Required for a secret key, and may be empty'),
       });
+      // A public key leaves scopes out: not required in the schema (the secret key's rule is in its description).
+      expect(schemas.CreateApiKeyDto.required).toEqual(['name']);
       expect(schemas.CreateTenantDto.properties.plan).toEqual({ type: 'string', enum: ['free', 'pro', 'business', 'enterprise'] });
       expect(schemas.LeadResponse.properties.phone).toEqual({ type: ['string', 'null'] });
       expect(schemas.LeadResponse.properties.conversationId).toEqual(expect.objectContaining({ type: ['string', 'null'], format: 'uuid' }));

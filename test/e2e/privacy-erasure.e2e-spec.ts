@@ -155,6 +155,20 @@ describe('Privacy: export and erasure of a person', () => {
 
   it('refuses a body without exactly one of email and visitorId, and keys without privacy:manage', async () => {
     expectError(await api('post', '/api/v1/privacy/exports').send({}), 400, 'VALIDATION_ERROR', [{ field: 'email', message: 'give email or visitorId' }]);
+    for (const path of ['/api/v1/privacy/exports', '/api/v1/privacy/erasures']) {
+      // No body at all (no Content-Type either), or one that names nobody: never an empty export or erasure.
+      expectError(await api('post', path), 400, 'VALIDATION_ERROR', [{ field: 'email', message: 'give email or visitorId' }]);
+      expectError(await api('post', path).set('Content-Type', 'application/json').send(''), 400, 'VALIDATION_ERROR', [
+        { field: 'email', message: 'give email or visitorId' },
+      ]);
+      for (const email of ['not-an-email', 'zeb@', '@example.com', 'two words@example.com']) {
+        expectError(await api('post', path).send({ email }), 400, 'VALIDATION_ERROR', [{ field: 'email', message: 'must be a valid e-mail address' }]);
+      }
+      expectError(await api('post', path).send({ email: '   ' }), 400, 'VALIDATION_ERROR', [{ field: 'email', message: 'must not be empty' }]);
+      expectError(await api('post', path).send({ visitorId: '' }), 400, 'VALIDATION_ERROR', [{ field: 'visitorId', message: 'must not be empty' }]);
+      expectError(await api('post', path).send({ email: null }), 400, 'VALIDATION_ERROR', [{ field: 'email', message: expect.any(String) }]);
+    }
+    expect(await t.prisma.privacyErasure.count({ where: { tenantId: tenant.id } })).toBe(0);
     expectError(await api('post', '/api/v1/privacy/erasures').send({ email: EMAIL, visitorId: 'v' }), 400, 'VALIDATION_ERROR', [
       { field: 'email', message: 'give either email or visitorId, not both' },
     ]);

@@ -92,6 +92,11 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
       /^Invalid configuration: ADMIN_API_TOKEN must not repeat a shorter pattern when NODE_ENV=production/,
     ],
     [
+      'NODE_ENV=production without PUBLIC_URL',
+      { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, WIDGET_TOKEN_SECRET: 'w'.repeat(16) + 'x'.repeat(16) },
+      /^Invalid configuration: PUBLIC_URL is required when NODE_ENV=production /,
+    ],
+    [
       'production with TRUST_PROXY=true',
       { NODE_ENV: 'production', API_KEY_PEPPER: PEPPER, TRUST_PROXY: 'true' },
       /^Invalid configuration: TRUST_PROXY must not trust every address when NODE_ENV=production; list the proxies as CIDR ranges or loopback\/linklocal\/uniquelocal$/,
@@ -176,7 +181,7 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
         headers: { Origin: `http://localhost:${server.port}`, Host: `localhost:${server.port}` },
         body: { email: 'demo@example.com', password: 'demo-password' },
       });
-      // Without PUBLIC_URL the service's own origin is derived from the request (scheme and Host).
+      // Without PUBLIC_URL (development only) a loopback request's own origin (scheme and Host) is the service's.
       expect(login.status).toBe(201);
       server.process.kill('SIGTERM');
       expect((await server.waitForExit(15_000)).code).toBe(0);
@@ -294,6 +299,7 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
         API_KEY_PEPPER: PEPPER,
         ADMIN_API_TOKEN: STRONG_ADMIN_TOKEN,
         WIDGET_TOKEN_SECRET: 'w'.repeat(16) + 'x'.repeat(16),
+        PUBLIC_URL: 'https://chat.example.com',
         TRUST_PROXY: 'loopback',
         LOG_LEVEL: 'info',
         SHUTDOWN_DRAIN_MS: '0',
@@ -329,6 +335,7 @@ describe('Start-up configuration of the built server (node dist/main.js)', () =>
         API_KEY_PEPPER: PEPPER,
         ADMIN_API_TOKEN: STRONG_ADMIN_TOKEN,
         WIDGET_TOKEN_SECRET: 'w'.repeat(16) + 'x'.repeat(16),
+        PUBLIC_URL: 'https://chat.example.com',
         DEMO_DATA: 'true',
         LOG_LEVEL: 'info',
         SHUTDOWN_DRAIN_MS: '0',

@@ -116,6 +116,18 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
       expectError(await t.admin().post(`/admin/v1/tenants/${freeOwner.tenantId}/api-keys`).send({ name: 'Secret', scopes: [] }), 403, 'PLAN_UPGRADE_REQUIRED');
     });
 
+    it('creates a public key without scopes, as the dashboard does (a public key takes none); a secret key still needs them', async () => {
+      const created = await as(freeOwner).post('/api/v1/api-keys').send({ name: 'Widget', type: 'public' });
+      expect({ status: created.status, type: created.body.apiKey?.type, scopes: created.body.apiKey?.scopes }).toEqual({
+        status: 201,
+        type: 'public',
+        scopes: [],
+      });
+      expectError(await as(owner).post('/api/v1/api-keys').send({ name: 'S', type: 'secret' }), 400, 'VALIDATION_ERROR', [
+        { field: 'scopes', message: 'must be an array of scopes' },
+      ]);
+    });
+
     it('refuses scopes on a public key with 400 on scopes', async () => {
       expectError(
         await as(owner)

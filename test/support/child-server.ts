@@ -35,7 +35,7 @@ export interface Exit {
 }
 
 /**
- * `node dist/main.js` as a child process with exactly the given environment (plus PATH and HOME;
+ * `node dist/main.js` (or another command that starts it) as a child process with exactly the given environment (plus PATH and HOME;
  * nothing is inherited from the test run, so the run's DATABASE_URL or NODE_ENV cannot leak in).
  * stdout and stderr are pipes, so stdout is not a TTY and logs are JSON lines.
  */
@@ -46,8 +46,12 @@ export class ChildServer {
   readonly exited: Promise<Exit>;
   exit: Exit | undefined;
 
-  constructor(readonly env: Record<string, string>) {
-    this.process = spawn(process.execPath, [MAIN], {
+  /** `command`: what starts the server, `node dist/main.js` unless given (e.g. `npm start`). */
+  constructor(
+    readonly env: Record<string, string>,
+    command: readonly string[] = [process.execPath, MAIN],
+  ) {
+    this.process = spawn(command[0], command.slice(1), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
 import { Principal } from '../../common/access/access.decorators';
 import { ErrorCode } from '../../common/errors/error-codes';
 import type { UserPrincipal } from '../../common/http/request-context';
@@ -33,13 +32,8 @@ export class InvitationsController {
     type: CreatedInvitationResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.CONFLICT, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
-  async create(
-    @Principal() caller: UserPrincipal,
-    @Body() body: CreateInvitationDto,
-    @CurrentActor() actor: Actor,
-    @Req() request: Request,
-  ): Promise<CreatedInvitationResponse> {
-    const { invitation, acceptUrl } = await this.invitations.invite(caller, body, actor, (token) => acceptInvitationUrl(request, this.config, token));
+  async create(@Principal() caller: UserPrincipal, @Body() body: CreateInvitationDto, @CurrentActor() actor: Actor): Promise<CreatedInvitationResponse> {
+    const { invitation, acceptUrl } = await this.invitations.invite(caller, body, actor, (token) => acceptInvitationUrl(this.config, token));
     return { invitation: toInvitationResponse(invitation), acceptUrl };
   }
 

@@ -1,19 +1,13 @@
-import { isIPv4 } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../../config/env';
 import { AppError } from '../errors/app-error';
 import { ErrorCode } from '../errors/error-codes';
+import { isLoopbackAddress } from './loopback';
 
 type TrustFunction = (address: string, hop: number) => boolean;
 
 /** Writes the error envelope of a refusal (the exception filter's answer, outside Nest's routing). */
 export type Refuse = (error: AppError, request: Request, response: Response) => void;
-
-function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return address === '::1' || (isIPv4(v4) && v4.startsWith('127.'));
-}
 
 /** Probes answer over plain HTTP: a load balancer checks them on the instance's own port. */
 const isHealthProbe = (request: Request) => (request.method === 'GET' || request.method === 'HEAD') && /^\/health\//i.test(request.path);
@@ -30,7 +24,7 @@ export function httpsOnlyMiddleware(config: Pick<AppConfig, 'production'>, refus
     if (request.secure || isHealthProbe(request)) return next();
     const trust = request.app.get('trust proxy fn') as TrustFunction;
     const proxiedAsHttp = request.header('x-forwarded-proto') !== undefined && trust(request.socket.remoteAddress ?? '', 0);
-    if (!proxiedAsHttp && !config.production && isLoopback(request.socket.remoteAddress)) return next();
+    if (!proxiedAsHttp && !config.production && isLoopbackAddress(request.socket.remoteAddress)) return next();
     refuse(new AppError(ErrorCode.HTTPS_REQUIRED, 'HTTPS is required. Send the request over https://.'), request, response);
   };
 }

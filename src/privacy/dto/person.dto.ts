@@ -1,16 +1,23 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { Trim } from '../../common/validation/transforms';
 
 /** POST /api/v1/privacy/exports and /erasures: the person, by e-mail or by widget visitor id (exactly one). */
 export class PersonDto {
-  @ApiPropertyOptional({ maxLength: 254, description: 'Compared case-insensitively with the leads’ e-mail addresses. Give this or `visitorId`.' })
+  @ApiPropertyOptional({
+    maxLength: 254,
+    format: 'email',
+    description: 'An e-mail address (400 otherwise), compared case-insensitively with the leads’ e-mail addresses. Give this or `visitorId`.',
+  })
   @OptionalNotNull()
   @Trim()
   @IsString({ message: 'must be a string' })
   @MinLength(1, { message: 'must not be empty' })
   @MaxLength(254, { message: 'must be at most 254 characters' })
+  // The rule leads' e-mails are stored under: anything else names nobody, and an empty export
+  // (or erasure) would read as "we hold nothing on this person".
+  @IsEmail({}, { message: 'must be a valid e-mail address' })
   email?: string;
 
   @ApiPropertyOptional({ maxLength: 200, description: 'A widget visitor id, as conversations show it. Give this or `email`.' })

@@ -9,7 +9,7 @@ export async function publicKeyFor(tenantId: string): Promise<string> {
   const stored = localStorage.getItem(`dashboard.publicKey.${tenantId}`);
   const { apiKeys } = await call(api.GET('/api/v1/api-keys'));
   if (stored && apiKeys.some((key) => key.type === 'public' && stored.startsWith(key.prefix) && stored.endsWith(key.last4))) return stored;
-  const created = await call(api.POST('/api/v1/api-keys', { body: { type: 'public', name: 'Widget (dashboard)', scopes: [] } }));
+  const created = await call(api.POST('/api/v1/api-keys', { body: { type: 'public', name: 'Widget (dashboard)' } }));
   localStorage.setItem(`dashboard.publicKey.${tenantId}`, created.key);
   return created.key;
 }

@@ -65,7 +65,9 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: string) => Promise<void
   const [expiresOn, setExpiresOn] = useState('');
   const { submit, busy, errors } = useSubmit(['name', 'type', 'scopes', 'expiresAt'], async () => {
     const expiresAt = expiresOn ? new Date(`${expiresOn}T23:59:59Z`).toISOString() : null;
-    const answer = await call(api.POST('/api/v1/api-keys', { body: { name, type, scopes: type === 'public' ? [] : scopes, expiresAt } }));
+    // A public key takes no scopes: the ones ticked before switching to public are not sent.
+    const body = type === 'public' ? { name, type, expiresAt } : { name, type, scopes, expiresAt };
+    const answer = await call(api.POST('/api/v1/api-keys', { body }));
     setName('');
     await onCreated(answer.key);
   });
