@@ -1,4 +1,5 @@
 import { Prisma } from '../../generated/prisma/client';
+import { endpointHealthSql, endpointOutcomes } from './endpoint-health';
 
 /** The outcome of one attempt, as the delivery row records it. */
 export interface AttemptRecord {
@@ -14,6 +15,7 @@ export interface AttemptRecord {
 /** A finished attempt waiting to be written, with the delivery it belongs to. */
 export interface FinishedAttempt {
   deliveryId: string;
+  endpointId: string;
   attempt: AttemptRecord;
 }
 
@@ -24,7 +26,8 @@ export interface FinishedAttempt {
  * CPU the outbox took from lead creation). The rows come as parallel arrays (unnest), one
  * parameter per column whatever the batch's size. Common table expressions, so that the claim
  * that follows can go in the same statement (DeliveryQueueRepository.claimDue): "recorded" (the
- * ids written) and "unrecorded" (the ids not written whose rows still exist).
+ * ids written), "unrecorded" (the ids not written whose rows still exist) and "endpoint_health"
+ * (the endpoints' runs of unreachable attempts and pauses, endpointHealthSql).
  *
  * It never waits for a row lock: it writes the rows it can lock at once (SKIP LOCKED) and leaves
  * the others in "unrecorded", for the worker's next poll. Waiting deadlocked with an endpoint's
@@ -53,5 +56,6 @@ export function recordAttemptsSql(finished: readonly FinishedAttempt[]): Prisma.
       WHERE d."id" = r."id" AND d."id" IN (SELECT "id" FROM "recordable")
       RETURNING d."id"
     ),
-    "unrecorded" AS (SELECT "id" FROM "WebhookDelivery" WHERE "id" = ANY(${ids}::uuid[]) AND "id" NOT IN (SELECT "id" FROM "recorded"))`;
+    "unrecorded" AS (SELECT "id" FROM "WebhookDelivery" WHERE "id" = ANY(${ids}::uuid[]) AND "id" NOT IN (SELECT "id" FROM "recorded")),
+    ${endpointHealthSql(endpointOutcomes(finished))}`;
 }
