@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../../generated/prisma/client';
 import { PrismaService, PrismaTransaction } from '../../database/prisma.service';
 import { endpointHealthSql, endpointOutcomes } from './endpoint-health';
-import { AttemptRecord, FinishedAttempt, recordAttemptsSql } from './recorded-attempts';
+import { AttemptRecord, erasureOverlaps, FinishedAttempt, recordAttemptsSql } from './recorded-attempts';
 
 /** A claimed delivery with what sending it needs, returned by the claim itself. */
 export interface ClaimedDelivery {
@@ -251,17 +251,21 @@ export class DeliveryQueueRepository {
   }
 
   /** Records one attempt (its endpoint's health too) and releases the lease; nothing if the delivery is gone (its endpoint deleted). */
-  async recordAttempt(deliveryId: string, endpointId: string, attempt: AttemptRecord, tx: PrismaTransaction): Promise<void> {
+  async recordAttempt(tenantId: string, deliveryId: string, endpointId: string, attempt: AttemptRecord, tx: PrismaTransaction): Promise<void> {
     await tx.$queryRaw(Prisma.sql`WITH ${endpointHealthSql(endpointOutcomes([{ endpointId, attempt }]))} SELECT count(*)::int FROM "endpoint_health"`);
+    const startedAt = new Date(attempt.attemptedAt.getTime() - attempt.durationMs);
+    const [{ erasing }] = await tx.$queryRaw<{ erasing: boolean }[]>(
+      Prisma.sql`SELECT ${erasureOverlaps(Prisma.sql`${tenantId}::uuid`, Prisma.sql`${startedAt}::timestamptz`)} AS "erasing"`,
+    );
     await tx.webhookDelivery.updateMany({
-      where: { id: deliveryId },
+      where: { tenantId, id: deliveryId },
       data: {
         status: attempt.status,
         attempts: { increment: 1 },
         lastAttemptAt: attempt.attemptedAt,
         nextAttemptAt: attempt.nextAttemptAt,
         lastResponseStatus: attempt.responseStatus,
-        lastResponseBody: attempt.responseBody,
+        lastResponseBody: erasing ? null : attempt.responseBody,
         lastError: attempt.error,
         lastDurationMs: attempt.durationMs,
         leaseUntil: null,

@@ -411,7 +411,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     await this.prisma.$transaction(async (tx) => {
       // The endpoint first, as its deletion locks it before its deliveries; gone, so is the delivery.
       if (!(await this.queue.lockEndpoint(delivery.endpointId, tx))) return;
-      await this.queue.recordAttempt(delivery.id, delivery.endpointId, attempt, tx);
+      await this.queue.recordAttempt(delivery.tenantId, delivery.id, delivery.endpointId, attempt, tx);
       const reason = gone
         ? 'gone'
         : status === 'failed' && (await this.queue.failingSince(delivery.tenantId, delivery.endpointId, this.options.failingWindowMs, now, tx))

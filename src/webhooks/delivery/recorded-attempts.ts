@@ -20,6 +20,17 @@ export interface FinishedAttempt {
 }
 
 /**
+ * Whether a privacy erasure of the delivery's tenant ran while the attempt did, or after it began
+ * (API_DECISIONS part 4): begun and not completed when the attempt started, or begun since. The
+ * answer may then echo what the erasure removes, and had it been recorded before the erasure's
+ * step that redacts answers, it would have been redacted: it is not stored (ErasureWorker).
+ * `tenantId` and `startedAt` are SQL expressions of the row being recorded.
+ */
+export function erasureOverlaps(tenantId: Prisma.Sql, startedAt: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`EXISTS (SELECT 1 FROM "PrivacyErasure" x WHERE x."tenantId" = ${tenantId} AND (x."completedAt" IS NULL OR x."completedAt" > ${startedAt}))`;
+}
+
+/**
  * The UPDATE that records several finished attempts at once, each with its own outcome, and
  * releases their leases: one statement for a batch instead of one per attempt (each statement
  * cost the worker a Prisma query plan and a round trip; with one endpoint those were most of the
@@ -46,7 +57,7 @@ export function recordAttemptsSql(finished: readonly FinishedAttempt[]): Prisma.
     "recorded" AS (
       UPDATE "WebhookDelivery" d SET "status" = r."status"::"WebhookDeliveryStatus", "attempts" = d."attempts" + 1,
         "lastAttemptAt" = r."attemptedAt", "nextAttemptAt" = r."nextAttemptAt", "lastResponseStatus" = r."responseStatus",
-        "lastResponseBody" = r."responseBody", "lastError" = r."error", "lastDurationMs" = r."durationMs", "leaseUntil" = NULL, "updatedAt" = now()
+        "lastResponseBody" = CASE WHEN ${erasureOverlaps(Prisma.sql`d."tenantId"`, Prisma.sql`r."attemptedAt" - r."durationMs" * interval '1 millisecond'`)} THEN NULL ELSE r."responseBody" END, "lastError" = r."error", "lastDurationMs" = r."durationMs", "leaseUntil" = NULL, "updatedAt" = now()
       FROM unnest(
         ${ids}::uuid[], ${column((a) => a.status)}::text[],
         ${column((a) => iso(a.attemptedAt))}::timestamptz[], ${column((a) => iso(a.nextAttemptAt))}::timestamptz[],
