@@ -51,7 +51,7 @@ export class WebhooksController {
   @Get()
   @ApiV1Endpoint({ operationId: 'listWebhooks', summary: 'List the webhook endpoints, oldest first', scopes, type: WebhookListResponse })
   async list(@Principal() { tenant }: ApiPrincipal): Promise<WebhookListResponse> {
-    return { webhooks: (await this.webhooks.listWebhooks(tenant.id)).map(toWebhookResponse) };
+    return { webhooks: (await this.webhooks.listWebhooks(tenant.id)).map((webhook) => toWebhookResponse(webhook)) };
   }
 
   @Get(':id')

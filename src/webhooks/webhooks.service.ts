@@ -85,6 +85,8 @@ export class WebhooksService {
       changes.enabled = input.enabled;
       changes.disabledReason = input.enabled ? null : 'manual';
     }
+    // A new URL, or an endpoint switched on, is tried again at once rather than after its pause.
+    if (input.url !== undefined || input.enabled === true) Object.assign(changes, { pausedUntil: null, unreachableStreak: 0, pauses: 0 });
     return this.prisma.$transaction(async (tx) => {
       const updated = await this.webhooks.update(tenantId, webhookId, changes, tx);
       if (!updated) throw new NotFoundError('Webhook');
