@@ -37,7 +37,8 @@ describe('Webhook endpoints that cannot be reached are paused', () => {
   });
 
   const webhook = async (id: string) => (await t.http().get(`/api/v1/webhooks/${id}`).set('X-API-Key', tenant.key).expect(200)).body.webhook;
-  const deliveries = (endpointId: string) => t.prisma.webhookDelivery.findMany({ where: { endpointId }, select: { status: true, attempts: true, leaseUntil: true, nextAttemptAt: true } });
+  const deliveries = (endpointId: string) =>
+    t.prisma.webhookDelivery.findMany({ where: { endpointId }, select: { status: true, attempts: true, leaseUntil: true, nextAttemptAt: true } });
   const sendTest = (id: string) => t.http().post(`/api/v1/webhooks/${id}/test`).set('X-API-Key', tenant.key).expect(202);
 
   it('pauses after 5 refused connections, tries nothing during the pause, doubles it, and a success ends it', async () => {
@@ -73,7 +74,9 @@ describe('Webhook endpoints that cannot be reached are paused', () => {
     await up.until(async () => (await deliveries(endpointId)).every((d) => d.status === 'succeeded'), 15_000);
     expect(down.received).toHaveLength(5);
     expect((await webhook(endpointId)).pausedUntil).toBeNull();
-    expect(await t.prisma.webhookEndpoint.findUnique({ where: { id: endpointId }, select: { unreachableStreak: true, pauses: true, pausedUntil: true } })).toEqual({
+    expect(
+      await t.prisma.webhookEndpoint.findUnique({ where: { id: endpointId }, select: { unreachableStreak: true, pauses: true, pausedUntil: true } }),
+    ).toEqual({
       unreachableStreak: 0,
       pauses: 0,
       pausedUntil: null,

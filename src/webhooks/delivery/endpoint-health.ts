@@ -1,5 +1,11 @@
 import { Prisma } from '../../generated/prisma/client';
-import type { AttemptRecord } from './recorded-attempts';
+
+/** What of an attempt's record its endpoint's health reads (an AttemptRecord). */
+interface AttemptOutcome {
+  status: string;
+  responseStatus: number | null;
+  error: string | null;
+}
 
 /** Unreachable attempts in a row (timed out or no connection) that pause an endpoint (API_DECISIONS part 4). */
 export const UNREACHABLE_ATTEMPTS_TO_PAUSE = 5;
@@ -19,12 +25,12 @@ export interface EndpointOutcome {
 }
 
 /** An attempt that got no HTTP answer: it timed out, or could not connect. */
-export function isUnreachable(attempt: AttemptRecord): boolean {
+export function isUnreachable(attempt: AttemptOutcome): boolean {
   return attempt.responseStatus === null && attempt.error !== null;
 }
 
 /** Folds attempts (in the order they ended) into one outcome per endpoint. */
-export function endpointOutcomes(attempts: readonly { endpointId: string; attempt: AttemptRecord }[]): EndpointOutcome[] {
+export function endpointOutcomes(attempts: readonly { endpointId: string; attempt: AttemptOutcome }[]): EndpointOutcome[] {
   const outcomes = new Map<string, EndpointOutcome>();
   for (const { endpointId, attempt } of attempts) {
     const outcome = outcomes.get(endpointId) ?? { endpointId, succeeded: false, continuesRun: true, unreachable: 0 };
