@@ -108,9 +108,10 @@ export class DeliveryQueueRepository {
    * oldest events first (event order). Paused and disabled endpoints are passed over, their
    * deliveries untouched (a pause does not use up their attempts).
    *
-   * The endpoints with due deliveries are found one index probe each (a loose scan of the
-   * (status, endpointId, nextAttemptAt) index, a recursive CTE), not by reading the oldest due
-   * deliveries of every tenant: a window of those was all one backlog's, and another tenant's
+   * The endpoints with pending deliveries are found one index probe each (a loose scan of the
+   * (status, endpointId, nextAttemptAt) index, a recursive CTE: retries scheduled for later are
+   * jumped over, not read), then whether each has one due by one more probe; not by reading the
+   * oldest due deliveries of every tenant: a window of those was all one backlog's, and another tenant's
    * event waited behind it for over a minute when ten tenants' receivers hung (issue 32). Each
    * chosen endpoint's deliveries are then read and locked (SKIP LOCKED) by a LATERAL subquery; the
    * window functions rank rows those have locked (Postgres allows no FOR UPDATE beside them).
@@ -137,18 +138,19 @@ export class DeliveryQueueRepository {
     const ctes = Prisma.sql`
       WITH RECURSIVE ${recorded} endpoint_busy ("id", "inFlight") AS (VALUES ${inFlightRows(room.endpointsInFlight)}),
       tenant_busy ("id", "inFlight") AS (VALUES ${inFlightRows(room.tenantsInFlight)}),
-      due_endpoint ("id") AS (
-        (SELECT d."endpointId" FROM "WebhookDelivery" d WHERE ${due} ORDER BY d."endpointId" LIMIT 1)
+      pending_endpoint ("id") AS (
+        (SELECT d."endpointId" FROM "WebhookDelivery" d WHERE d."status" = 'pending' ${scope} ORDER BY d."endpointId" LIMIT 1)
         UNION ALL
-        SELECT (SELECT d."endpointId" FROM "WebhookDelivery" d WHERE ${due} AND d."endpointId" > p."id" ORDER BY d."endpointId" LIMIT 1)
-        FROM due_endpoint p WHERE p."id" IS NOT NULL
+        SELECT (SELECT d."endpointId" FROM "WebhookDelivery" d WHERE d."status" = 'pending' ${scope} AND d."endpointId" > p."id" ORDER BY d."endpointId" LIMIT 1)
+        FROM pending_endpoint p WHERE p."id" IS NOT NULL
       ),
       endpoint_room AS (
         SELECT e."id", e."tenantId", coalesce(tb."inFlight", 0) AS "tenantHeld",
           least(${room.perEndpoint} - coalesce(eb."inFlight", 0), ${room.perTenant} - coalesce(tb."inFlight", 0)) AS "room"
-        FROM due_endpoint p JOIN "WebhookEndpoint" e ON e."id" = p."id"
+        FROM pending_endpoint p JOIN "WebhookEndpoint" e ON e."id" = p."id"
           LEFT JOIN endpoint_busy eb ON eb."id" = e."id" LEFT JOIN tenant_busy tb ON tb."id" = e."tenantId"
         WHERE e."enabled" AND (e."pausedUntil" IS NULL OR e."pausedUntil" <= now()) ${notPausedNow}
+          AND EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."endpointId" = e."id" AND ${due})
       ),
       endpoint_turn AS (
         SELECT r.*, r."tenantHeld" + row_number() OVER (PARTITION BY r."tenantId" ORDER BY r."id") AS "turn"
@@ -207,7 +209,8 @@ export class DeliveryQueueRepository {
     rows.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
     return {
       claimed: rows.map(claimedOf),
-      more: unpicked > 0 && rows.length < slots,
+      // Nothing claimed: what was left out is locked by another claim, not waiting for this one.
+      more: unpicked > 0 && rows.length > 0 && rows.length < slots,
       unrecorded,
       paused,
       waiting,
