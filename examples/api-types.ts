@@ -773,7 +773,7 @@ export interface paths {
          * Import up to 1,000 leads at once
          * @description Each entry as the body of `POST /api/v1/leads`; the leads get source `import`. All or nothing: any invalid entry is a 400 whose details name it (`leads[17].email`), and nothing is stored. The body may be up to 4 MiB (other routes: 64 KiB).
          *
-         *     The answer lists the leads, in the order sent, when the key also has `leads:read`; otherwise only their number. `Idempotency-Key` works as on `POST /api/v1/leads`.
+         *     The answer lists the leads, in the order sent, when the key also has `leads:read`; otherwise only their number. `Idempotency-Key` works as on `POST /api/v1/leads`. Needs the Pro plan or higher, for users too (403 `PLAN_UPGRADE_REQUIRED`).
          *
          *     Requires the scope `leads:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
@@ -1019,7 +1019,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description The answer carries the signing secret, once. At most 20 endpoints per tenant.
+         * @description The answer carries the signing secret, once. At most 20 endpoints per tenant. Needs the Pro plan or higher, for users too (403 `PLAN_UPGRADE_REQUIRED`).
          *
          *     Requires the scope `webhooks:manage`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
          */
@@ -2472,6 +2472,11 @@ export interface components {
              * @enum {string|null}
              */
             disabledReason: "manual" | "gone" | "failing" | null;
+            /**
+             * Format: date-time
+             * @description Until when the endpoint is not tried: its last 5 attempts all timed out or failed to connect. The pause lasts 1 min, doubling with each pause up to 1 h; a successful attempt, a new `url` or enabling it ends it. Its deliveries wait, their attempts unused. Null when not paused.
+             */
+            pausedUntil: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */

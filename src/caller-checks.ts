@@ -64,8 +64,9 @@ export const callerChecksProvider: Provider = {
     widget: [apiKey, rateLimit, widgetKey, widgetOrigin],
     // The widget's checks, then the visitor's token (X-Visitor-Token), which attaches the visitor.
     visitor: [apiKey, rateLimit, widgetKey, widgetOrigin, visitorToken],
-    // A user: no plan check (the dashboard works on every plan) and a limit of their own, not the tenant's quota.
-    user: [session, sameOrigin, membership, userRateLimit, role],
+    // A user: the dashboard works on every plan, but a capability the plan grants (@PaidFeature) is
+    // refused on Free, after the role; and a limit of their own, not the tenant's quota.
+    user: [session, sameOrigin, membership, userRateLimit, role, plan],
     // A valid key on a users-only route: 401 for a bad key first, then 403.
     keyOnUserRoute: [apiKey, keyOnUserRoute],
     session: [session, sameOrigin],

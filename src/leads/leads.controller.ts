@@ -22,6 +22,7 @@ import { leadCsvStringifier, toLeadCsvRecord } from './lead-csv';
 import { ImportLeadsResponse, LeadEnvelope, LeadListResponse, toLeadResponse } from './lead.mapper';
 import type { LeadRow } from './leads.repository';
 import { LeadsService } from './leads.service';
+import { PaidFeature } from '../tenancy/plan.guard';
 import { IdOf } from '../common/validation/id.pipe';
 
 /** Up to 1,000 leads of up to ~4 KB each. */
@@ -171,6 +172,7 @@ export class LeadsController {
   @Post('import')
   @HttpCode(201)
   @BodyLimit(IMPORT_BODY_LIMIT_BYTES)
+  @PaidFeature('Importing leads')
   @ApiV1Endpoint({
     operationId: 'importLeads',
     summary: 'Import up to 1,000 leads at once',
@@ -178,7 +180,7 @@ export class LeadsController {
       'Each entry as the body of `POST /api/v1/leads`; the leads get source `import`. All or nothing: any invalid entry is a 400 whose details name it ' +
         '(`leads[17].email`), and nothing is stored. The body may be up to 4 MiB (other routes: 64 KiB).',
       'The answer lists the leads, in the order sent, when the key also has `leads:read`; otherwise only their number. ' +
-        '`Idempotency-Key` works as on `POST /api/v1/leads`.',
+        '`Idempotency-Key` works as on `POST /api/v1/leads`. Needs the Pro plan or higher, for users too (403 `PLAN_UPGRADE_REQUIRED`).',
     ].join('\n\n'),
     scopes: [Scope.LeadsWrite],
     status: 201,

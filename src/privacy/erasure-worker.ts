@@ -9,7 +9,9 @@ import { PRIVACY_OPTIONS, type PrivacyOptions } from './privacy-options';
  * The steps of an erasure, in order, each run in batches of at most ERASURE_BATCH_SIZE rows in a
  * short transaction of its own until a batch comes back short. The person's rows go first (so no
  * new copy is made of them meanwhile), then their values in the copies: webhook payloads and
- * answers, idempotency records, audit values. Every step can run again after a crash.
+ * answers, idempotency records, audit values. Every step can run again after a crash. A webhook
+ * answer recorded after its step ran (an attempt in flight meanwhile) is not stored by the delivery
+ * worker (erasureOverlaps), so no final pass is needed for it.
  */
 type Step = (erasure: ClaimedErasure, tx: PrismaTransaction) => Promise<number>;
 

@@ -1,4 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { AppError } from '../common/errors/app-error';
 import type { ApiPrincipal, AppRequest } from '../common/http/request-context';
@@ -22,7 +23,7 @@ function contextFor(principalOrNone: ApiPrincipal | undefined): ExecutionContext
 }
 
 describe('PlanGuard', () => {
-  const guard = new PlanGuard();
+  const guard = new PlanGuard(new Reflector());
 
   it.each(['pro', 'business', 'enterprise'] as const)('lets a key of a %s tenant through', (plan) => {
     expect(guard.canActivate(contextFor(principal(plan)))).toBe(true);

@@ -9,6 +9,7 @@ export const webhookSelect = {
   description: true,
   enabled: true,
   disabledReason: true,
+  pausedUntil: true,
   createdAt: true,
   updatedAt: true,
 } satisfies Prisma.WebhookEndpointSelect;
@@ -21,6 +22,10 @@ export interface WebhookChanges {
   description?: string | null;
   enabled?: boolean;
   disabledReason?: string | null;
+  /** Cleared with the run of unreachable attempts when the URL changes or the endpoint is enabled: a fresh start. */
+  pausedUntil?: null;
+  unreachableStreak?: 0;
+  pauses?: 0;
 }
 
 @Injectable()

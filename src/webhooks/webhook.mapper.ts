@@ -32,6 +32,16 @@ export class WebhookResponse {
   })
   disabledReason: string | null;
 
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'Until when the endpoint is not tried: its last 5 attempts all timed out or failed to connect. The pause lasts 1 min, doubling with each ' +
+      'pause up to 1 h; a successful attempt, a new `url` or enabling it ends it. Its deliveries wait, their attempts unused. Null when not paused.',
+  })
+  pausedUntil: string | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 
@@ -99,7 +109,7 @@ export class DeliveryListResponse {
   pagination: Pagination;
 }
 
-export function toWebhookResponse(row: WebhookRow): WebhookResponse {
+export function toWebhookResponse(row: WebhookRow, now = new Date()): WebhookResponse {
   return {
     id: row.id,
     url: row.url,
@@ -107,6 +117,7 @@ export function toWebhookResponse(row: WebhookRow): WebhookResponse {
     description: row.description,
     enabled: row.enabled,
     disabledReason: row.disabledReason,
+    pausedUntil: row.pausedUntil && row.pausedUntil > now ? row.pausedUntil.toISOString() : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -20,6 +20,7 @@ import {
   WebhookWithSecretResponse,
 } from './webhook.mapper';
 import { WebhooksService } from './webhooks.service';
+import { PaidFeature } from '../tenancy/plan.guard';
 import { IdOf } from '../common/validation/id.pipe';
 
 const scopes = [Scope.WebhooksManage];
@@ -31,10 +32,12 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(201)
+  @PaidFeature('Creating webhook endpoints')
   @ApiV1Endpoint({
     operationId: 'createWebhook',
     summary: 'Create a webhook endpoint',
-    description: 'The answer carries the signing secret, once. At most 20 endpoints per tenant.',
+    description:
+      'The answer carries the signing secret, once. At most 20 endpoints per tenant. Needs the Pro plan or higher, for users too (403 `PLAN_UPGRADE_REQUIRED`).',
     scopes,
     status: 201,
     type: WebhookWithSecretResponse,
@@ -48,7 +51,7 @@ export class WebhooksController {
   @Get()
   @ApiV1Endpoint({ operationId: 'listWebhooks', summary: 'List the webhook endpoints, oldest first', scopes, type: WebhookListResponse })
   async list(@Principal() { tenant }: ApiPrincipal): Promise<WebhookListResponse> {
-    return { webhooks: (await this.webhooks.listWebhooks(tenant.id)).map(toWebhookResponse) };
+    return { webhooks: (await this.webhooks.listWebhooks(tenant.id)).map((webhook) => toWebhookResponse(webhook)) };
   }
 
   @Get(':id')

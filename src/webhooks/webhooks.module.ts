@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TenancyModule } from '../tenancy/tenancy.module';
+import { EndpointDeletions } from './endpoint-deletions';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { WebhooksController } from './webhooks.controller';
@@ -9,6 +10,7 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [TenancyModule],
   controllers: [WebhooksController],
-  providers: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhooksService],
+  providers: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhooksService, EndpointDeletions],
+  exports: [EndpointDeletions],
 })
 export class WebhooksModule {}

@@ -12,6 +12,7 @@ import type { WebhookDeliveryStatus } from '../generated/prisma/enums';
 import { TenantsRepository } from '../tenancy/tenants.repository';
 import { DeliveryRow, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookChanges, WebhookEndpointsRepository, WebhookRow } from './webhook-endpoints.repository';
+import { EndpointDeletions } from './endpoint-deletions';
 import { generateWebhookSecret } from './webhook-secret';
 import { allowedRanges, webhookUrlProblem } from './webhook-url';
 
@@ -37,6 +38,7 @@ export class WebhooksService {
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly tenants: TenantsRepository,
     private readonly events: EventRecorder,
+    private readonly deletions: EndpointDeletions,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.allowed = allowedRanges(config.webhooks.allowedCidrs);
@@ -83,6 +85,8 @@ export class WebhooksService {
       changes.enabled = input.enabled;
       changes.disabledReason = input.enabled ? null : 'manual';
     }
+    // A new URL, or an endpoint switched on, is tried again at once rather than after its pause.
+    if (input.url !== undefined || input.enabled === true) Object.assign(changes, { pausedUntil: null, unreachableStreak: 0, pauses: 0 });
     return this.prisma.$transaction(async (tx) => {
       const updated = await this.webhooks.update(tenantId, webhookId, changes, tx);
       if (!updated) throw new NotFoundError('Webhook');
@@ -101,6 +105,8 @@ export class WebhooksService {
       if (!(await this.webhooks.delete(tenantId, webhookId, tx))) throw new NotFoundError('Webhook');
       await this.events.record(tx, tenantId, actor, { action: 'webhook.deleted', targetId: webhookId });
     });
+    // Committed: this process's worker sends nothing more to it, before the caller hears 204.
+    this.deletions.deleted(webhookId);
   }
 
   /** A new secret; the previous one keeps signing for 24 hours, so receivers can switch without loss. */

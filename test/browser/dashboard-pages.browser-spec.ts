@@ -50,6 +50,8 @@ describe('The dashboard pages in headless Chromium', () => {
       .expect(201);
     cookie = sessionCookieOf(signedUp);
     tenantId = signedUp.body.memberships[0].tenant.id;
+    // Creating webhook endpoints and importing leads need the Pro plan, for users too.
+    await t.admin().patch(`/admin/v1/tenants/${tenantId}`).send({ plan: 'pro' }).expect(200);
     // The suites may share one database: this worker sends only this tenant's events.
     Object.assign(t.app.get<DeliveryOptions>(DELIVERY_OPTIONS), { tenantIds: [tenantId] });
   });

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EventRecorder } from '../../src/events/event-recorder';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
+import { WebhookSender } from '../../src/webhooks/delivery/webhook-sender';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createTenant, createWebhookEndpoint, TestTenant } from '../support/factories';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -17,7 +18,8 @@ const ROUNDS_RACING = Number(process.env.ROUNDS_RACING ?? (process.env.DATABASE_
 /**
  * Deleting an endpoint while the worker is sending its deliveries and recording their outcomes
  * (bench/webhooks.mjs deletes its endpoint right after a burst of leads): the deletion answers
- * 204, never a 500, its deliveries are all gone and stay gone, and the worker goes on delivering.
+ * 204, never a 500, its deliveries are all gone and stay gone, no attempt to it starts after the
+ * 204 (issue 32: about 20 deliveries claimed ahead still went out), and the worker goes on delivering.
  */
 describe('Webhook endpoint deleted while its deliveries are being sent', () => {
   let t: TestApp;
@@ -25,6 +27,8 @@ describe('Webhook endpoint deleted while its deliveries are being sent', () => {
   let receiver: WebhookReceiver;
   const warnings: string[] = [];
   const errors: string[] = [];
+  /** Every attempt the worker started, in order, and whether it has ended. */
+  const attempts: { url: string; ended: boolean }[] = [];
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
@@ -34,6 +38,12 @@ describe('Webhook endpoint deleted while its deliveries are being sent', () => {
     tenant = await createTenant(t, { plan: 'enterprise' });
     // On PostgreSQL the suites share one database: this instance sends only this tenant's events.
     Object.assign(t.app.get<DeliveryOptions>(DELIVERY_OPTIONS), { tenantIds: [tenant.id] });
+    const send = WebhookSender.prototype.send;
+    jest.spyOn(WebhookSender.prototype, 'send').mockImplementation(function (this: WebhookSender, url, ...rest) {
+      const attempt = { url, ended: false };
+      attempts.push(attempt);
+      return send.call(this, url, ...rest).finally(() => (attempt.ended = true));
+    });
     const text = (message: unknown) => (typeof message === 'string' ? message : JSON.stringify(message));
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(text(message)));
     jest
@@ -63,14 +73,19 @@ describe('Webhook endpoint deleted while its deliveries are being sent', () => {
       const sentBefore = 50 + round * 20;
       await receiver.until(() => receiver.received.filter((r) => r.path === path).length >= sentBefore, 30_000);
       const answer = await t.http().delete(`/api/v1/webhooks/${endpointId}`).set('X-API-Key', tenant.key);
+      const startedBefore = attempts.length;
       expect({ round, status: answer.status, body: answer.body as unknown, errors }).toEqual({ round, status: 204, body: {}, errors: [] });
       expect(await t.prisma.webhookDelivery.count({ where: { endpointId } })).toBe(0);
       // The attempts that were in flight end and are recorded (no row to record them in), and
-      // nothing comes back: no delivery of the endpoint, no request after those.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const after = receiver.received.filter((r) => r.path === path).length;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(receiver.received.filter((r) => r.path === path).length).toBe(after);
+      // nothing comes back: no delivery of the endpoint, no attempt to it started after the 204.
+      const url = receiver.url(path);
+      await receiver.until(() => attempts.every((attempt) => attempt.url !== url || attempt.ended), 20_000);
+      // Another endpoint's event goes out after them: the worker has polled since, and still sent nothing to this one.
+      const probe = await createWebhookEndpoint(t, tenant.key, receiver.url(`/probe-${round}`), ['webhook.test']);
+      await t.http().post(`/api/v1/webhooks/${probe}/test`).set('X-API-Key', tenant.key).expect(202);
+      await receiver.until(() => receiver.received.some((r) => r.path === `/probe-${round}`), 20_000);
+      await t.http().delete(`/api/v1/webhooks/${probe}`).set('X-API-Key', tenant.key).expect(204);
+      expect({ round, startedAfter: attempts.slice(startedBefore).filter((attempt) => attempt.url === url).length }).toEqual({ round, startedAfter: 0 });
       expect(await t.prisma.webhookDelivery.count({ where: { endpointId } })).toBe(0);
     }
     // The worker was never put off: no claim failed and no outcome was lost.

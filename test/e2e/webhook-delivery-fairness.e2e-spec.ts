@@ -1,6 +1,6 @@
 import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/delivery/delivery-options';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { createTenant, TestTenant } from '../support/factories';
+import { createTenant, createWebhookEndpoint, TestTenant } from '../support/factories';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // The contract's slots (32 per instance, 4 per endpoint, 8 per tenant); attempts that hang are cut
@@ -65,4 +65,60 @@ describe('Webhook delivery is fair between tenants', () => {
     for (const { path } of silentReceiver.received) perEndpoint.set(path, (perEndpoint.get(path) ?? 0) + 1);
     expect(Math.max(...perEndpoint.values())).toBeLessThanOrEqual(4);
   }, 30_000);
+});
+
+// Attempts that hang are cut after 4 s here: one attempt timeout is what another tenant may wait.
+const ROUND_OPTIONS = { pollMs: 50, timeoutMs: 4_000, leaseMs: 30_000, drainMs: 500, tenantIds: [] as string[] };
+const HANGING_TENANTS = 12;
+const LEADS_PER_HANGING_TENANT = 8;
+
+/**
+ * Issue 32: with the caps alone, ten tenants signed up for free with receivers that hang held
+ * another tenant's delivery back 70-85 s, as the claim took the oldest due deliveries first. The
+ * free slots go round the tenants with due deliveries, so a tenant's event reaches its healthy
+ * receiver within about one attempt timeout however many tenants' receivers hang.
+ */
+describe('Webhook delivery goes round the tenants', () => {
+  let t: TestApp;
+  let silentReceiver: WebhookReceiver;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    silentReceiver = await new WebhookReceiver().start();
+    silentReceiver.respond = () => undefined;
+    receiver = await new WebhookReceiver().start();
+    t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }, { webhookDelivery: ROUND_OPTIONS });
+  });
+  afterAll(async () => {
+    await silentReceiver.stop();
+    await t.close();
+    await receiver.stop();
+  });
+
+  it(`delivers a tenant's event within about one attempt timeout while ${HANGING_TENANTS} tenants' receivers hang`, async () => {
+    const hanging = await Promise.all(Array.from({ length: HANGING_TENANTS }, () => createTenant(t, { plan: 'enterprise' })));
+    const healthy = await createTenant(t, { plan: 'enterprise' });
+    Object.assign(t.app.get<DeliveryOptions>(DELIVERY_OPTIONS), { tenantIds: [...hanging, healthy].map(({ id }) => id) });
+    await createWebhookEndpoint(t, healthy.key, receiver.url('/healthy'), ['lead.created']);
+    for (const [n, tenant] of hanging.entries()) {
+      for (const i of [0, 1]) await createWebhookEndpoint(t, tenant.key, silentReceiver.url(`/hang/${n}/${i}`), ['lead.created']);
+      const leads = Array.from({ length: LEADS_PER_HANGING_TENANT }, (_, i) => ({ name: `Hanging ${i}`, email: `hanging-${n}-${i}@example.com` }));
+      await t.http().post('/api/v1/leads/import').set('X-API-Key', tenant.key).send({ leads }).expect(201);
+    }
+    // Every slot of the instance holds a hanging attempt before the healthy tenant's lead exists.
+    await silentReceiver.until(() => silentReceiver.received.length >= 32, 20_000);
+
+    const created = Date.now();
+    const lead = (await t.http().post('/api/v1/leads').set('X-API-Key', healthy.key).send({ name: 'Healthy', email: 'healthy@example.com' }).expect(201)).body
+      .lead;
+    // Before the fix it waited for the older hanging deliveries, several timeouts' worth.
+    await receiver.until(() => receiver.received.some((request) => request.body.includes(lead.id)), 3 * ROUND_OPTIONS.timeoutMs);
+    expect(Date.now() - created).toBeLessThan(ROUND_OPTIONS.timeoutMs + 2_000);
+    // The caps still hold: at most 32 attempts at once on the instance, 8 of a tenant, 4 of an endpoint.
+    const started = silentReceiver.received.filter(({ at }) => at < created);
+    const perTenant = new Map<string, number>();
+    for (const { path } of started) perTenant.set(path.split('/')[2], (perTenant.get(path.split('/')[2]) ?? 0) + 1);
+    expect(started.length).toBeLessThanOrEqual(32);
+    expect(Math.max(...perTenant.values())).toBeLessThanOrEqual(8);
+  }, 120_000);
 });

@@ -43,6 +43,7 @@ describe('Webhooks: the management API', () => {
           description: 'CRM',
           enabled: true,
           disabledReason: null,
+          pausedUntil: null,
           createdAt: expect.stringMatching(ISO_MS),
           updatedAt: expect.stringMatching(ISO_MS),
         },

@@ -4,11 +4,13 @@ import { PrismaService } from '../../database/prisma.service';
 import { describeDatabaseError } from '../../database/sql-state';
 import { SYSTEM_ACTOR } from '../../events/actor';
 import { EventRecorder } from '../../events/event-recorder';
+import { EndpointDeletions } from '../endpoint-deletions';
 import { allowedRanges, isDeliverableAddress } from '../webhook-url';
-import { ClaimedDelivery, ClaimRoom, DeliveryQueueRepository } from './delivery-queue.repository';
+import { Claim, ClaimedDelivery, ClaimRoom, DeliveryQueueRepository } from './delivery-queue.repository';
 import type { AttemptRecord, FinishedAttempt } from './recorded-attempts';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery-options';
 import { nextAttemptAt } from './retry-schedule';
+import { SendableCheck } from './sendable-check';
 import { AttemptResult, WebhookSender } from './webhook-sender';
 import { signatureHeaders, webhookBody } from './webhook-signer';
 
@@ -57,6 +59,17 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   /** Claims failed in a row (the database away or not migrated): the next poll waits longer, up to MAX_BACKOFF_MS. */
   private failedClaims = 0;
   private lastFailure?: string;
+  /**
+   * Tenants the last claim found with due deliveries it had no slot for: a slot that frees is kept
+   * for them (the poll that follows claims theirs) rather than given to a tenant with more attempts
+   * in flight whose deliveries were claimed ahead, so claims ahead cannot keep a tenant waiting.
+   */
+  private waiting: ReadonlySet<string> = new Set();
+  /** The tenant the last claim's last slot went to: the next claim's round starts after it. */
+  private lastTenant?: string;
+  /** Endpoints deleted through this process: nothing more is sent to them (a delivery past its send-time check included). */
+  private readonly deletedEndpoints = new Set<string>();
+  private readonly sendable: SendableCheck;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -64,9 +77,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly queue: DeliveryQueueRepository,
     private readonly prisma: PrismaService,
     private readonly events: EventRecorder,
+    private readonly deletions: EndpointDeletions,
   ) {
     const allowed = allowedRanges(config.webhooks.allowedCidrs);
     this.sender = new WebhookSender((address) => isDeliverableAddress(address, allowed), options.timeoutMs);
+    this.sendable = new SendableCheck((endpointIds) => this.queue.sendable(endpointIds));
   }
 
   onApplicationBootstrap(): void {
@@ -75,6 +90,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.renewal = setInterval(() => void this.renewLeases(), this.options.leaseMs / 4);
     this.renewal.unref();
     this.events.onQueued(() => this.eventQueued());
+    this.deletions.onDeleted((endpointId) => this.endpointDeleted(endpointId));
     this.wake();
   }
 
@@ -89,6 +105,17 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.wake(), HINT_DELAY_MS);
     this.timer.unref();
+  }
+
+  /**
+   * An endpoint deleted through this process, its deletion committed and its 204 not yet sent: its
+   * deliveries claimed ahead are dropped (their rows are gone), and an attempt past its send-time
+   * check is not made. Remembered for a lease's time, longer than any such attempt waits.
+   */
+  private endpointDeleted(endpointId: string): void {
+    this.deletedEndpoints.add(endpointId);
+    setTimeout(() => this.deletedEndpoints.delete(endpointId), this.options.leaseMs).unref();
+    this.ready = this.ready.filter((delivery) => delivery.endpointId !== endpointId);
   }
 
   /** Before the database closes: stop claiming, let attempts in flight finish, or give them back. */
@@ -188,18 +215,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   /** Claims what is due and this instance has room for, and starts sending it; true when more may be due. */
   private async poll(): Promise<boolean> {
+    // Claimed even without a free slot: the claim tells which tenants are waiting (startReady).
     const room = this.room();
     const finished = this.takeFinished();
-    if (room.slots <= 0) {
-      await this.recordAlone(finished);
-      return false;
-    }
-    let claimed: ClaimedDelivery[];
-    let more: boolean;
+    let claim: Claim;
     try {
-      let unrecorded: string[];
-      ({ claimed, more, unrecorded } = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds, finished));
-      this.keepUnrecorded(finished, unrecorded);
+      claim = await this.queue.claimDue(room, this.options.leaseMs, this.options.tenantIds, finished);
+      this.keepUnrecorded(finished, claim.unrecorded);
     } catch (error) {
       // The outcomes alone, in case the claim was what failed: else their attempts would be made again.
       await this.recordAlone(finished);
@@ -211,33 +233,54 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.failedClaims = 0;
       this.lastFailure = undefined;
     }
+    const { claimed, more, paused, waiting, lastTenant } = claim;
+    this.waiting = new Set(waiting);
+    if (lastTenant) this.lastTenant = lastTenant;
     this.ready.push(...claimed);
-    this.startReady();
+    if (paused.length) await this.giveBackPaused(new Set(paused));
+    this.startReady(new Set(claimed.map(({ id }) => id)));
     return more;
   }
 
-  /** Starts the deliveries claimed ahead that the caps let in flight now, in the order they were claimed. */
-  private startReady(): void {
-    if (!this.ready.length) return;
-    const { endpointsInFlight, tenantsInFlight } = this.inFlightCounts(false);
-    const { batchSize, perEndpoint, perTenant } = this.options;
-    const waiting: ClaimedDelivery[] = [];
-    for (const delivery of this.ready) {
-      const endpoint = endpointsInFlight.get(delivery.endpointId) ?? 0;
-      const tenant = tenantsInFlight.get(delivery.tenantId) ?? 0;
-      if (!this.running || this.inFlight.size >= batchSize || endpoint >= perEndpoint || tenant >= perTenant) {
-        waiting.push(delivery);
-        continue;
-      }
-      endpointsInFlight.set(delivery.endpointId, endpoint + 1);
-      tenantsInFlight.set(delivery.tenantId, tenant + 1);
-      this.start(delivery);
-    }
-    this.ready = waiting;
+  /** Deliveries claimed ahead whose endpoint the recorded attempts paused: back to the queue, their attempts unused. */
+  private async giveBackPaused(paused: ReadonlySet<string>): Promise<void> {
+    const given = this.ready.filter(({ endpointId }) => paused.has(endpointId)).map(({ id }) => id);
+    if (!given.length) return;
+    this.ready = this.ready.filter(({ endpointId }) => !paused.has(endpointId));
+    await this.queue.release(given).catch(() => undefined);
   }
 
-  private start(delivery: ClaimedDelivery): void {
-    const sending = this.deliver(delivery).catch((error: unknown) => {
+  /**
+   * Starts the deliveries claimed ahead that the caps let in flight now, round the tenants: the
+   * tenant with the fewest attempts in flight first (API_DECISIONS part 4). A slot is kept for the
+   * next poll instead when a tenant with fewer attempts in flight is waiting for a claim (waiting)
+   * and the poll has room to claim for it. `fresh`: claimed by the poll that called this, whose
+   * endpoints the claim itself has just read; the others are checked at send time (deliver).
+   */
+  private startReady(fresh: ReadonlySet<string> = new Set()): void {
+    if (!this.ready.length || !this.running) return;
+    const { endpointsInFlight, tenantsInFlight } = this.inFlightCounts(false);
+    const { batchSize, perEndpoint, perTenant } = this.options;
+    const count = (counts: Map<string, number>, id: string) => counts.get(id) ?? 0;
+    while (this.inFlight.size < batchSize) {
+      let next = -1;
+      for (const [i, delivery] of this.ready.entries()) {
+        if (count(endpointsInFlight, delivery.endpointId) >= perEndpoint || count(tenantsInFlight, delivery.tenantId) >= perTenant) continue;
+        if (next < 0 || count(tenantsInFlight, delivery.tenantId) < count(tenantsInFlight, this.ready[next].tenantId)) next = i;
+      }
+      if (next < 0) return;
+      const delivery = this.ready[next];
+      const turn = count(tenantsInFlight, delivery.tenantId);
+      if ([...this.waiting].some((tenantId) => count(tenantsInFlight, tenantId) < turn) && this.room().slots > 0) return;
+      this.ready.splice(next, 1);
+      endpointsInFlight.set(delivery.endpointId, count(endpointsInFlight, delivery.endpointId) + 1);
+      tenantsInFlight.set(delivery.tenantId, turn + 1);
+      this.start(delivery, fresh.has(delivery.id));
+    }
+  }
+
+  private start(delivery: ClaimedDelivery, fresh: boolean): void {
+    const sending = this.deliver(delivery, fresh).catch((error: unknown) => {
       this.logger.warn(`Webhook delivery ${delivery.id} not recorded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     });
     this.inFlight.set(delivery.id, {
@@ -269,6 +312,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       perTenant: AHEAD * perTenant,
       endpointsInFlight,
       tenantsInFlight,
+      after: this.lastTenant,
     };
   }
 
@@ -299,7 +343,17 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
-  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+  /**
+   * Sends one attempt and records it. A delivery claimed ahead is sent only if its endpoint still
+   * may be (not deleted, disabled or paused on any instance since the claim: SendableCheck), else
+   * given back with its attempts unused; and never to an endpoint deleted through this process.
+   */
+  private async deliver(delivery: ClaimedDelivery, fresh: boolean): Promise<void> {
+    if (!fresh && !(await this.sendable.check(delivery.endpointId))) {
+      await this.queue.release([delivery.id]);
+      return;
+    }
+    if (this.deletedEndpoints.has(delivery.endpointId)) return;
     const now = new Date();
     const { event, endpoint } = delivery;
     const body = webhookBody(event);
@@ -351,13 +405,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     // recorded by the next poll with the others that ended meanwhile; a final failure may disable
     // the endpoint, in one transaction with its record, before its slot is given back.
     if (!gone && status !== 'failed') {
-      this.finished.push({ deliveryId: delivery.id, attempt });
+      this.finished.push({ deliveryId: delivery.id, endpointId: delivery.endpointId, attempt });
       return;
     }
     await this.prisma.$transaction(async (tx) => {
       // The endpoint first, as its deletion locks it before its deliveries; gone, so is the delivery.
       if (!(await this.queue.lockEndpoint(delivery.endpointId, tx))) return;
-      await this.queue.recordAttempt(delivery.id, attempt, tx);
+      await this.queue.recordAttempt(delivery.tenantId, delivery.id, delivery.endpointId, attempt, tx);
       const reason = gone
         ? 'gone'
         : status === 'failed' && (await this.queue.failingSince(delivery.tenantId, delivery.endpointId, this.options.failingWindowMs, now, tx))

@@ -1,4 +1,5 @@
 import { Prisma } from '../../generated/prisma/client';
+import { endpointHealthSql, endpointOutcomes } from './endpoint-health';
 
 /** The outcome of one attempt, as the delivery row records it. */
 export interface AttemptRecord {
@@ -14,7 +15,19 @@ export interface AttemptRecord {
 /** A finished attempt waiting to be written, with the delivery it belongs to. */
 export interface FinishedAttempt {
   deliveryId: string;
+  endpointId: string;
   attempt: AttemptRecord;
+}
+
+/**
+ * Whether a privacy erasure of the delivery's tenant ran while the attempt did, or after it began
+ * (API_DECISIONS part 4): begun and not completed when the attempt started, or begun since. The
+ * answer may then echo what the erasure removes, and had it been recorded before the erasure's
+ * step that redacts answers, it would have been redacted: it is not stored (ErasureWorker).
+ * `tenantId` and `startedAt` are SQL expressions of the row being recorded.
+ */
+export function erasureOverlaps(tenantId: Prisma.Sql, startedAt: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`EXISTS (SELECT 1 FROM "PrivacyErasure" x WHERE x."tenantId" = ${tenantId} AND (x."completedAt" IS NULL OR x."completedAt" > ${startedAt}))`;
 }
 
 /**
@@ -24,7 +37,8 @@ export interface FinishedAttempt {
  * CPU the outbox took from lead creation). The rows come as parallel arrays (unnest), one
  * parameter per column whatever the batch's size. Common table expressions, so that the claim
  * that follows can go in the same statement (DeliveryQueueRepository.claimDue): "recorded" (the
- * ids written) and "unrecorded" (the ids not written whose rows still exist).
+ * ids written), "unrecorded" (the ids not written whose rows still exist) and "endpoint_health"
+ * (the endpoints' runs of unreachable attempts and pauses, endpointHealthSql).
  *
  * It never waits for a row lock: it writes the rows it can lock at once (SKIP LOCKED) and leaves
  * the others in "unrecorded", for the worker's next poll. Waiting deadlocked with an endpoint's
@@ -43,7 +57,7 @@ export function recordAttemptsSql(finished: readonly FinishedAttempt[]): Prisma.
     "recorded" AS (
       UPDATE "WebhookDelivery" d SET "status" = r."status"::"WebhookDeliveryStatus", "attempts" = d."attempts" + 1,
         "lastAttemptAt" = r."attemptedAt", "nextAttemptAt" = r."nextAttemptAt", "lastResponseStatus" = r."responseStatus",
-        "lastResponseBody" = r."responseBody", "lastError" = r."error", "lastDurationMs" = r."durationMs", "leaseUntil" = NULL, "updatedAt" = now()
+        "lastResponseBody" = CASE WHEN ${erasureOverlaps(Prisma.sql`d."tenantId"`, Prisma.sql`r."attemptedAt" - r."durationMs" * interval '1 millisecond'`)} THEN NULL ELSE r."responseBody" END, "lastError" = r."error", "lastDurationMs" = r."durationMs", "leaseUntil" = NULL, "updatedAt" = now()
       FROM unnest(
         ${ids}::uuid[], ${column((a) => a.status)}::text[],
         ${column((a) => iso(a.attemptedAt))}::timestamptz[], ${column((a) => iso(a.nextAttemptAt))}::timestamptz[],
@@ -53,5 +67,6 @@ export function recordAttemptsSql(finished: readonly FinishedAttempt[]): Prisma.
       WHERE d."id" = r."id" AND d."id" IN (SELECT "id" FROM "recordable")
       RETURNING d."id"
     ),
-    "unrecorded" AS (SELECT "id" FROM "WebhookDelivery" WHERE "id" = ANY(${ids}::uuid[]) AND "id" NOT IN (SELECT "id" FROM "recorded"))`;
+    "unrecorded" AS (SELECT "id" FROM "WebhookDelivery" WHERE "id" = ANY(${ids}::uuid[]) AND "id" NOT IN (SELECT "id" FROM "recorded")),
+    ${endpointHealthSql(endpointOutcomes(finished))}`;
 }

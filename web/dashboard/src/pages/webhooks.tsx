@@ -5,6 +5,7 @@ import { CopyButton } from '../components/copy-button';
 import { formatDate, Loaded, PageTitle } from '../components/states';
 import { Field, FormError } from '../forms/fields';
 import { useSubmit } from '../forms/use-submit';
+import { useTenant } from '../session/session-context';
 
 type Webhook = Schemas['WebhookResponse'];
 type Delivery = Schemas['DeliveryResponse'];
@@ -82,6 +83,8 @@ function CreateWebhookForm({ onCreated }: { onCreated: (url: string, secret: str
   const [events, setEvents] = useState<EventType[]>(['lead.created']);
   const [description, setDescription] = useState('');
   const eventsError = useId();
+  const planNote = useId();
+  const { paidPlan } = useTenant();
   const { submit, busy, errors } = useSubmit(['url', 'events', 'description'], async () => {
     const answer = await call(api.POST('/api/v1/webhooks', { body: { url, events: all ? ['*'] : events, description: description || null } }));
     setUrl('');
@@ -92,6 +95,11 @@ function CreateWebhookForm({ onCreated }: { onCreated: (url: string, secret: str
   return (
     <form className="card" onSubmit={submit} noValidate aria-labelledby="new-webhook">
       <h2 id="new-webhook">New endpoint</h2>
+      {!paidPlan && (
+        <p className="hint" id={planNote}>
+          Creating endpoints needs the Pro plan; the endpoints you have keep working.
+        </p>
+      )}
       <FormError errors={errors} />
       <Field
         label="Endpoint URL"
@@ -122,7 +130,7 @@ function CreateWebhookForm({ onCreated }: { onCreated: (url: string, secret: str
         )}
       </fieldset>
       <Field label="Description (optional)" name="description" maxLength={500} value={description} onChange={setDescription} errors={errors} />
-      <button type="submit" disabled={busy}>
+      <button type="submit" disabled={busy || !paidPlan} aria-describedby={paidPlan ? undefined : planNote}>
         Create endpoint
       </button>
     </form>

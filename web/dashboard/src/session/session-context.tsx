@@ -86,9 +86,14 @@ export function useSession(): SessionState {
   return session;
 }
 
-/** The chosen tenant's id and the user's role in it (pages under the signed-in layout only). */
-export function useTenant(): { tenantId: string; role: Membership['role']; name: string } {
+/**
+ * The chosen tenant's id, plan and the user's role in it (pages under the signed-in layout only).
+ * `paidPlan`: the plan grants what Free does not (creating webhook endpoints, importing leads), so
+ * pages disable those controls on Free and say why, rather than answer with an error after a click.
+ */
+export function useTenant(): { tenantId: string; role: Membership['role']; name: string; plan: Membership['tenant']['plan']; paidPlan: boolean } {
   const { membership } = useSession();
   if (!membership) throw new Error('useTenant without a tenant');
-  return { tenantId: membership.tenant.id, role: membership.role, name: membership.tenant.name };
+  const { plan } = membership.tenant;
+  return { tenantId: membership.tenant.id, role: membership.role, name: membership.tenant.name, plan, paidPlan: plan !== 'free' };
 }

@@ -1,5 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
 import { api, ApiError, call } from '../../api/client';
+import { useTenant } from '../../session/session-context';
 import { CsvFileError, leadOfDetail, parseLeadCsv } from './lead-csv';
 
 /** A key per chosen file: importing the same file twice (a double click, a retry) stores its leads once. */
@@ -12,6 +13,7 @@ const newIdempotencyKey = () =>
  */
 export function LeadImport({ onImported }: { onImported: () => Promise<void> }) {
   const inputId = useId();
+  const { paidPlan } = useTenant();
   const [file, setFile] = useState<File>();
   const [key, setKey] = useState('');
   const [busy, setBusy] = useState(false);
@@ -71,6 +73,11 @@ export function LeadImport({ onImported }: { onImported: () => Promise<void> }) 
           A first line naming the columns: name and email, and any of phone, company, message, botId and tags (separated by ;). An export reads back as it is.
           Up to 1,000 leads; all are imported or none.
         </p>
+        {!paidPlan && (
+          <p className="hint" id={`${inputId}-plan`}>
+            Importing leads needs the Pro plan.
+          </p>
+        )}
         <input
           id={inputId}
           type="file"
@@ -92,7 +99,7 @@ export function LeadImport({ onImported }: { onImported: () => Promise<void> }) 
           )}
         </div>
       )}
-      <button type="submit" disabled={busy}>
+      <button type="submit" disabled={busy || !paidPlan} aria-describedby={paidPlan ? undefined : `${inputId}-plan`}>
         Import leads
       </button>
       {done && (
