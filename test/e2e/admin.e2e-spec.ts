@@ -265,6 +265,7 @@ describe('Admin API (/admin/v1)', () => {
           expiresAt: null,
           lastUsedAt: null,
           createdAt: expect.stringMatching(ISO),
+          createdBy: { type: 'admin-api' },
         },
       });
       expect(JSON.stringify(response.body.apiKey)).not.toContain(key);
@@ -449,6 +450,7 @@ describe('Admin API (/admin/v1)', () => {
             expiresAt: null,
             lastUsedAt: null,
             createdAt: expect.stringMatching(ISO),
+            createdBy: { type: 'admin-api' },
           },
           {
             id: keyA.id,
@@ -460,6 +462,7 @@ describe('Admin API (/admin/v1)', () => {
             expiresAt: '2099-06-01T00:00:00.000Z',
             lastUsedAt: null,
             createdAt: expect.stringMatching(ISO),
+            createdBy: { type: 'admin-api' },
           },
           {
             id: keyB.id,
@@ -471,6 +474,7 @@ describe('Admin API (/admin/v1)', () => {
             expiresAt: null,
             lastUsedAt: null,
             createdAt: expect.stringMatching(ISO),
+            createdBy: { type: 'admin-api' },
           },
         ],
       });

@@ -185,20 +185,20 @@ describe('Settings: the tenant and its bots', () => {
     });
 
     it("bounds widgetLimits.repliesPerDay by the plan's messages a month, and null brings back the plan's default", async () => {
-      const free = await createTenant(t, { plan: 'free' });
-      const widgetLimits = async () => (await get('/api/v1/settings', free.key).expect(200)).body.settings.widgetLimits as unknown;
-      // Free: 500 messages a month, so 50 replies a day by default and at most 500.
-      expect(await widgetLimits()).toEqual({ repliesPerIpPerDay: 200, repliesPerDay: 50, repliesPerDayIsDefault: true });
-      expectError(await patch('/api/v1/settings', { widgetLimits: { repliesPerDay: 501 } }, free.key), 400, 'VALIDATION_ERROR', [
-        { field: 'widgetLimits.repliesPerDay', message: "must be at most 500 (the plan's messages a month)" },
+      const pro = await createTenant(t, { plan: 'pro' });
+      const widgetLimits = async () => (await get('/api/v1/settings', pro.key).expect(200)).body.settings.widgetLimits as unknown;
+      // Pro: 10,000 messages a month, so 1,000 replies a day by default and at most 10,000.
+      expect(await widgetLimits()).toEqual({ repliesPerIpPerDay: 200, repliesPerDay: 1_000, repliesPerDayIsDefault: true });
+      expectError(await patch('/api/v1/settings', { widgetLimits: { repliesPerDay: 10_001 } }, pro.key), 400, 'VALIDATION_ERROR', [
+        { field: 'widgetLimits.repliesPerDay', message: "must be at most 10000 (the plan's messages a month)" },
       ]);
-      await patch('/api/v1/settings', { widgetLimits: { repliesPerDay: 500 } }, free.key).expect(200);
-      expect(await widgetLimits()).toEqual({ repliesPerIpPerDay: 200, repliesPerDay: 500, repliesPerDayIsDefault: false });
-      await patch('/api/v1/settings', { widgetLimits: { repliesPerDay: null } }, free.key).expect(200);
-      expect(await widgetLimits()).toEqual({ repliesPerIpPerDay: 200, repliesPerDay: 50, repliesPerDayIsDefault: true });
-      const audit = await auditOf('settings.updated', free.id);
+      await patch('/api/v1/settings', { widgetLimits: { repliesPerDay: 10_000 } }, pro.key).expect(200);
+      expect(await widgetLimits()).toEqual({ repliesPerIpPerDay: 200, repliesPerDay: 10_000, repliesPerDayIsDefault: false });
+      await patch('/api/v1/settings', { widgetLimits: { repliesPerDay: null } }, pro.key).expect(200);
+      expect(await widgetLimits()).toEqual({ repliesPerIpPerDay: 200, repliesPerDay: 1_000, repliesPerDayIsDefault: true });
+      const audit = await auditOf('settings.updated', pro.id);
       expect(audit.map((event) => (event.data as { changes: Record<string, unknown> }).changes)).toEqual([
-        { widgetRepliesPerDay: 500 },
+        { widgetRepliesPerDay: 10_000 },
         { widgetRepliesPerDay: null },
       ]);
     });
