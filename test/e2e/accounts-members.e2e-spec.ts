@@ -37,8 +37,8 @@ describe('The tenant, its members and invitations', () => {
           name: 'Acme',
           slug: expect.stringMatching(/^acme-[0-9a-f]{6}$/),
           plan: 'free',
-          limits: { botsLimit: 1, messagesLimit: 500, requestsPerHour: 100, apiAccess: false },
-          usage: { messagesThisMonth: 0, botCount: 0, requestsThisHour: 0 },
+          limits: { botsLimit: 1, messagesLimit: 500, requestsPerHour: 100, apiAccess: false, knowledgeCharactersLimit: 1_000_000 },
+          usage: { messagesThisMonth: 0, botCount: 0, requestsThisHour: 0, knowledgeCharacters: 0 },
           createdAt: expect.any(String),
         },
       });
@@ -236,10 +236,11 @@ describe('The tenant, its members and invitations', () => {
 
     it('names who created each API key, and ?revokeKeys=true deletes the keys the removed member created, each audited', async () => {
       const owner = await signUp(t);
+      await t.admin().patch(`/admin/v1/tenants/${owner.tenantId}`).send({ plan: 'pro' }).expect(200);
       const admin = await addMember(t, owner, 'admin');
       const other = await addMember(t, owner, 'admin');
       const createKey = async (user: TestUser, name: string) =>
-        (await asUser(t, user.cookie, owner.tenantId).post('/api/v1/api-keys').send({ name, scopes: [], type: 'public' }).expect(201)).body as {
+        (await asUser(t, user.cookie, owner.tenantId).post('/api/v1/api-keys').send({ name, scopes: ['bots:read'] }).expect(201)).body as {
           apiKey: { id: string; createdBy: unknown };
           key: string;
         };
@@ -253,7 +254,7 @@ describe('The tenant, its members and invitations', () => {
       expect(owners.apiKey.createdBy).toEqual({ type: 'user', userId: owner.id, name: 'Test User' });
       const listed = (await asUser(t, owner.cookie, owner.tenantId).get('/api/v1/api-keys').expect(200)).body.apiKeys as { id: string; createdBy: unknown }[];
       expect(listed.find((key) => key.id === second.apiKey.id)?.createdBy).toEqual({ type: 'user', userId: admin.id, name: 'A admin' });
-      const verify = (key: string) => t.http().get('/api/v1/verify').set('X-API-Key', key);
+      const verify = (key: string) => t.http().get('/api/v1/bots').set('X-API-Key', key);
       await verify(first.key).expect(200);
 
       expectError(await asUser(t, owner.cookie, owner.tenantId).delete(`/api/v1/members/${admin.id}?revokeKeys=maybe`), 400, 'VALIDATION_ERROR', [
