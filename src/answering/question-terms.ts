@@ -34,9 +34,10 @@ export function foldedForm(word: string): string {
  * one that holds a synonym.
  */
 export function questionTerms(question: string, expand: (word: string) => { text: string; weight: number }[] = () => []): QueryTerm[] {
-  const words = [
-    ...new Set((question.match(WORD) ?? []).map((word) => word.toLowerCase()).filter((word) => Buffer.byteLength(word) <= MAX_WORD_BYTES)),
-  ].slice(0, MAX_WORDS);
+  const words = [...new Set((question.match(WORD) ?? []).map((word) => word.toLowerCase()).filter((word) => Buffer.byteLength(word) <= MAX_WORD_BYTES))].slice(
+    0,
+    MAX_WORDS,
+  );
   return words.flatMap((word, group) => [
     { text: word, group, weight: 1 },
     { text: foldedForm(word), group, weight: FOLDED_WEIGHT, folded: true },

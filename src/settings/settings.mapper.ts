@@ -38,7 +38,7 @@ export class WidgetLimits {
   })
   repliesPerDay: number;
 
-  @ApiProperty({ description: '`repliesPerDay` is the plan\'s default (it follows the plan); false: the tenant set it.' })
+  @ApiProperty({ description: "`repliesPerDay` is the plan's default (it follows the plan); false: the tenant set it." })
   repliesPerDayIsDefault: boolean;
 }
 

@@ -64,7 +64,11 @@ export class MessageQuota {
     const knownToday = known?.widgetDay === day ? known.widgetDayCount : 0;
     this.counts.replace(
       key,
-      { count: Math.max(counts.count, known?.count ?? 0), widgetDay: day, widgetDayCount: widgetReply ? Math.max(counts.widgetDayCount, knownToday) : knownToday },
+      {
+        count: Math.max(counts.count, known?.count ?? 0),
+        widgetDay: day,
+        widgetDayCount: widgetReply ? Math.max(counts.widgetDayCount, knownToday) : knownToday,
+      },
       now.getTime(),
     );
   }

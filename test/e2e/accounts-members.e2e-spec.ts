@@ -227,7 +227,10 @@ describe('The tenant, its members and invitations', () => {
       expectError(await accept(t, { ...body, token: tokenOf(sentBefore.body.acceptUrl) }), 410, 'INVITATION_EXPIRED');
       await accept(t, { ...body, token: tokenOf(kept.body.acceptUrl) }).expect(201);
 
-      const deletions = await t.prisma.auditEvent.findMany({ where: { tenantId: owner.tenantId, action: 'invitation.deleted' }, orderBy: { createdAt: 'asc' } });
+      const deletions = await t.prisma.auditEvent.findMany({
+        where: { tenantId: owner.tenantId, action: 'invitation.deleted' },
+        orderBy: { createdAt: 'asc' },
+      });
       expect(deletions.map((row) => [row.targetId, row.actor])).toEqual([
         [sent.body.invitation.id, `user:${owner.id}`],
         [sentBefore.body.invitation.id, `user:${owner.id}`],
@@ -240,7 +243,12 @@ describe('The tenant, its members and invitations', () => {
       const admin = await addMember(t, owner, 'admin');
       const other = await addMember(t, owner, 'admin');
       const createKey = async (user: TestUser, name: string) =>
-        (await asUser(t, user.cookie, owner.tenantId).post('/api/v1/api-keys').send({ name, scopes: ['bots:read'] }).expect(201)).body as {
+        (
+          await asUser(t, user.cookie, owner.tenantId)
+            .post('/api/v1/api-keys')
+            .send({ name, scopes: ['bots:read'] })
+            .expect(201)
+        ).body as {
           apiKey: { id: string; createdBy: unknown };
           key: string;
         };

@@ -394,14 +394,29 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
       const bot = (await as.post('/api/v1/bots').send({ name: 'Docs' }).expect(201)).body.bot.id as string;
       const documents = `/api/v1/bots/${bot}/documents`;
       // At most 200,000 characters a document: four of them, and one of 150,000 four-byte characters (code points are counted).
-      for (let i = 0; i < 4; i++) await as.post(documents).send({ title: `Part ${i}`, content: 'a'.repeat(200_000) }).expect(201);
-      const big = (await as.post(documents).send({ title: 'Big', content: '😀'.repeat(150_000) }).expect(201)).body.document;
-      await as.post(documents).send({ title: 'Small', content: 'e'.repeat(30_000) }).expect(201);
+      for (let i = 0; i < 4; i++)
+        await as
+          .post(documents)
+          .send({ title: `Part ${i}`, content: 'a'.repeat(200_000) })
+          .expect(201);
+      const big = (
+        await as
+          .post(documents)
+          .send({ title: 'Big', content: '😀'.repeat(150_000) })
+          .expect(201)
+      ).body.document;
+      await as
+        .post(documents)
+        .send({ title: 'Small', content: 'e'.repeat(30_000) })
+        .expect(201);
       // 980,000 characters now.
       expectError(await as.post(documents).send({ title: 'One too many', content: 'b'.repeat(20_001) }), 403, 'PLAN_LIMIT_REACHED');
       expectError(await as.patch(`${documents}/${big.id}`).send({ content: 'c'.repeat(170_001) }), 403, 'PLAN_LIMIT_REACHED');
       // A change is counted instead of the old content, not on top of it; exactly the limit is allowed.
-      await as.patch(`${documents}/${big.id}`).send({ content: 'c'.repeat(170_000) }).expect(200);
+      await as
+        .patch(`${documents}/${big.id}`)
+        .send({ content: 'c'.repeat(170_000) })
+        .expect(200);
       expect(await t.prisma.knowledgeDocument.count({ where: { tenantId: owner.tenantId } })).toBe(6);
       const { tenant: view } = (await as.get('/api/v1/tenant').expect(200)).body;
       expect({ limit: view.limits.knowledgeCharactersLimit, used: view.usage.knowledgeCharacters }).toEqual({ limit: 1_000_000, used: 1_000_000 });
@@ -414,7 +429,11 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
       const owner = await signUp(t);
       const as = asUser(t, owner.cookie, owner.tenantId);
       const bot = (await as.post('/api/v1/bots').send({ name: 'Docs' }).expect(201)).body.bot.id as string;
-      for (let i = 0; i < 3; i++) await as.post(`/api/v1/bots/${bot}/documents`).send({ title: `Part ${i}`, content: 'word '.repeat(40_000) }).expect(201);
+      for (let i = 0; i < 3; i++)
+        await as
+          .post(`/api/v1/bots/${bot}/documents`)
+          .send({ title: `Part ${i}`, content: 'word '.repeat(40_000) })
+          .expect(201);
       // 600,000 characters: room for two more documents of 200,000, not three.
       const answers = await Promise.all(
         ['First', 'Second', 'Third'].map((title) => as.post(`/api/v1/bots/${bot}/documents`).send({ title, content: 'word '.repeat(40_000) })),

@@ -214,7 +214,12 @@ describe('Widget API: messages, replies and limits', () => {
     const busy = await createTenant(t, { plan: 'pro' });
     const key = (await createKey(t, busy.id, { type: 'public', scopes: [] })).key;
     const bot = (await createBot(t, busy.id)).id;
-    await t.http().patch('/api/v1/settings').set('X-API-Key', busy.key).send({ widgetLimits: { repliesPerDay: 5 } }).expect(200);
+    await t
+      .http()
+      .patch('/api/v1/settings')
+      .set('X-API-Key', busy.key)
+      .send({ widgetLimits: { repliesPerDay: 5 } })
+      .expect(200);
     // No welcome message: every assistant message counted below is a reply.
     await t.http().patch(`/api/v1/bots/${bot}/settings`).set('X-API-Key', busy.key).send({ welcomeMessage: null }).expect(200);
     // 30 visitors from 30 networks, each well under the per-address cap: together they may have 5 replies today.

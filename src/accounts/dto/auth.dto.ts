@@ -114,7 +114,11 @@ export class CreateInvitationDto {
 
 /** DELETE /api/v1/members/:userId's query. */
 export class RemoveMemberQueryDto {
-  @ApiPropertyOptional({ type: Boolean, default: false, description: 'Also delete the API keys this user created in the tenant (each audited as `api_key.deleted`).' })
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description: 'Also delete the API keys this user created in the tenant (each audited as `api_key.deleted`).',
+  })
   @IsOptional()
   @ToBoolean()
   @IsBoolean({ message: 'must be true or false' })

@@ -55,7 +55,8 @@ export class WidgetLimitsDto {
     type: 'integer',
     minimum: 1,
     nullable: true,
-    description: "Bot replies the widget gives the whole tenant per UTC day; at most the plan's messages a month (400 beyond). Null: back to the plan's default, a tenth of its messages a month.",
+    description:
+      "Bot replies the widget gives the whole tenant per UTC day; at most the plan's messages a month (400 beyond). Null: back to the plan's default, a tenth of its messages a month.",
   })
   @ValidateIf((_, value) => value !== null && value !== undefined)
   @IsInt({ message: 'must be an integer or null' })
