@@ -110,8 +110,20 @@ describe('Knowledge base: passages, search in the bot language, retrieval qualit
 
   it('stores and answers over-long, multibyte, punctuation-only and many-word input without a single 500 (issue 32)', async () => {
     const bot = (await createBot(t, tenant.id, { language: 'en' })).id;
-    // PostgreSQL's lexemes stop at 2,047 bytes: words around that edge, in one and in several bytes a character.
-    const edgeWords = ['a'.repeat(4000), 'b'.repeat(2047), 'c'.repeat(2046), 'ü'.repeat(1024), 'ü'.repeat(1023), '漢'.repeat(700), 'İ'.repeat(1000)];
+    // PostgreSQL's lexemes stop at 2,047 bytes: words around that edge, in one and in several bytes a character. Passages
+    // cut words at 800 characters, so only a word of several-byte characters reaches the edge there (𝒜: 4 bytes).
+    const wide = '𝒜'.repeat(511);
+    const edgeWords = [
+      'a'.repeat(4000),
+      'b'.repeat(2047),
+      'c'.repeat(2046),
+      'ü'.repeat(1024),
+      'ü'.repeat(1023),
+      '漢'.repeat(700),
+      'İ'.repeat(1000),
+      `${wide}abc`,
+      `${wide}ab`,
+    ];
     for (const [i, word] of edgeWords.entries()) {
       const created = await t
         .admin()

@@ -1,6 +1,7 @@
 -- A passage's folded words leave out words of 2,047 bytes (issue 32): to_tsvector keeps a word of
 -- up to 2,047 bytes, and with its '~' mark it was one byte past what a lexeme may be, so a
--- document holding one was refused with a 500 ("word is too long"). Such a word stays out of the
+-- document holding one (passages cut words at 800 characters: 511 four-byte letters and three
+-- ASCII ones, say) was refused with a 500 ("word is too long"). Such a word stays out of the
 -- folded match only; no existing passage holds one (its write failed).
 CREATE OR REPLACE FUNCTION knowledge_folded_words(title text, content text) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
