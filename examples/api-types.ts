@@ -358,7 +358,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member, or leave the tenant
-         * @description Anyone may remove themselves; removing another member needs owner or admin (admins cannot remove owners). The last owner cannot leave (409 `LAST_OWNER`).
+         * @description Anyone may remove themselves; removing another member needs owner or admin (admins cannot remove owners). The last owner cannot leave (409 `LAST_OWNER`). The invitations the member sent that are still pending are deleted; with `revokeKeys=true`, so are the API keys they created in this tenant.
          *
          *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): every member.
          */
@@ -367,7 +367,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member's role
-         * @description Admins manage members who are not owners and cannot make owners (403 `INSUFFICIENT_ROLE`). The last owner cannot be demoted (409 `LAST_OWNER`).
+         * @description Admins manage members who are not owners and cannot make owners (403 `INSUFFICIENT_ROLE`). The last owner cannot be demoted (409 `LAST_OWNER`). A demotion deletes the invitations the member sent that are still pending.
          *
          *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
          */
@@ -1781,6 +1781,23 @@ export interface components {
         ApiKeyType: "secret" | "public";
         /** @enum {string} */
         Scope: "bots:read" | "conversations:read" | "conversations:write" | "leads:read" | "leads:write" | "webhooks:manage" | "analytics:read" | "settings:read" | "settings:write" | "knowledge:write" | "privacy:manage";
+        /** @enum {string} */
+        ApiKeyCreatorType: "user" | "admin-api" | "api-key";
+        ApiKeyCreatedBy: {
+            type: components["schemas"]["ApiKeyCreatorType"];
+            /**
+             * Format: uuid
+             * @description With `type` user: the user.
+             */
+            userId?: string;
+            /** @description With `type` user: the user's name; null once their account is deleted. */
+            name?: string | null;
+            /**
+             * Format: uuid
+             * @description With `type` api-key: the key that created it.
+             */
+            keyId?: string;
+        };
         ApiKeyResponse: {
             /** Format: uuid */
             id: string;
@@ -1803,6 +1820,8 @@ export interface components {
             lastUsedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description Who created the key; null for keys created before this was recorded (unknown). */
+            createdBy: (components["schemas"]["ApiKeyCreatedBy"] | null) & components["schemas"]["ApiKeyCreatedBy"];
         };
         ApiKeyListResponse: {
             /** @description The tenant’s keys that are not deleted; never the keys themselves. */
@@ -1927,6 +1946,8 @@ export interface components {
             requestsPerHour: number;
             /** @description Whether secret API keys may be created (Pro and higher). */
             apiAccess: boolean;
+            /** @description Characters of knowledge the plan holds, all the tenant's documents together; a write beyond is 403 `PLAN_LIMIT_REACHED`. */
+            knowledgeCharactersLimit: number;
         };
         TenantUsage: {
             /** @description Widget replies stored this calendar month (UTC). */
@@ -1934,6 +1955,8 @@ export interface components {
             botCount: number;
             /** @description API requests made with the tenant's secret keys in the current hour (hours start on the clock's hour, UTC): the count `limits.requestsPerHour` limits. Users' requests are not in it. */
             requestsThisHour: number;
+            /** @description Characters in the tenant's knowledge documents: the count `limits.knowledgeCharactersLimit` limits. */
+            knowledgeCharacters: number;
         };
         TenantAccountResponse: {
             /** Format: uuid */
@@ -2648,6 +2671,10 @@ export interface components {
         WidgetLimits: {
             /** @description Bot replies the widget gives one client address (IPv6: one /64) per UTC day; beyond, 429. */
             repliesPerIpPerDay: number;
+            /** @description Bot replies the widget gives the whole tenant per UTC day, in force now: the tenant's own number, or by default a tenth of the plan's messages a month (rounded up); at most the plan's messages a month. Beyond, a visitor's message is 429 `MESSAGE_LIMIT_REACHED` with `Retry-After` up to the next midnight UTC, and nothing is stored. */
+            repliesPerDay: number;
+            /** @description `repliesPerDay` is the plan's default (it follows the plan); false: the tenant set it. */
+            repliesPerDayIsDefault: boolean;
         };
         Retention: {
             /** @description Days after a conversation's last message before the hourly sweep deletes it with its messages; null: kept for ever. */
@@ -2693,6 +2720,8 @@ export interface components {
         WidgetLimitsDto: {
             /** @description Bot replies the widget gives one client address (IPv6: one /64) per UTC day. */
             repliesPerIpPerDay?: number;
+            /** @description Bot replies the widget gives the whole tenant per UTC day; at most the plan's messages a month (400 beyond). Null: back to the plan's default, a tenth of its messages a month. */
+            repliesPerDay?: number | null;
         };
         RetentionDto: {
             /** @description Days after a conversation's last message (or its start) before it is deleted with its messages; null: kept for ever. */
@@ -4787,7 +4816,10 @@ export interface operations {
     };
     removeMember: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also delete the API keys this user created in the tenant (each audited as `api_key.deleted`). */
+                revokeKeys?: boolean;
+            };
             header?: never;
             path: {
                 /** @description User id (UUID). */

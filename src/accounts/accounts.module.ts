@@ -17,6 +17,7 @@ import { TenantController } from './tenant/tenant.controller';
 import { SameOriginGuard } from '../common/http/same-origin.guard';
 import { InvalidationModule } from '../invalidation/invalidation.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
+import { KnowledgeModule } from '../knowledge/knowledge.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { KeyOnUserRouteGuard } from './key-on-user-route.guard';
@@ -33,7 +34,7 @@ import { UsersRepository } from './users/users.repository';
 
 /** The people of a tenant: users, sessions, roles, and the checks of a user's requests. */
 @Module({
-  imports: [InvalidationModule, TenancyModule, BotsModule, UsageModule, MailModule],
+  imports: [InvalidationModule, TenancyModule, BotsModule, UsageModule, MailModule, KnowledgeModule],
   controllers: [AuthController, AuthLinksController, TenantController, MembersController, InvitationsController],
   providers: [
     UsersRepository,

@@ -4,6 +4,12 @@ import type { QueryTerm } from '../knowledge/knowledge-chunks.repository';
 const WORD = /[\p{L}\p{N}]+(?:[-.'’][\p{L}\p{N}]+)*/gu;
 /** Words kept from a question: a visitor's message is short, and a pasted page should not become a 500-term query. */
 const MAX_WORDS = 24;
+/**
+ * Longer words are dropped: PostgreSQL refuses a tsquery lexeme over 2,047 bytes (SQL state 54000,
+ * "word is too long in tsquery"), lower-casing and folding can lengthen a word, and passages never
+ * hold such words (to_tsvector leaves them out), so they could match nothing anyway.
+ */
+export const MAX_WORD_BYTES = 1_000;
 
 /**
  * A visitor's word matched as written (accents folded) weighs a little less than its stemmed match,
@@ -28,7 +34,10 @@ export function foldedForm(word: string): string {
  * one that holds a synonym.
  */
 export function questionTerms(question: string, expand: (word: string) => { text: string; weight: number }[] = () => []): QueryTerm[] {
-  const words = [...new Set((question.match(WORD) ?? []).map((word) => word.toLowerCase()))].slice(0, MAX_WORDS);
+  const words = [...new Set((question.match(WORD) ?? []).map((word) => word.toLowerCase()).filter((word) => Buffer.byteLength(word) <= MAX_WORD_BYTES))].slice(
+    0,
+    MAX_WORDS,
+  );
   return words.flatMap((word, group) => [
     { text: word, group, weight: 1 },
     { text: foldedForm(word), group, weight: FOLDED_WEIGHT, folded: true },

@@ -16,6 +16,9 @@ export const SYSTEM_ACTOR: Actor = { name: 'system', requestId: null, ip: null }
 /** The actor name of a user (also what `GET /api/v1/audit-log?actor=` takes). */
 export const userActorName = (userId: string) => `user:${userId}`;
 
+/** The user id of a user's actor name; undefined for the other actors. */
+export const userIdOfActor = (name: string): string | undefined => (name.startsWith('user:') ? name.slice('user:'.length) : undefined);
+
 /** The actor of a request: the signed-in user, the key that authenticated it, or the admin API. */
 export function actorOf(request: AppRequest): Actor {
   const { principal, session } = request;

@@ -70,6 +70,15 @@ export class KnowledgeDocumentsRepository {
     return tx.knowledgeDocument.update({ where: { id: documentId, tenantId }, data: changes, select: knowledgeDocumentSelect });
   }
 
+  /** The characters of all the tenant's documents, but `exceptDocumentId`'s. */
+  async totalCharacters(tenantId: string, tx: PrismaTransaction = this.prisma, exceptDocumentId?: string): Promise<number> {
+    const { _sum } = await tx.knowledgeDocument.aggregate({
+      where: { tenantId, ...(exceptDocumentId ? { id: { not: exceptDocumentId } } : {}) },
+      _sum: { characters: true },
+    });
+    return _sum.characters ?? 0;
+  }
+
   /** Deletes the document; its passages go with it (the foreign key cascades). */
   async delete(tenantId: string, documentId: string, tx: PrismaTransaction): Promise<boolean> {
     const { count } = await tx.knowledgeDocument.deleteMany({ where: { tenantId, id: documentId } });

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { BotsRepository } from '../bots/bots.repository';
-import { NotFoundError } from '../common/errors/app-error';
+import { AppError, NotFoundError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { assertSomethingSent, changedFields } from '../common/validation/changed-fields';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
 import { EventRecorder } from '../events/event-recorder';
+import { PLANS } from '../tenancy/plans';
+import { TenantsRepository } from '../tenancy/tenants.repository';
 import { splitIntoChunks } from './chunker';
 import { KnowledgeChunksRepository } from './knowledge-chunks.repository';
 import { KnowledgeDocumentRow, KnowledgeDocumentsRepository, KnowledgeDocumentSummaryRow } from './knowledge-documents.repository';
@@ -29,7 +32,13 @@ export class KnowledgeService {
     private readonly documents: KnowledgeDocumentsRepository,
     private readonly chunks: KnowledgeChunksRepository,
     private readonly events: EventRecorder,
+    private readonly tenants: TenantsRepository,
   ) {}
+
+  /** The characters of knowledge the tenant holds: what the plan's knowledgeCharactersLimit limits. */
+  knowledgeCharacters(tenantId: string): Promise<number> {
+    return this.documents.totalCharacters(tenantId);
+  }
 
   async listDocuments(tenantId: string, botId: string, page: Page): Promise<{ documents: KnowledgeDocumentSummaryRow[]; pagination: Pagination }> {
     const bot = await this.bots.findById(tenantId, botId);
@@ -49,7 +58,9 @@ export class KnowledgeService {
     return this.prisma.$transaction(async (tx) => {
       const bot = await this.bots.findById(tenantId, botId, tx);
       if (!bot) throw new NotFoundError('Bot');
-      const created = await this.documents.create(tenantId, botId, { ...input, characters: characterCount(input.content) }, tx);
+      const characters = characterCount(input.content);
+      await this.assertRoomFor(tx, tenantId, characters);
+      const created = await this.documents.create(tenantId, botId, { ...input, characters }, tx);
       await this.writePassages(tx, tenantId, created, bot.language);
       await this.events.record(tx, tenantId, actor, {
         action: 'knowledge_document.created',
@@ -68,6 +79,7 @@ export class KnowledgeService {
       if (!current) throw new NotFoundError('Document');
       const changes = changedFields<DocumentInput>(current, { title: input.title, content: input.content });
       if (!Object.keys(changes).length) return current;
+      if (changes.content !== undefined) await this.assertRoomFor(tx, tenantId, characterCount(changes.content), documentId);
       const updated = await this.documents.update(
         tenantId,
         documentId,
@@ -97,6 +109,24 @@ export class KnowledgeService {
         data: auditData(document),
       });
     });
+  }
+
+  /**
+   * Refuses a write that would take the tenant's knowledge past the plan's characters (403
+   * PLAN_LIMIT_REACHED). The tenant's row is locked first, until the write commits: two writes
+   * at once are counted one after the other, so they cannot both pass on the same total.
+   */
+  private async assertRoomFor(tx: PrismaTransaction, tenantId: string, characters: number, replacing?: string): Promise<void> {
+    await this.tenants.lock(tenantId, tx);
+    const tenant = (await this.tenants.findById(tenantId, tx))!;
+    const limit = PLANS[tenant.plan].knowledgeCharactersLimit;
+    const others = await this.documents.totalCharacters(tenantId, tx, replacing);
+    if (others + characters > limit) {
+      throw new AppError(
+        ErrorCode.PLAN_LIMIT_REACHED,
+        `The ${tenant.plan} plan holds ${limit} characters of knowledge; the tenant's documents have ${others}, and this one ${characters}. Shorten or delete documents, or upgrade.`,
+      );
+    }
   }
 
   /** The document's passages, committed with it: a document is answerable from the moment it exists. */

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { BotSettingsRow, TenantSettingsRow } from './settings.repository';
+import type { BotSettingsRow, TenantSettingsWithPlan } from './settings.repository';
+import { widgetRepliesPerDay } from './widget-replies-per-day';
 
 export class VisitorMessageLimit {
   @ApiProperty({ minimum: 1, maximum: 1000, description: 'Messages one visitor may send per window.' })
@@ -28,6 +29,17 @@ export class WidgetLimits {
     description: 'Bot replies the widget gives one client address (IPv6: one /64) per UTC day; beyond, 429.',
   })
   repliesPerIpPerDay: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    description:
+      "Bot replies the widget gives the whole tenant per UTC day, in force now: the tenant's own number, or by default a tenth of the plan's messages a month (rounded up); at most the plan's messages a month. Beyond, a visitor's message is 429 `MESSAGE_LIMIT_REACHED` with `Retry-After` up to the next midnight UTC, and nothing is stored.",
+  })
+  repliesPerDay: number;
+
+  @ApiProperty({ description: "`repliesPerDay` is the plan's default (it follows the plan); false: the tenant set it." })
+  repliesPerDayIsDefault: boolean;
 }
 
 export class Retention {
@@ -111,13 +123,17 @@ export class BotSettingsEnvelope {
   settings: BotSettings;
 }
 
-export function toTenantSettings(row: TenantSettingsRow): TenantSettings {
+export function toTenantSettings(row: TenantSettingsWithPlan): TenantSettings {
   return {
     timezone: row.timezone,
     allowedOrigins: [...row.allowedOrigins],
     visitorMessageLimit: { messages: row.visitorMessageLimit, windowSeconds: row.visitorMessageWindowSeconds },
     leadCapture: { enabled: row.leadCaptureEnabled, requirePhone: row.leadCaptureRequirePhone, requireCompany: row.leadCaptureRequireCompany },
-    widgetLimits: { repliesPerIpPerDay: row.widgetRepliesPerIpPerDay },
+    widgetLimits: {
+      repliesPerIpPerDay: row.widgetRepliesPerIpPerDay,
+      repliesPerDay: widgetRepliesPerDay(row, row.plan),
+      repliesPerDayIsDefault: row.widgetRepliesPerDay === null,
+    },
     retention: { conversationDays: row.conversationRetentionDays, leadDays: row.leadRetentionDays },
   };
 }

@@ -11,6 +11,7 @@ const tenantSettingsSelect = {
   leadCaptureRequirePhone: true,
   leadCaptureRequireCompany: true,
   widgetRepliesPerIpPerDay: true,
+  widgetRepliesPerDay: true,
   conversationRetentionDays: true,
   leadRetentionDays: true,
 } satisfies Prisma.TenantSelect;
@@ -27,6 +28,8 @@ const botSettingsSelect = {
 } satisfies Prisma.BotSelect;
 
 export type TenantSettingsRow = Prisma.TenantGetPayload<{ select: typeof tenantSettingsSelect }>;
+/** The settings with the tenant's plan, which their defaults and bounds (widgetLimits.repliesPerDay) follow. */
+export type TenantSettingsWithPlan = TenantSettingsRow & Prisma.TenantGetPayload<{ select: { plan: true } }>;
 export type BotSettingsRow = Prisma.BotGetPayload<{ select: typeof botSettingsSelect }>;
 
 /** The settings columns of tenants and bots; the rest of those rows belongs to their features. */
@@ -34,12 +37,12 @@ export type BotSettingsRow = Prisma.BotGetPayload<{ select: typeof botSettingsSe
 export class SettingsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  tenantSettings(tenantId: string, tx: PrismaTransaction = this.prisma): Promise<TenantSettingsRow | null> {
-    return tx.tenant.findUnique({ where: { id: tenantId }, select: tenantSettingsSelect });
+  tenantSettings(tenantId: string, tx: PrismaTransaction = this.prisma): Promise<TenantSettingsWithPlan | null> {
+    return tx.tenant.findUnique({ where: { id: tenantId }, select: { ...tenantSettingsSelect, plan: true } });
   }
 
-  updateTenantSettings(tenantId: string, changes: Partial<TenantSettingsRow>, tx: PrismaTransaction): Promise<TenantSettingsRow> {
-    return tx.tenant.update({ where: { id: tenantId }, data: changes, select: tenantSettingsSelect });
+  updateTenantSettings(tenantId: string, changes: Partial<TenantSettingsRow>, tx: PrismaTransaction): Promise<TenantSettingsWithPlan> {
+    return tx.tenant.update({ where: { id: tenantId }, data: changes, select: { ...tenantSettingsSelect, plan: true } });
   }
 
   botSettings(tenantId: string, botId: string, tx: PrismaTransaction = this.prisma): Promise<BotSettingsRow | null> {

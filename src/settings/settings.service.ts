@@ -8,7 +8,8 @@ import { EventRecorder } from '../events/event-recorder';
 import { InvalidationBus } from '../invalidation/invalidation-bus';
 import type { UpdateBotSettingsDto } from './dto/update-bot-settings.dto';
 import type { UpdateTenantSettingsDto } from './dto/update-tenant-settings.dto';
-import { BotSettingsRow, SettingsRepository, TenantSettingsRow } from './settings.repository';
+import { PLANS } from '../tenancy/plans';
+import { BotSettingsRow, SettingsRepository, TenantSettingsRow, TenantSettingsWithPlan } from './settings.repository';
 
 /**
  * The tenant's settings (time zone, widget origins, visitor limit, lead form, widget limits) and each bot's
@@ -25,11 +26,11 @@ export class SettingsService {
     private readonly bus: InvalidationBus,
   ) {}
 
-  async getTenantSettings(tenantId: string): Promise<TenantSettingsRow> {
+  async getTenantSettings(tenantId: string): Promise<TenantSettingsWithPlan> {
     return (await this.settings.tenantSettings(tenantId))!;
   }
 
-  async updateTenantSettings(tenantId: string, body: UpdateTenantSettingsDto, actor: Actor): Promise<TenantSettingsRow> {
+  async updateTenantSettings(tenantId: string, body: UpdateTenantSettingsDto, actor: Actor): Promise<TenantSettingsWithPlan> {
     assertSomethingSent(body);
     // ICU (the DTO's check) knows names the database does not; analytics needs both to.
     if (body.timezone !== undefined && !(await this.timeZones.has(body.timezone))) {
@@ -38,6 +39,11 @@ export class SettingsService {
     let changed = false;
     const settings = await this.prisma.$transaction(async (tx) => {
       const current = (await this.settings.tenantSettings(tenantId, tx))!;
+      const repliesPerDay = body.widgetLimits?.repliesPerDay;
+      // The day's replies come out of the month's: more than the month would never be reached.
+      if (typeof repliesPerDay === 'number' && repliesPerDay > PLANS[current.plan].messagesLimit) {
+        throw ValidationError.field('widgetLimits.repliesPerDay', `must be at most ${PLANS[current.plan].messagesLimit} (the plan's messages a month)`);
+      }
       const changes = changedFields<TenantSettingsRow>(current, {
         timezone: body.timezone,
         allowedOrigins: body.allowedOrigins && [...new Set(body.allowedOrigins)],
@@ -47,6 +53,7 @@ export class SettingsService {
         leadCaptureRequirePhone: body.leadCapture?.requirePhone,
         leadCaptureRequireCompany: body.leadCapture?.requireCompany,
         widgetRepliesPerIpPerDay: body.widgetLimits?.repliesPerIpPerDay,
+        widgetRepliesPerDay: repliesPerDay,
         conversationRetentionDays: body.retention?.conversationDays,
         leadRetentionDays: body.retention?.leadDays,
       });

@@ -10,14 +10,32 @@ export interface PlanLimits {
   messagesLimit: number;
   requestsPerHour: number;
   burstPerSecond: number;
+  /** Characters of knowledge (all the tenant's documents together). */
+  knowledgeCharactersLimit: number;
 }
 
 /** The one place a plan's numbers live (API_DECISIONS, Keys and plans). */
 export const PLANS: Readonly<Record<Plan, PlanLimits>> = {
-  free: { name: 'free', apiAccess: false, botsLimit: 1, messagesLimit: 500, requestsPerHour: 100, burstPerSecond: 10 },
-  pro: { name: 'pro', apiAccess: true, botsLimit: 5, messagesLimit: 10_000, requestsPerHour: 1_000, burstPerSecond: 50 },
-  business: { name: 'business', apiAccess: true, botsLimit: 25, messagesLimit: 50_000, requestsPerHour: 5_000, burstPerSecond: 100 },
-  enterprise: { name: 'enterprise', apiAccess: true, botsLimit: 100, messagesLimit: 250_000, requestsPerHour: 25_000, burstPerSecond: 500 },
+  free: { name: 'free', apiAccess: false, botsLimit: 1, messagesLimit: 500, requestsPerHour: 100, burstPerSecond: 10, knowledgeCharactersLimit: 1_000_000 },
+  pro: { name: 'pro', apiAccess: true, botsLimit: 5, messagesLimit: 10_000, requestsPerHour: 1_000, burstPerSecond: 50, knowledgeCharactersLimit: 20_000_000 },
+  business: {
+    name: 'business',
+    apiAccess: true,
+    botsLimit: 25,
+    messagesLimit: 50_000,
+    requestsPerHour: 5_000,
+    burstPerSecond: 100,
+    knowledgeCharactersLimit: 100_000_000,
+  },
+  enterprise: {
+    name: 'enterprise',
+    apiAccess: true,
+    botsLimit: 100,
+    messagesLimit: 250_000,
+    requestsPerHour: 25_000,
+    burstPerSecond: 500,
+    knowledgeCharactersLimit: 1_000_000_000,
+  },
 };
 
 export const PLAN_NAMES = Object.keys(PLANS) as Plan[];

@@ -14,9 +14,13 @@ export class TenantsRepository {
     return tx.tenant.findUnique({ where: { id: tenantId }, select: tenantSelect });
   }
 
-  /** Locks the tenant's row until the transaction ends, serialising quota checks such as botsLimit. */
+  /**
+   * Locks the tenant's row until the transaction ends, serialising quota checks such as botsLimit
+   * and the knowledge size. NO KEY UPDATE: rows that reference the tenant (messages, leads, audit
+   * rows) take KEY SHARE on it as they are inserted, which FOR UPDATE would hold up meanwhile.
+   */
   async lock(tenantId: string, tx: PrismaTransaction): Promise<void> {
-    await tx.$queryRaw`SELECT 1 FROM "Tenant" WHERE "id" = ${tenantId}::uuid FOR UPDATE`;
+    await tx.$queryRaw`SELECT 1 FROM "Tenant" WHERE "id" = ${tenantId}::uuid FOR NO KEY UPDATE`;
   }
 
   findBySlug(slug: string): Promise<TenantRow | null> {

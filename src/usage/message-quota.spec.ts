@@ -2,7 +2,7 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { PrismaTransaction } from '../database/prisma.service';
 import { MessageQuota, USAGE_CACHE_TTL_MS } from './message-quota';
-import type { MessageQuotaRepository } from './message-quota.repository';
+import type { MessageQuotaRepository, MonthUsage, ReplyCounts, ReplyLimits } from './message-quota.repository';
 
 /** The repository's two statements over an in-memory count, recording each read. */
 class FakeUsage implements Pick<MessageQuotaRepository, 'count' | 'take'> {
@@ -11,23 +11,24 @@ class FakeUsage implements Pick<MessageQuotaRepository, 'count' | 'take'> {
   pendingReads: Array<() => void> = [];
   holdReads = false;
 
-  async count(tenantId: string, month: Date): Promise<number> {
+  async count(tenantId: string, month: Date): Promise<MonthUsage> {
     const key = `${tenantId}:${month.toISOString().slice(0, 7)}`;
     this.reads.push(key);
     if (this.holdReads) await new Promise<void>((resolve) => this.pendingReads.push(resolve));
-    return this.counts.get(key) ?? 0;
+    return { count: this.counts.get(key) ?? 0, widgetDay: null, widgetDayCount: 0 };
   }
 
-  async take(tenantId: string, limit: number, now: Date): Promise<number | undefined> {
+  async take(tenantId: string, limits: ReplyLimits, now: Date): Promise<ReplyCounts | undefined> {
     const key = `${tenantId}:${now.toISOString().slice(0, 7)}`;
     const count = this.counts.get(key) ?? 0;
-    if (count >= limit) return undefined;
+    if (count >= limits.month) return undefined;
     this.counts.set(key, count + 1);
-    return count + 1;
+    return { count: count + 1, widgetDayCount: 0 };
   }
 }
 
 const tx = {} as PrismaTransaction;
+const counted = (count: number): ReplyCounts => ({ count, widgetDayCount: 0 });
 const at = (iso: string) => new Date(iso);
 
 function quotaOver(usage: FakeUsage): MessageQuota {
@@ -45,7 +46,7 @@ describe('MessageQuota', () => {
     expect(await quota.usedThisMonth('t2', at('2026-03-10T12:00:00.500Z'))).toBe(0);
     expect(await quota.usedThisMonth('t1', new Date(at('2026-03-10T12:00:00.000Z').getTime() + USAGE_CACHE_TTL_MS))).toBe(5);
     usage.counts.set('t1:2026-03', 6);
-    quota.remember('t1', 6, at('2026-03-10T12:00:01.100Z'));
+    quota.remember('t1', counted(6), at('2026-03-10T12:00:01.100Z'));
     expect(await quota.usedThisMonth('t1', at('2026-03-10T12:00:01.100Z'))).toBe(6);
     expect(usage.reads).toEqual(['t1:2026-03', 't2:2026-03', 't1:2026-03']);
   });
@@ -64,7 +65,7 @@ describe('MessageQuota', () => {
     usage.holdReads = true;
     const now = at('2026-03-10T12:00:00.000Z');
     const together = [quota.usedThisMonth('t1', now), quota.usedThisMonth('t1', now)];
-    quota.remember('t1', 3, now);
+    quota.remember('t1', counted(3), now);
     const after = quota.usedThisMonth('t1', now);
     usage.pendingReads.splice(0).forEach((resolve) => resolve());
     expect(await Promise.all([...together, after])).toEqual([0, 0, 3]);
@@ -77,7 +78,7 @@ describe('MessageQuota', () => {
     usage.holdReads = true;
     const now = at('2026-03-10T12:00:00.000Z');
     const before = quota.usedThisMonth('t1', now);
-    quota.remember('t1', 1, now);
+    quota.remember('t1', counted(1), now);
     usage.pendingReads.splice(0).forEach((resolve) => resolve());
     expect(await before).toBe(0);
     expect(await quota.usedThisMonth('t1', now)).toBe(1);
@@ -87,8 +88,8 @@ describe('MessageQuota', () => {
   it('keeps the highest count when replies commit out of order', async () => {
     const quota = quotaOver(new FakeUsage());
     const now = at('2026-03-10T12:00:00.000Z');
-    quota.remember('t1', 8, now);
-    quota.remember('t1', 7, now);
+    quota.remember('t1', counted(8), now);
+    quota.remember('t1', counted(7), now);
     expect(await quota.usedThisMonth('t1', now)).toBe(8);
   });
 
@@ -96,9 +97,9 @@ describe('MessageQuota', () => {
     const usage = new FakeUsage();
     const quota = quotaOver(usage);
     const now = at('2026-03-31T23:59:58.500Z');
-    await quota.check('t1', 1, now);
-    quota.remember('t1', await quota.take('t1', 1, now, tx), now);
-    for (const refusal of [quota.check('t1', 1, now), quota.take('t1', 1, now, tx)]) {
+    await quota.check('t1', { month: 1 }, now);
+    quota.remember('t1', await quota.take('t1', { month: 1 }, now, tx), now);
+    for (const refusal of [quota.check('t1', { month: 1 }, now), quota.take('t1', { month: 1 }, now, tx)]) {
       const error = (await refusal.catch((caught: unknown) => caught)) as AppError;
       expect(error).toBeInstanceOf(AppError);
       expect(error.code).toBe(ErrorCode.MESSAGE_LIMIT_REACHED);

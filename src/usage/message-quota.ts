@@ -4,23 +4,24 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { retryAfter } from '../common/http/retry-after';
 import type { PrismaTransaction } from '../database/prisma.service';
-import { MessageQuotaRepository, monthOf, nextMonth } from './message-quota.repository';
+import { dayOf, MessageQuotaRepository, monthOf, MonthUsage, nextDay, nextMonth, ReplyCounts, ReplyLimits } from './message-quota.repository';
 
 /** How long a month's count is reported without reading it again. */
 export const USAGE_CACHE_TTL_MS = 1_000;
 const MAX_CACHED_TENANTS = 10_000;
 
 /**
- * The plan's monthly message limit (messagesLimit), around each bot reply: check() before the
- * answer is worked out (cheap, the count at most a second old), take() in the transaction that
- * stores the reply (exact), remember() its count once that transaction has committed. Over the limit is
- * 429 MESSAGE_LIMIT_REACHED with Retry-After up to the next month (UTC).
+ * The plan's monthly message limit (messagesLimit), and for the widget the tenant's daily one
+ * (widgetLimits.repliesPerDay), around each bot reply: check() before the answer is worked out
+ * (cheap, the counts at most a second old), take() in the transaction that stores the reply
+ * (exact), remember() its counts once that transaction has committed. Over a limit is 429
+ * MESSAGE_LIMIT_REACHED with Retry-After up to the next month (the day's: the next day), UTC.
  */
 @Injectable()
 export class MessageQuota {
   // /verify reports the count on every call: read at most once a second per tenant, a verify took
   // 784 -> 428 µs of CPU (npm run bench:compare). take() is exact whatever this says.
-  private readonly counts = new BriefLookupCache<{ count: number }>(USAGE_CACHE_TTL_MS, MAX_CACHED_TENANTS);
+  private readonly counts = new BriefLookupCache<MonthUsage>(USAGE_CACHE_TTL_MS, MAX_CACHED_TENANTS);
 
   constructor(private readonly usage: MessageQuotaRepository) {}
 
@@ -29,31 +30,52 @@ export class MessageQuota {
    * for replies still being stored), up to a second behind the replies other instances store.
    */
   async usedThisMonth(tenantId: string, now = new Date()): Promise<number> {
-    const month = monthOf(now);
-    const cached = await this.counts.getOrLookUp(keyOf(tenantId, month), now.getTime(), async () => ({ count: await this.usage.count(tenantId, month) }));
-    return cached!.count;
+    return (await this.monthUsage(tenantId, now)).count;
   }
 
-  /** Refuses a reply when the month's count (usedThisMonth) has reached `limit`. */
-  async check(tenantId: string, limit: number, now = new Date()): Promise<void> {
-    if ((await this.usedThisMonth(tenantId, now)) >= limit) throw messageLimitReached(limit, now);
+  /** Refuses a reply when the month's count (usedThisMonth) has reached the month's limit, or the widget's of today its day's. */
+  async check(tenantId: string, limits: ReplyLimits, now = new Date()): Promise<void> {
+    const usage = await this.monthUsage(tenantId, now);
+    if (usage.count >= limits.month) throw messageLimitReached(limits.month, now);
+    if (limits.widgetDay !== undefined && usage.widgetDay === dayOf(now) && usage.widgetDayCount >= limits.widgetDay)
+      throw widgetDayLimitReached(limits.widgetDay, now);
   }
 
-  /** Counts the reply in `tx`, exactly (MessageQuotaRepository.take), or refuses it and `tx` with it; the month's count with it. */
-  async take(tenantId: string, limit: number, now: Date, tx: PrismaTransaction): Promise<number> {
-    const count = await this.usage.take(tenantId, limit, now, tx);
-    if (count === undefined) throw messageLimitReached(limit, now);
-    return count;
+  /** Counts the reply in `tx`, exactly (MessageQuotaRepository.take), or refuses it and `tx` with it; the counts with it. */
+  async take(tenantId: string, limits: ReplyLimits, now: Date, tx: PrismaTransaction): Promise<ReplyCounts> {
+    const counts = await this.usage.take(tenantId, limits, now, tx);
+    if (counts) return counts;
+    // Refused: the row is locked by this transaction now, so it tells which limit refused.
+    const usage = await this.usage.count(tenantId, monthOf(now), tx);
+    if (usage.count >= limits.month || limits.widgetDay === undefined) throw messageLimitReached(limits.month, now);
+    throw widgetDayLimitReached(limits.widgetDay, now);
   }
 
   /**
-   * After the reply's transaction has committed: usedThisMonth reports the count it left (or a
-   * higher one already known: replies commit out of order). Dropping the count instead cost every
-   * widget message a read of it at its check (~600 µs of CPU).
+   * After the reply's transaction has committed: usedThisMonth reports the counts it left (or
+   * higher ones already known: replies commit out of order). Dropping the count instead cost every
+   * widget message a read of it at its check (~600 µs of CPU). A widget reply's day is today's.
    */
-  remember(tenantId: string, count: number, now = new Date()): void {
+  remember(tenantId: string, counts: ReplyCounts, now = new Date(), widgetReply = false): void {
     const key = keyOf(tenantId, monthOf(now));
-    this.counts.replace(key, { count: Math.max(count, this.counts.get(key, now.getTime())?.count ?? 0) }, now.getTime());
+    const known = this.counts.get(key, now.getTime());
+    const today = dayOf(now);
+    const day = widgetReply ? today : (known?.widgetDay ?? null);
+    const knownToday = known?.widgetDay === day ? known.widgetDayCount : 0;
+    this.counts.replace(
+      key,
+      {
+        count: Math.max(counts.count, known?.count ?? 0),
+        widgetDay: day,
+        widgetDayCount: widgetReply ? Math.max(counts.widgetDayCount, knownToday) : knownToday,
+      },
+      now.getTime(),
+    );
+  }
+
+  private async monthUsage(tenantId: string, now: Date): Promise<MonthUsage> {
+    const month = monthOf(now);
+    return (await this.counts.getOrLookUp(keyOf(tenantId, month), now.getTime(), () => this.usage.count(tenantId, month)))!;
   }
 }
 
@@ -65,5 +87,14 @@ function messageLimitReached(limit: number, now: Date): AppError {
     `The plan's limit of ${limit} bot replies this month is reached; it resets on the first of next month (UTC).`,
     undefined,
     retryAfter(nextMonth(now).getTime() - now.getTime()),
+  );
+}
+
+function widgetDayLimitReached(limit: number, now: Date): AppError {
+  return new AppError(
+    ErrorCode.MESSAGE_LIMIT_REACHED,
+    `The widget's limit of ${limit} bot replies today is reached (settings: widgetLimits.repliesPerDay); it resets at midnight UTC.`,
+    undefined,
+    retryAfter(nextDay(now).getTime() - now.getTime()),
   );
 }

@@ -18,12 +18,13 @@ import type { Answer } from '../answering/answer';
 import { AnswerService } from '../answering/answer.service';
 import type { WidgetLeadDto } from './dto/widget.dto';
 import { MessageQuota } from '../usage/message-quota';
-import { countReplyStatement } from '../usage/message-quota.repository';
+import { countReplyStatement, type ReplyCounts, type ReplyLimits } from '../usage/message-quota.repository';
 import type { VisitorPrincipal } from '../common/http/request-context';
 import { VISITOR_RENEWAL_WINDOW_S, VISITOR_TOKEN_LIFETIME_S, VisitorTokens } from './visitor-token';
 import { WidgetLimits } from './widget-limits';
 import type { TenantSettingsRow } from '../settings/settings.repository';
 import { TenantSettingsCache } from '../settings/tenant-settings-cache';
+import { widgetRepliesPerDay } from '../settings/widget-replies-per-day';
 import { WIDGET_MESSAGES_PAGE, WidgetBotRow, WidgetRepository } from './widget.repository';
 
 /** The caller of a widget route: the public key's tenant and the client's address (IPv6: its /64). */
@@ -120,8 +121,8 @@ export class WidgetService {
   /**
    * The visitor's message and the bot's reply. The checks and the answer come first (the answer
    * may take seconds, from an LLM); then one short transaction locks the conversation, counts the
-   * reply against the month, stores both messages and queues their events. A reply over the
-   * monthly limit is refused there, exactly, and nothing is stored. While a person has the
+   * reply against the month and the tenant's widget day, stores both messages and queues their
+   * events. A reply over either limit is refused there, exactly, and nothing is stored. While a person has the
    * conversation (handed_off, seen under the lock, so a handoff during the answer wins) the bot
    * stays silent: the message alone is stored, counted against nothing, and waits for an agent.
    * With the bot's handoff.onFallback, an unanswered question hands the conversation off after the
@@ -147,15 +148,15 @@ export class WidgetService {
       }
     }
     await this.limits.countReply(caller.tenantId, settings, caller.clientIp);
-    const limit = PLANS[caller.plan].messagesLimit;
-    await this.quota.check(caller.tenantId, limit);
+    const limits: ReplyLimits = { month: PLANS[caller.plan].messagesLimit, widgetDay: widgetRepliesPerDay(settings, caller.plan) };
+    await this.quota.check(caller.tenantId, limits);
     const answer = await this.answers.answer({ tenantId: caller.tenantId, bot, question: content }, onDelta);
     const answered = { ...answer, sources: bot.showSources ? answer.sources : [] };
     // A reply that hands the conversation off needs the transaction below; the others try one statement first.
     if (!(answer.unanswered && bot.handoffEnabled && bot.handoffOnFallback)) {
-      const stored = await this.storeReply(caller.tenantId, conversation.id, content, answer, limit);
+      const stored = await this.storeReply(caller.tenantId, conversation.id, content, answer, limits);
       if (stored) {
-        this.quota.remember(caller.tenantId, stored.count);
+        this.quota.remember(caller.tenantId, stored.counts, stored.message.createdAt, true);
         await this.feed.publish(
           conversation.id,
           ...[stored.message, stored.reply].map((message) => ({ kind: 'message' as const, message: toMessageResponse(message) })),
@@ -164,12 +165,12 @@ export class WidgetService {
       }
     }
     const live: LiveEvent[] = [];
-    let counted: number | undefined;
+    let counted: { counts: ReplyCounts; at: Date } | undefined;
     const exchange = await this.prisma.$transaction(async (tx): Promise<Exchange> => {
       const waiting = await this.storeForAgent(caller.tenantId, conversation.id, content, live, tx);
       if (waiting) return waiting;
       const now = new Date();
-      counted = await this.quota.take(caller.tenantId, limit, now, tx);
+      counted = { counts: await this.quota.take(caller.tenantId, limits, now, tx), at: now };
       const [message, reply] = await this.conversations.addMessages(
         caller.tenantId,
         conversation.id,
@@ -196,7 +197,7 @@ export class WidgetService {
       return { message, reply, answer: answered };
     });
     // Committed: this instance's /verify reports the reply at once; the visitor's other tabs and the tenant's people hear it.
-    if (counted !== undefined) this.quota.remember(caller.tenantId, counted);
+    if (counted !== undefined) this.quota.remember(caller.tenantId, counted.counts, counted.at, true);
     await this.feed.publish(conversation.id, ...live);
     return exchange;
   }
@@ -206,7 +207,7 @@ export class WidgetService {
    * still active, the reply counted under the month's limit, both messages and their events
    * stored. The interactive transaction took six round trips (BEGIN, lock, count, insert, outbox,
    * COMMIT) and ~2 ms of CPU a message. Undefined when nothing was stored (the conversation ended
-   * or handed off meanwhile, or the month's limit reached): the transaction then finds out which,
+   * or handed off meanwhile, or the month's or the day's limit reached): the transaction then finds out which,
    * and answers as it always has.
    */
   private async storeReply(
@@ -214,8 +215,8 @@ export class WidgetService {
     conversationId: string,
     content: string,
     answer: Answer,
-    limit: number,
-  ): Promise<{ message: MessageRow; reply: MessageRow; count: number } | undefined> {
+    limits: ReplyLimits,
+  ): Promise<{ message: MessageRow; reply: MessageRow; counts: ReplyCounts } | undefined> {
     const now = new Date();
     const message: MessageRow = { id: v7(), conversationId, role: 'user', content, authorName: null, createdAt: now };
     // A millisecond later: the reply sorts after the question.
@@ -229,14 +230,14 @@ export class WidgetService {
     };
     const active = Prisma.sql`EXISTS (SELECT 1 FROM "conversation" WHERE "status" = 'active')`;
     const preceding = Prisma.sql`"conversation" AS (${this.conversations.lockStatement(tenantId, conversationId)}),
-      "usage" AS (${countReplyStatement(tenantId, limit, now, active)})`;
+      "usage" AS (${countReplyStatement(tenantId, limits, now, active)})`;
     const insert = this.conversations.insertMessagesStatement(tenantId, conversationId, [message, { ...reply, unanswered: answer.unanswered }], {
       when: Prisma.sql`EXISTS (SELECT 1 FROM "usage")`,
-      returning: Prisma.sql`"id", (SELECT "count" FROM "usage") AS "count"`,
+      returning: Prisma.sql`"id", (SELECT "count" FROM "usage") AS "count", (SELECT "widgetDayCount" FROM "usage") AS "widgetDayCount"`,
     });
     const events = [message, reply].map((stored) => ({ type: 'message.created' as const, object: toMessageResponse(stored) }));
-    const rows = await this.events.publishAlong<{ id: string; count: number }>(this.prisma, tenantId, insert, events, preceding);
-    return rows.length ? { message, reply, count: rows[0].count } : undefined;
+    const rows = await this.events.publishAlong<{ id: string } & ReplyCounts>(this.prisma, tenantId, insert, events, preceding);
+    return rows.length ? { message, reply, counts: { count: rows[0].count, widgetDayCount: rows[0].widgetDayCount } } : undefined;
   }
 
   /**

@@ -37,8 +37,8 @@ describe('The tenant, its members and invitations', () => {
           name: 'Acme',
           slug: expect.stringMatching(/^acme-[0-9a-f]{6}$/),
           plan: 'free',
-          limits: { botsLimit: 1, messagesLimit: 500, requestsPerHour: 100, apiAccess: false },
-          usage: { messagesThisMonth: 0, botCount: 0, requestsThisHour: 0 },
+          limits: { botsLimit: 1, messagesLimit: 500, requestsPerHour: 100, apiAccess: false, knowledgeCharactersLimit: 1_000_000 },
+          usage: { messagesThisMonth: 0, botCount: 0, requestsThisHour: 0, knowledgeCharacters: 0 },
           createdAt: expect.any(String),
         },
       });
@@ -208,6 +208,77 @@ describe('The tenant, its members and invitations', () => {
       const viewer = await addMember(t, second, 'viewer');
       await asUser(t, owner.cookie, owner.tenantId).delete(`/api/v1/members/${viewer.id}`).expect(204);
       expectError(await asUser(t, viewer.cookie, owner.tenantId).get('/api/v1/bots'), 403, 'NOT_A_MEMBER');
+    });
+
+    it("deletes the pending invitations of a member who is removed or demoted: a removed admin's invitation no longer lets anyone in", async () => {
+      const owner = await signUp(t);
+      const admin = await addMember(t, owner, 'admin');
+      const sent = await invite(t, admin, { email: newEmail('comeback'), role: 'admin' }).expect(201);
+      const kept = await invite(t, owner, { email: newEmail('kept'), role: 'viewer' }).expect(201);
+      await asUser(t, owner.cookie, owner.tenantId).delete(`/api/v1/members/${admin.id}`).expect(204);
+      const body = { name: 'Back Again', password: 'back again password 1' };
+      expectError(await accept(t, { ...body, token: tokenOf(sent.body.acceptUrl) }), 410, 'INVITATION_EXPIRED');
+      expect(await t.prisma.membership.count({ where: { tenantId: owner.tenantId, role: 'admin' } })).toBe(0);
+
+      // Demoted: an admin made agent loses theirs too; the owner's invitation stands.
+      const demoted = await addMember(t, owner, 'admin');
+      const sentBefore = await invite(t, demoted, { email: newEmail('demoted'), role: 'admin' }).expect(201);
+      await asUser(t, owner.cookie, owner.tenantId).patch(`/api/v1/members/${demoted.id}`).send({ role: 'agent' }).expect(200);
+      expectError(await accept(t, { ...body, token: tokenOf(sentBefore.body.acceptUrl) }), 410, 'INVITATION_EXPIRED');
+      await accept(t, { ...body, token: tokenOf(kept.body.acceptUrl) }).expect(201);
+
+      const deletions = await t.prisma.auditEvent.findMany({
+        where: { tenantId: owner.tenantId, action: 'invitation.deleted' },
+        orderBy: { createdAt: 'asc' },
+      });
+      expect(deletions.map((row) => [row.targetId, row.actor])).toEqual([
+        [sent.body.invitation.id, `user:${owner.id}`],
+        [sentBefore.body.invitation.id, `user:${owner.id}`],
+      ]);
+    });
+
+    it('names who created each API key, and ?revokeKeys=true deletes the keys the removed member created, each audited', async () => {
+      const owner = await signUp(t);
+      await t.admin().patch(`/admin/v1/tenants/${owner.tenantId}`).send({ plan: 'pro' }).expect(200);
+      const admin = await addMember(t, owner, 'admin');
+      const other = await addMember(t, owner, 'admin');
+      const createKey = async (user: TestUser, name: string) =>
+        (
+          await asUser(t, user.cookie, owner.tenantId)
+            .post('/api/v1/api-keys')
+            .send({ name, scopes: ['bots:read'] })
+            .expect(201)
+        ).body as {
+          apiKey: { id: string; createdBy: unknown };
+          key: string;
+        };
+      const [first, second, owners, others] = [
+        await createKey(admin, 'Admin widget 1'),
+        await createKey(admin, 'Admin widget 2'),
+        await createKey(owner, 'Owner widget'),
+        await createKey(other, 'Other widget'),
+      ];
+      expect(first.apiKey.createdBy).toEqual({ type: 'user', userId: admin.id, name: 'A admin' });
+      expect(owners.apiKey.createdBy).toEqual({ type: 'user', userId: owner.id, name: 'Test User' });
+      const listed = (await asUser(t, owner.cookie, owner.tenantId).get('/api/v1/api-keys').expect(200)).body.apiKeys as { id: string; createdBy: unknown }[];
+      expect(listed.find((key) => key.id === second.apiKey.id)?.createdBy).toEqual({ type: 'user', userId: admin.id, name: 'A admin' });
+      const verify = (key: string) => t.http().get('/api/v1/bots').set('X-API-Key', key);
+      await verify(first.key).expect(200);
+
+      expectError(await asUser(t, owner.cookie, owner.tenantId).delete(`/api/v1/members/${admin.id}?revokeKeys=maybe`), 400, 'VALIDATION_ERROR', [
+        { field: 'revokeKeys', message: 'must be true or false' },
+      ]);
+      await asUser(t, owner.cookie, owner.tenantId).delete(`/api/v1/members/${admin.id}?revokeKeys=true`).expect(204);
+      expectError(await verify(first.key), 401, 'INVALID_API_KEY');
+      expectError(await verify(second.key), 401, 'INVALID_API_KEY');
+      await verify(owners.key).expect(200);
+      const revoked = await t.prisma.auditEvent.findMany({ where: { tenantId: owner.tenantId, action: 'api_key.deleted' } });
+      expect(revoked.map((row) => row.targetId).sort()).toEqual([first.apiKey.id, second.apiKey.id].sort());
+      expect(revoked.every((row) => row.actor === `user:${owner.id}`)).toBe(true);
+
+      // Without it, a removed member's keys stay (the owner decides).
+      await asUser(t, owner.cookie, owner.tenantId).delete(`/api/v1/members/${other.id}`).expect(204);
+      await verify(others.key).expect(200);
     });
 
     it('demoting each other at once leaves one owner at least', async () => {

@@ -265,6 +265,7 @@ describe('Admin API (/admin/v1)', () => {
           expiresAt: null,
           lastUsedAt: null,
           createdAt: expect.stringMatching(ISO),
+          createdBy: { type: 'admin-api' },
         },
       });
       expect(JSON.stringify(response.body.apiKey)).not.toContain(key);
@@ -464,6 +465,7 @@ describe('Admin API (/admin/v1)', () => {
             expiresAt: null,
             lastUsedAt: null,
             createdAt: expect.stringMatching(ISO),
+            createdBy: { type: 'admin-api' },
           },
           {
             id: keyA.id,
@@ -475,6 +477,7 @@ describe('Admin API (/admin/v1)', () => {
             expiresAt: '2099-06-01T00:00:00.000Z',
             lastUsedAt: null,
             createdAt: expect.stringMatching(ISO),
+            createdBy: { type: 'admin-api' },
           },
           {
             id: keyB.id,
@@ -486,6 +489,7 @@ describe('Admin API (/admin/v1)', () => {
             expiresAt: null,
             lastUsedAt: null,
             createdAt: expect.stringMatching(ISO),
+            createdBy: { type: 'admin-api' },
           },
         ],
       });

@@ -1346,7 +1346,7 @@ const TENANT_USER_ROUTES: RouteDef[] = [
   { method: 'PATCH', template: '/api/v1/tenant', user: manager, body: renameTenantFields },
   { method: 'GET', template: '/api/v1/members', user: member },
   { method: 'PATCH', template: '/api/v1/members/{userId}', user: manager, ids: [TEAM_MEMBERS], body: memberFields },
-  { method: 'DELETE', template: '/api/v1/members/{userId}', user: member, ids: [TEAM_MEMBERS] },
+  { method: 'DELETE', template: '/api/v1/members/{userId}', user: member, ids: [TEAM_MEMBERS], query: ['revokeKeys'] },
   { method: 'POST', template: '/api/v1/invitations', user: manager, body: invitationFields },
   { method: 'GET', template: '/api/v1/invitations', user: manager },
   { method: 'DELETE', template: '/api/v1/invitations/{id}', user: manager, ids: [TEAM_INVITATIONS] },

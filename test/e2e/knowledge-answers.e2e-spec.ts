@@ -107,6 +107,69 @@ describe('Knowledge base: passages, search in the bot language, retrieval qualit
     expect(hitAt3).toBeGreaterThanOrEqual(0.85);
     expect(hitAt1).toBeGreaterThanOrEqual(0.75);
   });
+
+  it('stores and answers over-long, multibyte, punctuation-only and many-word input without a single 500 (issue 32)', async () => {
+    const bot = (await createBot(t, tenant.id, { language: 'en' })).id;
+    // PostgreSQL's lexemes stop at 2,047 bytes: words around that edge, in one and in several bytes a character. Passages
+    // cut words at 800 characters, so only a word of several-byte characters reaches the edge there (𝒜: 4 bytes).
+    const wide = '𝒜'.repeat(511);
+    const edgeWords = [
+      'a'.repeat(4000),
+      'b'.repeat(2047),
+      'c'.repeat(2046),
+      'ü'.repeat(1024),
+      'ü'.repeat(1023),
+      '漢'.repeat(700),
+      'İ'.repeat(1000),
+      `${wide}abc`,
+      `${wide}ab`,
+    ];
+    for (const [i, word] of edgeWords.entries()) {
+      const created = await t
+        .admin()
+        .post(`/admin/v1/tenants/${tenant.id}/bots/${bot}/documents`)
+        .send({ title: `Edge ${i}`, content: `Delivery times. ${word} ships fast.` });
+      expect({ word: word.slice(0, 3), length: word.length, status: created.status }).toEqual({ word: word.slice(0, 3), length: word.length, status: 201 });
+    }
+    await addDocument(bot, 'Shipping', 'Orders ship within two business days; delivery takes one to three days.');
+    // A seeded generator: the same questions on every run.
+    let seed = 32;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+    const alphabet = ['a', 'z', 'é', 'ü', 'ß', 'İ', '漢', 'ж', '😀', '-', '.', "'", '’', ' ', '?', '!', '/', ':', '*', '&', '|', '(', ')', '\\', '"'];
+    const generated = Array.from({ length: 12 }, () => {
+      const length = 1 + Math.floor(random() * 3999);
+      const chars: string[] = [];
+      // Runs of one character make long words; a run of spaces is rare.
+      while (chars.length < length) chars.push(...Array<string>(1 + Math.floor(random() * 1200)).fill(alphabet[Math.floor(random() * alphabet.length)]));
+      return chars.slice(0, length).join('').trim() || 'x';
+    });
+    const questions = [
+      ...edgeWords,
+      'a'.repeat(3990) + ' delivery',
+      'ab-'.repeat(1333),
+      "o'".repeat(1999),
+      'Node.js'.repeat(570),
+      '?!.,;:()[]{}'.repeat(333),
+      '   ...   ',
+      Array.from({ length: 700 }, (_, i) => `w${i}`).join(' '),
+      Array.from({ length: 400 }, () => 'delivery').join(' '),
+      ...generated,
+    ];
+    const token = (await t.http().post('/api/v1/widget/sessions').set('X-API-Key', publicKey).send({ botId: bot }).expect(201)).body.visitorToken as string;
+    const conversation = (await t.http().post('/api/v1/widget/conversations').set('X-API-Key', publicKey).set('X-Visitor-Token', token).send({}).expect(201))
+      .body.conversation.id as string;
+    const failures: { question: string; status: number }[] = [];
+    for (const question of questions) {
+      const answer = await t
+        .http()
+        .post(`/api/v1/widget/conversations/${conversation}/messages`)
+        .set('X-API-Key', publicKey)
+        .set('X-Visitor-Token', token)
+        .send({ content: question });
+      if (answer.status !== 201) failures.push({ question: question.slice(0, 40), status: answer.status });
+    }
+    expect(failures).toEqual([]);
+  });
 });
 
 describe('Knowledge answers: synonyms, the most specific word, deterministic ties (issue 28)', () => {

@@ -3,6 +3,7 @@ import { ALL_SCOPES } from '../../src/common/access/scopes';
 import { expectError, ISO_MS, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
+import { asUser, signUp } from '../support/users';
 
 interface Reply {
   content: string;
@@ -383,6 +384,63 @@ describe('Knowledge documents API: /api/v1/bots/:id/documents', () => {
     it('refuses a Free tenant with 403 PLAN_UPGRADE_REQUIRED', async () => {
       const free = await createTenant(t, { plan: 'free' });
       expectError(await create({ title: 'x', content: 'y' }, free.key), 403, 'PLAN_UPGRADE_REQUIRED');
+    });
+  });
+
+  describe("the plan's knowledge size (Free: 1,000,000 characters, all documents together)", () => {
+    it('refuses a document or a change past it with 403 PLAN_LIMIT_REACHED, storing nothing; GET /api/v1/tenant shows it', async () => {
+      const owner = await signUp(t);
+      const as = asUser(t, owner.cookie, owner.tenantId);
+      const bot = (await as.post('/api/v1/bots').send({ name: 'Docs' }).expect(201)).body.bot.id as string;
+      const documents = `/api/v1/bots/${bot}/documents`;
+      // At most 200,000 characters a document: four of them, and one of 150,000 four-byte characters (code points are counted).
+      for (let i = 0; i < 4; i++)
+        await as
+          .post(documents)
+          .send({ title: `Part ${i}`, content: 'a'.repeat(200_000) })
+          .expect(201);
+      const big = (
+        await as
+          .post(documents)
+          .send({ title: 'Big', content: '😀'.repeat(150_000) })
+          .expect(201)
+      ).body.document;
+      await as
+        .post(documents)
+        .send({ title: 'Small', content: 'e'.repeat(30_000) })
+        .expect(201);
+      // 980,000 characters now.
+      expectError(await as.post(documents).send({ title: 'One too many', content: 'b'.repeat(20_001) }), 403, 'PLAN_LIMIT_REACHED');
+      expectError(await as.patch(`${documents}/${big.id}`).send({ content: 'c'.repeat(170_001) }), 403, 'PLAN_LIMIT_REACHED');
+      // A change is counted instead of the old content, not on top of it; exactly the limit is allowed.
+      await as
+        .patch(`${documents}/${big.id}`)
+        .send({ content: 'c'.repeat(170_000) })
+        .expect(200);
+      expect(await t.prisma.knowledgeDocument.count({ where: { tenantId: owner.tenantId } })).toBe(6);
+      const { tenant: view } = (await as.get('/api/v1/tenant').expect(200)).body;
+      expect({ limit: view.limits.knowledgeCharactersLimit, used: view.usage.knowledgeCharacters }).toEqual({ limit: 1_000_000, used: 1_000_000 });
+      // The admin API's writes count too.
+      const refused = await t.admin().post(`/admin/v1/tenants/${owner.tenantId}/bots/${bot}/documents`).send({ title: 'Admin', content: 'x' });
+      expectError(refused, 403, 'PLAN_LIMIT_REACHED');
+    });
+
+    it('lets only one of two concurrent writes pass when together they would exceed it', async () => {
+      const owner = await signUp(t);
+      const as = asUser(t, owner.cookie, owner.tenantId);
+      const bot = (await as.post('/api/v1/bots').send({ name: 'Docs' }).expect(201)).body.bot.id as string;
+      for (let i = 0; i < 3; i++)
+        await as
+          .post(`/api/v1/bots/${bot}/documents`)
+          .send({ title: `Part ${i}`, content: 'word '.repeat(40_000) })
+          .expect(201);
+      // 600,000 characters: room for two more documents of 200,000, not three.
+      const answers = await Promise.all(
+        ['First', 'Second', 'Third'].map((title) => as.post(`/api/v1/bots/${bot}/documents`).send({ title, content: 'word '.repeat(40_000) })),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 403]);
+      const stored = await t.prisma.knowledgeDocument.aggregate({ where: { tenantId: owner.tenantId }, _sum: { characters: true } });
+      expect(stored._sum.characters).toBe(1_000_000);
     });
   });
 

@@ -7,7 +7,8 @@ const DEFAULT_SETTINGS = {
   allowedOrigins: [],
   visitorMessageLimit: { messages: 20, windowSeconds: 60 },
   leadCapture: { enabled: true, requirePhone: false, requireCompany: false },
-  widgetLimits: { repliesPerIpPerDay: 200 },
+  // Enterprise: a tenth of its 250,000 messages a month.
+  widgetLimits: { repliesPerIpPerDay: 200, repliesPerDay: 25_000, repliesPerDayIsDefault: true },
   retention: { conversationDays: null, leadDays: null },
 };
 
@@ -52,7 +53,7 @@ describe('Settings: the tenant and its bots', () => {
         allowedOrigins: ['https://www.example.com', 'https://Shop.Example.com:8443', 'http://localhost:3000', 'https://www.example.com/'],
         visitorMessageLimit: { messages: 1000, windowSeconds: 86_400 },
         leadCapture: { enabled: false, requirePhone: true, requireCompany: true },
-        widgetLimits: { repliesPerIpPerDay: 100_000 },
+        widgetLimits: { repliesPerIpPerDay: 100_000, repliesPerDay: 250_000 },
         retention: { conversationDays: 30, leadDays: 3650 },
       };
       const expected = {
@@ -60,7 +61,7 @@ describe('Settings: the tenant and its bots', () => {
         allowedOrigins: ['https://www.example.com', 'https://shop.example.com:8443', 'http://localhost:3000'],
         visitorMessageLimit: { messages: 1000, windowSeconds: 86_400 },
         leadCapture: { enabled: false, requirePhone: true, requireCompany: true },
-        widgetLimits: { repliesPerIpPerDay: 100_000 },
+        widgetLimits: { repliesPerIpPerDay: 100_000, repliesPerDay: 250_000, repliesPerDayIsDefault: false },
         retention: { conversationDays: 30, leadDays: 3650 },
       };
       expect((await patch('/api/v1/settings', body, fresh.key).expect(200)).body).toEqual({ settings: expected });
@@ -78,6 +79,7 @@ describe('Settings: the tenant and its bots', () => {
         leadCaptureRequirePhone: true,
         leadCaptureRequireCompany: true,
         widgetRepliesPerIpPerDay: 100_000,
+        widgetRepliesPerDay: 250_000,
         conversationRetentionDays: 30,
         leadRetentionDays: 3650,
       });
@@ -159,6 +161,10 @@ describe('Settings: the tenant and its bots', () => {
       [{ widgetLimits: { repliesPerIpPerDay: '50' } }, 'widgetLimits.repliesPerIpPerDay', 'must be an integer'],
       [{ widgetLimits: { repliesPerIpPerDay: null } }, 'widgetLimits.repliesPerIpPerDay', 'must be an integer'],
       [{ widgetLimits: { perHour: 5 } }, 'widgetLimits.perHour', 'is not an allowed field'],
+      [{ widgetLimits: { repliesPerDay: 0 } }, 'widgetLimits.repliesPerDay', "must be at least 1 (or null: the plan's default)"],
+      [{ widgetLimits: { repliesPerDay: 2.5 } }, 'widgetLimits.repliesPerDay', 'must be an integer or null'],
+      [{ widgetLimits: { repliesPerDay: '50' } }, 'widgetLimits.repliesPerDay', 'must be an integer or null'],
+      [{ widgetLimits: { repliesPerDay: 250_001 } }, 'widgetLimits.repliesPerDay', "must be at most 250000 (the plan's messages a month)"],
       [{ widgetLimits: null }, 'widgetLimits', 'must not be null'],
       [{ retention: { conversationDays: 29 } }, 'retention.conversationDays', 'must be at least 30 (or null: kept for ever)'],
       [{ retention: { leadDays: 3651 } }, 'retention.leadDays', 'must be at most 3650 (or null: kept for ever)'],
@@ -174,8 +180,27 @@ describe('Settings: the tenant and its bots', () => {
     it('changes widgetLimits alone, down to 1 reply a day', async () => {
       expect((await patch('/api/v1/settings', { widgetLimits: { repliesPerIpPerDay: 1 } }, fresh.key).expect(200)).body.settings).toEqual({
         ...DEFAULT_SETTINGS,
-        widgetLimits: { repliesPerIpPerDay: 1 },
+        widgetLimits: { ...DEFAULT_SETTINGS.widgetLimits, repliesPerIpPerDay: 1 },
       });
+    });
+
+    it("bounds widgetLimits.repliesPerDay by the plan's messages a month, and null brings back the plan's default", async () => {
+      const pro = await createTenant(t, { plan: 'pro' });
+      const widgetLimits = async () => (await get('/api/v1/settings', pro.key).expect(200)).body.settings.widgetLimits as unknown;
+      // Pro: 10,000 messages a month, so 1,000 replies a day by default and at most 10,000.
+      expect(await widgetLimits()).toEqual({ repliesPerIpPerDay: 200, repliesPerDay: 1_000, repliesPerDayIsDefault: true });
+      expectError(await patch('/api/v1/settings', { widgetLimits: { repliesPerDay: 10_001 } }, pro.key), 400, 'VALIDATION_ERROR', [
+        { field: 'widgetLimits.repliesPerDay', message: "must be at most 10000 (the plan's messages a month)" },
+      ]);
+      await patch('/api/v1/settings', { widgetLimits: { repliesPerDay: 10_000 } }, pro.key).expect(200);
+      expect(await widgetLimits()).toEqual({ repliesPerIpPerDay: 200, repliesPerDay: 10_000, repliesPerDayIsDefault: false });
+      await patch('/api/v1/settings', { widgetLimits: { repliesPerDay: null } }, pro.key).expect(200);
+      expect(await widgetLimits()).toEqual({ repliesPerIpPerDay: 200, repliesPerDay: 1_000, repliesPerDayIsDefault: true });
+      const audit = await auditOf('settings.updated', pro.id);
+      expect(audit.map((event) => (event.data as { changes: Record<string, unknown> }).changes)).toEqual([
+        { widgetRepliesPerDay: 10_000 },
+        { widgetRepliesPerDay: null },
+      ]);
     });
 
     it('accepts the edges: 50 origins, 1 message per second, and time zones by current name, alias or any letter case', async () => {

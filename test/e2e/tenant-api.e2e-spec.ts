@@ -65,6 +65,7 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
             expiresAt: null,
             lastUsedAt: null,
             createdAt: expect.stringMatching(ISO_MS),
+            createdBy: { type: 'user', userId: owner.id, name: 'Test User' },
           },
           key: expect.stringMatching(/^svc_sk_[0-9A-Za-z]{33}$/),
         },
@@ -82,7 +83,7 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
       const listed = await as(freeOwner).get('/api/v1/api-keys');
       expect({ status: listed.status, ids: listed.body.apiKeys.map((key: { id: string }) => key.id) }).toEqual({ status: 200, ids: [a.id, b.id] });
       for (const key of listed.body.apiKeys)
-        expect(Object.keys(key).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'last4', 'lastUsedAt', 'name', 'prefix', 'scopes', 'type']);
+        expect(Object.keys(key).sort()).toEqual(['createdAt', 'createdBy', 'expiresAt', 'id', 'last4', 'lastUsedAt', 'name', 'prefix', 'scopes', 'type']);
     });
 
     it('refuses a secret key on Free with 403 PLAN_UPGRADE_REQUIRED, and creates nothing', async () => {
@@ -112,7 +113,14 @@ describe('The tenant API for users: API keys, key activity, bots, audit log', ()
 
     it('the admin API creates public keys on Free too, and still refuses secret ones', async () => {
       const created = await t.admin().post(`/admin/v1/tenants/${freeOwner.tenantId}/api-keys`).send({ name: 'Widget', scopes: [], type: 'public' });
-      expect({ status: created.status, type: created.body.apiKey?.type }).toEqual({ status: 201, type: 'public' });
+      expect({ status: created.status, type: created.body.apiKey?.type, createdBy: created.body.apiKey?.createdBy }).toEqual({
+        status: 201,
+        type: 'public',
+        createdBy: { type: 'admin-api' },
+      });
+      // The tenant's own list names the admin API as its creator too.
+      const listed = (await as(freeOwner).get('/api/v1/api-keys').expect(200)).body.apiKeys as { id: string; createdBy: unknown }[];
+      expect(listed.find((key) => key.id === created.body.apiKey.id)?.createdBy).toEqual({ type: 'admin-api' });
       expectError(await t.admin().post(`/admin/v1/tenants/${freeOwner.tenantId}/api-keys`).send({ name: 'Secret', scopes: [] }), 403, 'PLAN_UPGRADE_REQUIRED');
     });
 

@@ -210,6 +210,47 @@ describe('Widget API: messages, replies and limits', () => {
     await sendFrom(`2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}::1`, await visitor(bot, key), 'Hello').expect(201);
   });
 
+  it("limits the whole tenant's widget replies per UTC day to widgetLimits.repliesPerDay, whatever the addresses, exactly under concurrency", async () => {
+    const busy = await createTenant(t, { plan: 'pro' });
+    const key = (await createKey(t, busy.id, { type: 'public', scopes: [] })).key;
+    const bot = (await createBot(t, busy.id)).id;
+    await t
+      .http()
+      .patch('/api/v1/settings')
+      .set('X-API-Key', busy.key)
+      .send({ widgetLimits: { repliesPerDay: 5 } })
+      .expect(200);
+    // No welcome message: every assistant message counted below is a reply.
+    await t.http().patch(`/api/v1/bots/${bot}/settings`).set('X-API-Key', busy.key).send({ welcomeMessage: null }).expect(200);
+    // 30 visitors from 30 networks, each well under the per-address cap: together they may have 5 replies today.
+    const visitors = await Promise.all(Array.from({ length: 30 }, () => visitor(bot, key)));
+    const from = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}::1`;
+    const answers = await Promise.all(visitors.map((v, i) => send(v, `Question number ${i}`).set('X-Forwarded-For', from())));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(25);
+    for (const refused of answers.filter((answer) => answer.status === 429)) {
+      expectError(refused, 429, 'MESSAGE_LIMIT_REACHED');
+      const untilMidnight = (86_400_000 - (Date.now() % 86_400_000)) / 1000;
+      expect(Math.abs(Number(refused.headers['retry-after']) - untilMidnight)).toBeLessThan(120);
+    }
+    expect(await t.prisma.message.count({ where: { tenantId: busy.id, role: 'user' } })).toBe(5);
+    expect(await t.prisma.message.count({ where: { tenantId: busy.id, role: 'assistant' } })).toBe(5);
+    expect(await usage(busy.key)).toBe(5);
+    expectError(await send(visitors[0], 'And now?').set('X-Forwarded-For', from()), 429, 'MESSAGE_LIMIT_REACHED');
+    // A new UTC day starts a new count (the row's day moved back a day stands for tomorrow).
+    await t.prisma.messageUsage.updateMany({ where: { tenantId: busy.id }, data: { widgetDay: new Date(Date.now() - 86_400_000) } });
+    // The check before the answer reads a count up to a second old: ask until it has caught up.
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    // Each visitor in turn, with a pause: one visitor asking again and again would meet its own visitorMessageLimit.
+    for (let attempt = 0; status !== 201 && Date.now() < deadline; attempt++) {
+      if (attempt) await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await send(visitors[attempt % visitors.length], 'Tomorrow, then?').set('X-Forwarded-For', from())).status;
+    }
+    expect(status).toBe(201);
+  });
+
   it("stores exactly the plan's monthly limit of replies under 50 concurrent messages, refusing the rest with Retry-After to next month", async () => {
     const busy = await createTenant(t, { plan: 'pro' });
     const key = (await createKey(t, busy.id, { type: 'public', scopes: [] })).key;

@@ -1,6 +1,7 @@
-import { IsEmail, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
-import { Trim } from '../../common/validation/transforms';
+import { ToBoolean, Trim } from '../../common/validation/transforms';
 import type { Role } from '../../generated/prisma/enums';
 import { ROLES } from '../roles';
 
@@ -109,6 +110,19 @@ export class CreateInvitationDto {
 
   @IsIn(ROLES, { message: `must be one of ${ROLES.join(', ')}` })
   role!: Role;
+}
+
+/** DELETE /api/v1/members/:userId's query. */
+export class RemoveMemberQueryDto {
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description: 'Also delete the API keys this user created in the tenant (each audited as `api_key.deleted`).',
+  })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'must be true or false' })
+  revokeKeys?: boolean;
 }
 
 export class UpdateMemberDto {

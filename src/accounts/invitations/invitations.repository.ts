@@ -41,6 +41,15 @@ export class InvitationsRepository {
     return count > 0;
   }
 
+  /** Deletes the tenant's invitations not yet accepted that `invitedBy` (an actor name) sent; their ids. */
+  async deletePendingSentBy(tenantId: string, invitedBy: string, now: Date, tx: PrismaTransaction): Promise<string[]> {
+    const where = { tenantId, invitedBy, acceptedAt: null, deletedAt: null };
+    const pending = await tx.invitation.findMany({ where, select: { id: true }, orderBy: { id: 'asc' } });
+    if (!pending.length) return [];
+    await tx.invitation.updateMany({ where: { ...where, id: { in: pending.map((invitation) => invitation.id) } }, data: { deletedAt: now } });
+    return pending.map((invitation) => invitation.id);
+  }
+
   /** The invitation of a token, whatever its state (the accept step tells used from unknown by the same 410). */
   findByToken(tokenDigest: string, tx: PrismaTransaction = this.prisma): Promise<(InvitationRow & { deletedAt: Date | null }) | null> {
     return tx.invitation.findUnique({ where: { tokenDigest }, select: { ...invitationSelect, deletedAt: true } });

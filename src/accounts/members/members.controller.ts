@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Principal } from '../../common/access/access.decorators';
 import { ErrorCode } from '../../common/errors/error-codes';
@@ -6,7 +6,7 @@ import type { UserPrincipal } from '../../common/http/request-context';
 import { IdOf } from '../../common/validation/id.pipe';
 import { CurrentActor, type Actor } from '../../events/actor';
 import { ApiIdParam, ApiUserEndpoint, JSON_BODY_ERRORS } from '../../openapi/openapi.decorators';
-import { UpdateMemberDto } from '../dto/auth.dto';
+import { RemoveMemberQueryDto, UpdateMemberDto } from '../dto/auth.dto';
 import { MemberEnvelope, MemberListResponse, toMemberResponse } from './member.mapper';
 import { MembersService } from './members.service';
 
@@ -27,7 +27,7 @@ export class MembersController {
     operationId: 'changeMemberRole',
     summary: "Change a member's role",
     description:
-      'Admins manage members who are not owners and cannot make owners (403 `INSUFFICIENT_ROLE`). The last owner cannot be demoted (409 `LAST_OWNER`).',
+      'Admins manage members who are not owners and cannot make owners (403 `INSUFFICIENT_ROLE`). The last owner cannot be demoted (409 `LAST_OWNER`). A demotion deletes the invitations the member sent that are still pending.',
     type: MemberEnvelope,
     errors: [...JSON_BODY_ERRORS, ErrorCode.NOT_FOUND, ErrorCode.LAST_OWNER],
   })
@@ -48,12 +48,17 @@ export class MembersController {
     operationId: 'removeMember',
     summary: 'Remove a member, or leave the tenant',
     description:
-      'Anyone may remove themselves; removing another member needs owner or admin (admins cannot remove owners). The last owner cannot leave (409 `LAST_OWNER`).',
+      'Anyone may remove themselves; removing another member needs owner or admin (admins cannot remove owners). The last owner cannot leave (409 `LAST_OWNER`). The invitations the member sent that are still pending are deleted; with `revokeKeys=true`, so are the API keys they created in this tenant.',
     status: 204,
-    errors: [ErrorCode.NOT_FOUND, ErrorCode.LAST_OWNER],
+    errors: [ErrorCode.VALIDATION_ERROR, ErrorCode.NOT_FOUND, ErrorCode.LAST_OWNER],
   })
   @ApiIdParam('userId', 'User')
-  async remove(@Principal() caller: UserPrincipal, @Param('userId', IdOf('Member')) userId: string, @CurrentActor() actor: Actor): Promise<void> {
-    await this.members.remove(caller, userId, actor);
+  async remove(
+    @Principal() caller: UserPrincipal,
+    @Param('userId', IdOf('Member')) userId: string,
+    @Query() query: RemoveMemberQueryDto,
+    @CurrentActor() actor: Actor,
+  ): Promise<void> {
+    await this.members.remove(caller, userId, actor, query.revokeKeys ?? false);
   }
 }

@@ -3,12 +3,14 @@ import { AppError, NotFoundError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-codes';
 import type { UserPrincipal } from '../../common/http/request-context';
 import { PrismaService, PrismaTransaction } from '../../database/prisma.service';
-import type { Actor } from '../../events/actor';
+import { userActorName, type Actor } from '../../events/actor';
 import { EventRecorder } from '../../events/event-recorder';
 import type { Role } from '../../generated/prisma/enums';
+import { ApiKeysService } from '../../tenancy/api-keys/api-keys.service';
 import { TenantsRepository } from '../../tenancy/tenants.repository';
+import { InvitationsRepository } from '../invitations/invitations.repository';
 import { insufficientRole } from '../role.guard';
-import { isManager } from '../roles';
+import { isManager, ROLES } from '../roles';
 import { SessionsService } from '../sessions/sessions.service';
 import { MemberRow, MembersRepository } from './members.repository';
 
@@ -18,7 +20,9 @@ const lastOwner = () => new AppError(ErrorCode.LAST_OWNER, 'A tenant needs an ow
  * Members and their roles. Owners manage everyone; admins manage the members who are not owners
  * and cannot make owners; anyone may leave. The last owner can be neither demoted nor removed.
  * Changes are serialised per tenant (its row locked), so two owners demoting each other at once
- * cannot both succeed.
+ * cannot both succeed. A member removed or demoted loses the invitations they sent and that are
+ * still pending (an invitation grants what its sender could, so it must not outlive their role);
+ * a removal may also revoke the API keys they created.
  */
 @Injectable()
 export class MembersService {
@@ -28,6 +32,8 @@ export class MembersService {
     private readonly tenants: TenantsRepository,
     private readonly sessions: SessionsService,
     private readonly events: EventRecorder,
+    private readonly invitations: InvitationsRepository,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   list(tenantId: string): Promise<MemberRow[]> {
@@ -47,22 +53,35 @@ export class MembersService {
         targetId: userId,
         data: { from: target.role, to: role },
       });
+      if (isDemotion(target.role, role)) await this.deletePendingInvitations(tx, tenantId, userId, actor);
       return member;
     });
     await this.sessions.announceChanged(userId);
     return updated;
   }
 
-  async remove(caller: UserPrincipal, userId: string, actor: Actor): Promise<void> {
+  /** Removes the member (or the caller leaves); with `revokeKeys`, the API keys they created in the tenant go too, each audited. */
+  async remove(caller: UserPrincipal, userId: string, actor: Actor, revokeKeys = false): Promise<void> {
     const tenantId = caller.tenant.id;
-    await this.prisma.$transaction(async (tx) => {
+    const revoked = await this.prisma.$transaction(async (tx) => {
       const target = await this.lockedMember(tx, tenantId, userId);
       if (userId !== caller.user.id) assertMayManage(await this.currentRole(tx, caller), target.role, target.role);
       if (target.role === 'owner' && (await this.members.countOwners(tenantId, tx)) === 1) throw lastOwner();
       await this.members.delete(tenantId, userId, tx);
       await this.events.record(tx, tenantId, actor, { action: 'member.removed', targetId: userId, data: { role: target.role } });
+      await this.deletePendingInvitations(tx, tenantId, userId, actor);
+      return revokeKeys ? this.apiKeys.revokeKeysCreatedBy(tx, tenantId, userId, actor) : [];
     });
     await this.sessions.announceChanged(userId);
+    if (revoked.length) await this.apiKeys.keysRevoked(tenantId);
+  }
+
+  /** Each deletion audited as if the member's manager had deleted it. */
+  private async deletePendingInvitations(tx: PrismaTransaction, tenantId: string, userId: string, actor: Actor): Promise<void> {
+    const deleted = await this.invitations.deletePendingSentBy(tenantId, userActorName(userId), new Date(), tx);
+    for (const invitationId of deleted) {
+      await this.events.record(tx, tenantId, actor, { action: 'invitation.deleted', targetId: invitationId, data: { reason: 'sender_lost_role' } });
+    }
   }
 
   /**
@@ -82,6 +101,9 @@ export class MembersService {
     return member;
   }
 }
+
+/** A move down the roles (owner, admin, agent, viewer). */
+const isDemotion = (from: Role, to: Role): boolean => ROLES.indexOf(to) > ROLES.indexOf(from);
 
 /** Owners manage anyone; admins only members who are not owners, and cannot make owners. */
 function assertMayManage(callerRole: Role, currentRole: Role, newRole: Role): void {

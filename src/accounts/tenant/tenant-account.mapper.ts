@@ -14,6 +14,9 @@ export class TenantLimits {
 
   @ApiProperty({ description: 'Whether secret API keys may be created (Pro and higher).' })
   apiAccess: boolean;
+
+  @ApiProperty({ description: "Characters of knowledge the plan holds, all the tenant's documents together; a write beyond is 403 `PLAN_LIMIT_REACHED`." })
+  knowledgeCharactersLimit: number;
 }
 
 export class TenantUsage {
@@ -28,6 +31,9 @@ export class TenantUsage {
       "API requests made with the tenant's secret keys in the current hour (hours start on the clock's hour, UTC): the count `limits.requestsPerHour` limits. Users' requests are not in it.",
   })
   requestsThisHour: number;
+
+  @ApiProperty({ description: "Characters in the tenant's knowledge documents: the count `limits.knowledgeCharactersLimit` limits." })
+  knowledgeCharacters: number;
 }
 
 export class TenantAccountResponse {
@@ -65,8 +71,19 @@ export function toTenantAccountResponse(row: TenantRow, usage: TenantUsage): Ten
     name: row.name,
     slug: row.slug,
     plan: row.plan,
-    limits: { botsLimit: plan.botsLimit, messagesLimit: plan.messagesLimit, requestsPerHour: plan.requestsPerHour, apiAccess: plan.apiAccess },
-    usage: { messagesThisMonth: usage.messagesThisMonth, botCount: usage.botCount, requestsThisHour: usage.requestsThisHour },
+    limits: {
+      botsLimit: plan.botsLimit,
+      messagesLimit: plan.messagesLimit,
+      requestsPerHour: plan.requestsPerHour,
+      apiAccess: plan.apiAccess,
+      knowledgeCharactersLimit: plan.knowledgeCharactersLimit,
+    },
+    usage: {
+      messagesThisMonth: usage.messagesThisMonth,
+      botCount: usage.botCount,
+      requestsThisHour: usage.requestsThisHour,
+      knowledgeCharacters: usage.knowledgeCharacters,
+    },
     createdAt: row.createdAt.toISOString(),
   };
 }

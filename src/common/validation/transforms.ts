@@ -3,6 +3,9 @@ import { Transform } from 'class-transformer';
 /** Turns a query-string integer into a number; anything else stays as sent, so the rule rejects it. */
 export const ToInteger = () => Transform(({ value }) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value));
 
+/** Turns a query-string `true` or `false` into a boolean; anything else stays as sent, so the rule rejects it. */
+export const ToBoolean = () => Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value));
+
 /** Trims strings; other types are left for the type rule to reject. */
 export const Trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 

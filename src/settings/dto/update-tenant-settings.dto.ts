@@ -49,6 +49,19 @@ export class WidgetLimitsDto {
   @Min(1, { message: 'must be at least 1' })
   @Max(100_000, { message: 'must be at most 100000' })
   repliesPerIpPerDay?: number;
+
+  /** Bot replies the widget gives the whole tenant per UTC day; at most the plan's messages a month. Null: the plan's default. */
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    nullable: true,
+    description:
+      "Bot replies the widget gives the whole tenant per UTC day; at most the plan's messages a month (400 beyond). Null: back to the plan's default, a tenth of its messages a month.",
+  })
+  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @IsInt({ message: 'must be an integer or null' })
+  @Min(1, { message: "must be at least 1 (or null: the plan's default)" })
+  repliesPerDay?: number | null;
 }
 
 /** Null keeps the rows for ever; otherwise the hourly sweep deletes them after this many days. */

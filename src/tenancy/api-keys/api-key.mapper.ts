@@ -4,6 +4,24 @@ import { KEY_PREFIX } from './api-key-format';
 import type { ApiKeyRow } from './api-keys.repository';
 import type { KeyActivity } from './api-key-activity.service';
 import { ALL_SCOPES } from '../../common/access/scopes';
+import { userIdOfActor } from '../../events/actor';
+
+const CREATOR_TYPES = ['user', 'admin-api', 'api-key'] as const;
+
+/** Who created a key: a user of the tenant, the admin API, or another key. */
+export class ApiKeyCreatedBy {
+  @ApiProperty({ enum: CREATOR_TYPES, enumName: 'ApiKeyCreatorType' })
+  type: (typeof CREATOR_TYPES)[number];
+
+  @ApiProperty({ required: false, format: 'uuid', description: 'With `type` user: the user.' })
+  userId?: string;
+
+  @ApiProperty({ required: false, type: String, nullable: true, description: "With `type` user: the user's name; null once their account is deleted." })
+  name?: string | null;
+
+  @ApiProperty({ required: false, format: 'uuid', description: 'With `type` api-key: the key that created it.' })
+  keyId?: string;
+}
 
 export class ApiKeyResponse {
   @ApiProperty({ format: 'uuid' })
@@ -32,6 +50,13 @@ export class ApiKeyResponse {
 
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
+
+  @ApiProperty({
+    type: ApiKeyCreatedBy,
+    nullable: true,
+    description: 'Who created the key; null for keys created before this was recorded (unknown).',
+  })
+  createdBy: ApiKeyCreatedBy | null;
 }
 
 export class ApiKeyListResponse {
@@ -59,7 +84,17 @@ export function toApiKeyResponse(row: ApiKeyRow): ApiKeyResponse {
     expiresAt: row.expiresAt?.toISOString() ?? null,
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
+    createdBy: toApiKeyCreatedBy(row),
   };
+}
+
+/** The creator recorded as an actor name (`user:<id>`, `api-key:<id>`, `admin-api`), with the user's name. */
+function toApiKeyCreatedBy(row: ApiKeyRow): ApiKeyCreatedBy | null {
+  if (!row.createdBy) return null;
+  const userId = userIdOfActor(row.createdBy);
+  if (userId) return { type: 'user', userId, name: row.createdByUser?.name ?? null };
+  if (row.createdBy.startsWith('api-key:')) return { type: 'api-key', keyId: row.createdBy.slice('api-key:'.length) };
+  return { type: 'admin-api' };
 }
 
 /** The creation answer: the key's listing form and, this once, the full key. */

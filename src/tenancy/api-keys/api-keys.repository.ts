@@ -15,6 +15,8 @@ export const apiKeySelect = {
   expiresAt: true,
   lastUsedAt: true,
   createdAt: true,
+  createdBy: true,
+  createdByUser: { select: { name: true } },
 } satisfies Prisma.ApiKeySelect;
 
 export type ApiKeyRow = Prisma.ApiKeyGetPayload<{ select: typeof apiKeySelect }>;
@@ -28,6 +30,9 @@ export interface NewApiKey {
   prefix: string;
   last4: string;
   expiresAt: Date | null;
+  /** The actor's name (`user:<id>`, `admin-api`, `api-key:<id>`). */
+  createdBy: string;
+  createdByUserId: string | null;
 }
 
 @Injectable()
@@ -60,6 +65,15 @@ export class ApiKeysRepository {
 
   create(tenantId: string, data: NewApiKey, tx: PrismaTransaction = this.prisma): Promise<ApiKeyRow> {
     return tx.apiKey.create({ data: { tenantId, ...data }, select: apiKeySelect });
+  }
+
+  /** The ids of the tenant's keys (not deleted) that the user created, the rows locked until the transaction ends. */
+  async lockCreatedBy(tenantId: string, userId: string, tx: PrismaTransaction): Promise<string[]> {
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      SELECT "id" FROM "ApiKey"
+      WHERE "tenantId" = ${tenantId}::uuid AND "createdByUserId" = ${userId}::uuid AND "deletedAt" IS NULL
+      ORDER BY "id" FOR UPDATE`;
+    return rows.map((row) => row.id);
   }
 
   /** Soft-deletes, keeping the row for the audit trail; returns false when there was no such key. */

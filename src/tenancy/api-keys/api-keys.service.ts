@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InvalidApiKeyError, NotFoundError, PlanUpgradeRequiredError, ValidationError } from '../../common/errors/app-error';
 import type { KeyPrincipal } from '../../common/http/request-context';
-import { PrismaService } from '../../database/prisma.service';
-import type { Actor } from '../../events/actor';
+import { PrismaService, PrismaTransaction } from '../../database/prisma.service';
+import { userIdOfActor, type Actor } from '../../events/actor';
 import { EventRecorder } from '../../events/event-recorder';
 import type { ApiKeyType } from '../../generated/prisma/enums';
 import { PLANS } from '../plans';
@@ -71,6 +71,8 @@ export class ApiKeysService {
           prefix: KEY_PREFIX[input.type],
           last4: key.slice(-4),
           expiresAt: input.expiresAt,
+          createdBy: actor.name,
+          createdByUserId: userIdOfActor(actor.name) ?? null,
         },
         tx,
       );
@@ -94,6 +96,24 @@ export class ApiKeysService {
       await this.events.record(tx, tenantId, actor, { action: 'api_key.deleted', targetId: keyId });
     });
     await this.bus.tenantChanged(tenantId);
+  }
+
+  /**
+   * In the caller's transaction: deletes the keys the user created in the tenant, each audited as
+   * its own deletion; their ids. Once committed, keysRevoked() makes every instance refuse them.
+   */
+  async revokeKeysCreatedBy(tx: PrismaTransaction, tenantId: string, userId: string, actor: Actor, now = new Date()): Promise<string[]> {
+    const ids = await this.keys.lockCreatedBy(tenantId, userId, tx);
+    for (const keyId of ids) {
+      await this.keys.delete(tenantId, keyId, now, tx);
+      await this.events.record(tx, tenantId, actor, { action: 'api_key.deleted', targetId: keyId, data: { reason: 'creator_removed' } });
+    }
+    return ids;
+  }
+
+  /** After keys were revoked in a committed transaction: the key caches of every instance drop the tenant's keys. */
+  keysRevoked(tenantId: string): Promise<void> {
+    return this.bus.tenantChanged(tenantId);
   }
 
   /** lastUsedAt is informational: written at most once a minute, off the request's path. */

@@ -124,7 +124,8 @@ function KeyItem({ apiKey, onDeleted }: { apiKey: Schemas['ApiKeyResponse']; onD
         <code>
           {apiKey.prefix}…{apiKey.last4}
         </code>{' '}
-        · scopes: {apiKey.scopes.join(', ') || 'none'} · expires {formatDate(apiKey.expiresAt)} · last used {formatDate(apiKey.lastUsedAt)}
+        · scopes: {apiKey.scopes.join(', ') || 'none'} · expires {formatDate(apiKey.expiresAt)} · last used {formatDate(apiKey.lastUsedAt)} · created by{' '}
+        {creatorOf(apiKey.createdBy)}
       </p>
       <button type="button" className="secondary" aria-expanded={showActivity} onClick={() => setShowActivity(!showActivity)}>
         Activity, 30 days
@@ -148,6 +149,14 @@ function KeyItem({ apiKey, onDeleted }: { apiKey: Schemas['ApiKeyResponse']; onD
       {showActivity && <KeyActivity id={apiKey.id} name={apiKey.name} />}
     </li>
   );
+}
+
+/** Who created a key, in words: a member's name, the platform's admin API, another key, or unknown (keys made before this was recorded). */
+function creatorOf(createdBy: Schemas['ApiKeyResponse']['createdBy']): string {
+  if (!createdBy) return 'unknown';
+  if (createdBy.type === 'user') return createdBy.name ?? 'a deleted account';
+  if (createdBy.type === 'api-key') return 'another API key';
+  return 'the platform (admin API)';
 }
 
 function KeyActivity({ id, name }: { id: string; name: string }) {
