@@ -23,7 +23,7 @@ ENV NODE_ENV=production PORT=3000
 # Caps V8's old generation: uncapped, the heap grows towards the host's memory under load before
 # it is collected (bench: 443 MB peak RSS). Raise it with the container's memory limit. A young
 # generation of 32 MB semi-spaces (16 by default) collects the per-request garbage less often:
-# about 12% less CPU per request for 32 MB more peak RSS (README, Benchmark).
+# about 12% less CPU per request for 32 MB more peak RSS (bench/README.md).
 ENV NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=32"
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./package.json

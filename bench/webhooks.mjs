@@ -214,7 +214,7 @@ async function startReceiver() {
   return { server, secrets, received, url: `http://127.0.0.1:${server.address().port}` };
 }
 
-/** Standard Webhooks signature check, as README's Webhooks section shows a receiver doing it. */
+/** Standard Webhooks signature check, as docs/webhooks.md shows a receiver doing it. */
 function verifySignature(secret, headers, raw) {
   if (!secret) return false;
   const expected = createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))

@@ -11,7 +11,7 @@ import { AdminBotsController } from './admin-bots.controller';
 import { AdminTenantsController } from './admin-tenants.controller';
 import { AdminUsersController } from './admin-users.controller';
 
-/** The dashboard's back end: thin controllers over the features' services. */
+/** The operator's API (/admin/v1; the dashboard does not use it): thin controllers over the features' services. */
 @Module({
   imports: [TenancyModule, BotsModule, KnowledgeModule, ConversationsModule, AuditModule, AccountsModule],
   controllers: [AdminTenantsController, AdminApiKeysController, AdminBotsController, AdminAuditLogController, AdminUsersController],

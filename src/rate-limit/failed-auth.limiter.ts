@@ -14,7 +14,7 @@ export const AUTH_FAILURE_POLICY = Symbol('AUTH_FAILURE_POLICY');
 /** Blocked addresses remembered per instance (the shared count still refuses the others). */
 const MAX_REMEMBERED_BLOCKS = 10_000;
 
-/** API-key failures, counted apart from guesses at secrets people hold (README "Users, sessions and roles"). */
+/** API-key failures, counted apart from guesses at secrets people hold (docs/accounts.md). */
 const KEY_FAILURES = { keyPrefix: 'auth-failures', noun: 'a missing or invalid API key' };
 
 /** Passwords and the admin token (secrets a person holds or may leak) share one budget per client IP. */

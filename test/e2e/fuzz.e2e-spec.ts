@@ -737,7 +737,7 @@ const extraHeaders = fc.array(
   ),
   { maxLength: 3 },
 );
-/** Idempotency-Key (README): 1 to 255 printable ASCII characters, sent once; POST /api/v1/leads only. */
+/** Idempotency-Key (docs/api.md, Idempotent requests): 1 to 255 printable ASCII characters, sent once; POST /api/v1/leads only. */
 type IdempotencySpec = { kind: 'fresh' } | { kind: 'pooled'; value: string } | { kind: 'invalid'; value: string } | { kind: 'twice'; value: string };
 const idempotencySpec: fc.Arbitrary<IdempotencySpec> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'fresh' as const }) },

@@ -47,7 +47,7 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 export interface ErrorCodeEntry {
   /** The HTTP status every answer with this code has. */
   status: number;
-  /** When the API answers with it, as the README's error table and the OpenAPI document say. */
+  /** When the API answers with it, as the error table of docs/api.md and the OpenAPI document say. */
   when: string;
   /** The message of an answer the framework produced (body parser, router, throttler). */
   defaultMessage?: string;

@@ -30,7 +30,7 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
  * errors (400, 413, 415), so the app is created without a body parser and parses here: in the
  * last global guard, so that it runs after every other one. A guard rather than an interceptor:
  * with no interceptor at all, Nest skips its RxJS chain and two AsyncResource bindings on every
- * request (a verify took 28% less CPU without them; README, Benchmark).
+ * request (a verify took 28% less CPU without them; bench/README.md).
  */
 @Injectable()
 export class JsonBodyGuard implements CanActivate {
