@@ -1,4 +1,5 @@
 import { AppError } from '../common/errors/app-error';
+import type { AppConfig } from '../config/env';
 import { FailedAuthLimiter } from '../rate-limit/failed-auth.limiter';
 import { MemoryRateLimitStore } from '../rate-limit/memory-rate-limit.store';
 import { LoginThrottle } from './login-throttle';
@@ -9,7 +10,8 @@ const right = async () => 'user';
 
 function throttleAt(clock: () => number, perIpPerMinute = 1_000) {
   const store = new MemoryRateLimitStore(clock);
-  return new LoginThrottle(store, new FailedAuthLimiter(store, { limit: perIpPerMinute, ttlMs: 60_000 }));
+  const config = { rateLimit: { multiplier: 1 } } as AppConfig;
+  return new LoginThrottle(store, new FailedAuthLimiter(store, { limit: perIpPerMinute, ttlMs: 60_000 }), config);
 }
 
 async function refusal(run: () => Promise<unknown>): Promise<AppError> {

@@ -81,7 +81,7 @@ describe('Webhook delivery queue: outcomes recorded together', () => {
       room(4),
       LEASE_MS,
       [tenant.id],
-      claimed.map((d, i) => ({ deliveryId: d.id, attempt: outcomes[i] })),
+      claimed.map((d, i) => ({ deliveryId: d.id, endpointId, attempt: outcomes[i] })),
     );
     expect(next.claimed.map((d) => d.id)).toEqual(ids.slice(3));
     const rows = await t.prisma.webhookDelivery.findMany({ where: { id: { in: ids.slice(0, 3) } } });
@@ -101,8 +101,8 @@ describe('Webhook delivery queue: outcomes recorded together', () => {
     );
     // And alone (shutdown): the two claimed last, one succeeded, one failed for good.
     await queue.recordAttempts([
-      { deliveryId: ids[3], attempt: outcomes[0] },
-      { deliveryId: ids[4], attempt: { ...outcomes[2], status: 'failed', nextAttemptAt: null } },
+      { deliveryId: ids[3], endpointId, attempt: outcomes[0] },
+      { deliveryId: ids[4], endpointId, attempt: { ...outcomes[2], status: 'failed', nextAttemptAt: null } },
     ]);
     const last = await t.prisma.webhookDelivery.findMany({
       where: { id: { in: ids.slice(3) } },
@@ -132,7 +132,7 @@ describe('Webhook delivery queue: outcomes recorded together', () => {
         error: null,
         durationMs: 3,
       };
-      const finished = ids.map((deliveryId) => ({ deliveryId, attempt: outcome }));
+      const finished = ids.map((deliveryId) => ({ deliveryId, endpointId, attempt: outcome }));
       await t.prisma.$transaction(async (tx) => {
         // As the cascade of DELETE /webhooks/:id does: the row deleted, the transaction still open.
         await tx.webhookDelivery.delete({ where: { id: ids[0] } });
