@@ -1,29 +1,19 @@
 import { RateLimitStore, WindowSpec, WindowUsage, windowEnd } from './rate-limit.store';
-import { MemorySlidingLogs, type Reservation, type SlidingLimit } from './sliding-log';
+import { MemorySlidingLogs, SlidingLogsHeldBy } from './sliding-log';
 
 const SWEEP_EVERY_HITS = 10_000;
 
 /** In-process counters: the single-instance default, and the fallback while Redis is away. */
-export class MemoryRateLimitStore implements RateLimitStore {
+export class MemoryRateLimitStore extends SlidingLogsHeldBy implements RateLimitStore {
   // Per key, per window name, the current window's counter: found without building a string id
   // per window and request (the windows are aligned, so a new resetAt starts a new window).
   private readonly counters = new Map<string, Map<string, { count: number; resetAt: number }>>();
   private hits = 0;
   // Read through the store's clock, so that a test that moves it moves both kinds of counter.
-  private readonly logs = new MemorySlidingLogs(() => this.clock());
+  protected readonly logs = new MemorySlidingLogs(() => this.clock());
 
-  constructor(private readonly clock: () => number = Date.now) {}
-
-  reserve(group: string, limits: readonly SlidingLimit[]): Promise<Reservation> {
-    return this.logs.reserve(group, limits);
-  }
-
-  release(group: string, names: readonly string[], id: string): Promise<void> {
-    return this.logs.release(group, names, id);
-  }
-
-  forget(group: string): Promise<void> {
-    return this.logs.forget(group);
+  constructor(private readonly clock: () => number = Date.now) {
+    super();
   }
 
   async hit(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {

@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { RateLimitStore, WindowSpec, WindowUsage } from './rate-limit.store';
 import { RedisSlidingLogs } from './redis-sliding-log';
-import type { Reservation, SlidingLimit } from './sliding-log';
+import { SlidingLogsHeldBy } from './sliding-log';
 
 /**
  * All windows of one request in one Lua call: one round trip, atomic across instances. Window
@@ -50,30 +50,19 @@ type RedisWithHit = Redis & {
   rateLimitPeek(key: string, ...args: (string | number)[]): Promise<number[]>;
 };
 
-export class RedisRateLimitStore implements RateLimitStore {
+export class RedisRateLimitStore extends SlidingLogsHeldBy implements RateLimitStore {
   private readonly redis: RedisWithHit;
-  private readonly logs: RedisSlidingLogs;
+  protected readonly logs: RedisSlidingLogs;
 
   constructor(
     redis: Redis,
     private readonly prefix = 'rl',
   ) {
+    super();
     redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_WINDOWS });
     redis.defineCommand('rateLimitPeek', { numberOfKeys: 1, lua: PEEK_WINDOWS });
     this.redis = redis as RedisWithHit;
     this.logs = new RedisSlidingLogs(redis, prefix);
-  }
-
-  reserve(group: string, limits: readonly SlidingLimit[]): Promise<Reservation> {
-    return this.logs.reserve(group, limits);
-  }
-
-  release(group: string, names: readonly string[], id: string): Promise<void> {
-    return this.logs.release(group, names, id);
-  }
-
-  forget(group: string): Promise<void> {
-    return this.logs.forget(group);
   }
 
   async hit(key: string, windows: readonly WindowSpec[]): Promise<WindowUsage[]> {

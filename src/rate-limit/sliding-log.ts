@@ -27,6 +27,23 @@ export interface SlidingLogStore {
   forget(group: string): Promise<void>;
 }
 
+/** A store whose sliding logs are kept by another object (`logs`): the three calls pass through to it. */
+export abstract class SlidingLogsHeldBy implements SlidingLogStore {
+  protected abstract readonly logs: SlidingLogStore;
+
+  reserve(group: string, limits: readonly SlidingLimit[]): Promise<Reservation> {
+    return this.logs.reserve(group, limits);
+  }
+
+  release(group: string, names: readonly string[], id: string): Promise<void> {
+    return this.logs.release(group, names, id);
+  }
+
+  forget(group: string): Promise<void> {
+    return this.logs.forget(group);
+  }
+}
+
 export const newEntryId = () => randomBytes(9).toString('base64url');
 
 /**

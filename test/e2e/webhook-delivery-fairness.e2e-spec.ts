@@ -9,6 +9,20 @@ const OPTIONS = { pollMs: 50, timeoutMs: 10_000, leaseMs: 30_000, drainMs: 500, 
 const HANGING_ENDPOINTS = 12;
 const IMPORTED_LEADS = 20;
 
+/** A receiver that never answers (every attempt to it hangs) and one that does. */
+async function startReceivers(): Promise<{ silentReceiver: WebhookReceiver; receiver: WebhookReceiver }> {
+  const silentReceiver = await new WebhookReceiver().start();
+  silentReceiver.respond = () => undefined;
+  return { silentReceiver, receiver: await new WebhookReceiver().start() };
+}
+
+/** The hanging attempts end (connection reset) before the app drains. */
+async function stopAll(t: TestApp, silentReceiver: WebhookReceiver, receiver: WebhookReceiver): Promise<void> {
+  await silentReceiver.stop();
+  await t.close();
+  await receiver.stop();
+}
+
 /** Issue 23: a tenant whose receivers never answer must not hold back another tenant's events. */
 describe('Webhook delivery is fair between tenants', () => {
   let t: TestApp;
@@ -18,20 +32,13 @@ describe('Webhook delivery is fair between tenants', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    silentReceiver = await new WebhookReceiver().start();
-    silentReceiver.respond = () => undefined;
-    receiver = await new WebhookReceiver().start();
+    ({ silentReceiver, receiver } = await startReceivers());
     t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }, { webhookDelivery: OPTIONS });
     [hanging, healthy] = await Promise.all([createTenant(t, { plan: 'enterprise' }), createTenant(t, { plan: 'enterprise' })]);
     // On PostgreSQL the suites share one database: this instance sends only these tenants' events.
     Object.assign(t.app.get<DeliveryOptions>(DELIVERY_OPTIONS), { tenantIds: [hanging.id, healthy.id] });
   });
-  afterAll(async () => {
-    // The hanging attempts end (connection reset) before the app drains.
-    await silentReceiver.stop();
-    await t.close();
-    await receiver.stop();
-  });
+  afterAll(() => stopAll(t, silentReceiver, receiver));
 
   it("delivers a tenant's lead.created within seconds while another tenant's 12 endpoints hang on 240 deliveries", async () => {
     for (let i = 0; i < HANGING_ENDPOINTS; i++) {
@@ -84,16 +91,10 @@ describe('Webhook delivery goes round the tenants', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    silentReceiver = await new WebhookReceiver().start();
-    silentReceiver.respond = () => undefined;
-    receiver = await new WebhookReceiver().start();
+    ({ silentReceiver, receiver } = await startReceivers());
     t = await createTestApp({ WEBHOOK_WORKER: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }, { webhookDelivery: ROUND_OPTIONS });
   });
-  afterAll(async () => {
-    await silentReceiver.stop();
-    await t.close();
-    await receiver.stop();
-  });
+  afterAll(() => stopAll(t, silentReceiver, receiver));
 
   it(`delivers a tenant's event within about one attempt timeout while ${HANGING_TENANTS} tenants' receivers hang`, async () => {
     const hanging = await Promise.all(Array.from({ length: HANGING_TENANTS }, () => createTenant(t, { plan: 'enterprise' })));
