@@ -158,6 +158,67 @@ describe('The dashboard pages in headless Chromium', () => {
     await page.context().close();
   });
 
+  it("members: an owner changes a member's role, then removes them with the API keys they created", async () => {
+    // A second member (an admin) with a key of their own, through the API.
+    const owner = (path: string) => t.http().post(path).set('Cookie', cookie).set('Origin', base).set('X-Tenant-Id', tenantId);
+    const memberEmail = `pages-member-${Date.now()}@example.test`;
+    const invited = await owner('/api/v1/invitations').send({ email: memberEmail, role: 'admin' }).expect(201);
+    const token = new URL(invited.body.acceptUrl).searchParams.get('token');
+    const accepted = await t
+      .http()
+      .post('/auth/v1/invitations/accept')
+      .set('Origin', base)
+      .send({ token, name: 'Morgan Member', password: 'member passphrase 42' })
+      .expect(201);
+    const created = await t
+      .http()
+      .post('/api/v1/api-keys')
+      .set('Cookie', sessionCookieOf(accepted))
+      .set('Origin', base)
+      .set('X-Tenant-Id', tenantId)
+      .send({ name: 'Morgan key', type: 'secret', scopes: ['bots:read'] })
+      .expect(201);
+    const key = created.body.key as string;
+    await t.http().get('/api/v1/bots').set('X-API-Key', key).expect(200);
+
+    const { page, problems } = await signedIn('/members', { width: 1280, height: 900 });
+    await heading(page, 'Members');
+    const role = page.getByRole('combobox', { name: 'Role of Morgan Member' });
+    await role.waitFor();
+    // The only owner can be neither demoted nor removed, and the page says so before any click.
+    expect(await page.getByRole('combobox', { name: 'Role of Paula Pages' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Leave this tenant' }).isDisabled()).toBe(true);
+    await expectAccessible(page);
+
+    await Promise.all([
+      page.waitForResponse((response) => response.request().method() === 'PATCH' && response.url().includes('/api/v1/members/')),
+      role.selectOption('agent'),
+    ]);
+    await page.waitForFunction(`document.querySelector('select[aria-label="Role of Morgan Member"]')?.value === 'agent'`);
+    const members = await t.http().get('/api/v1/members').set('Cookie', cookie).set('X-Tenant-Id', tenantId).expect(200);
+    expect(members.body.members.find((each: { email: string }) => each.email === memberEmail).role).toBe('agent');
+    expect(await role.inputValue()).toBe('agent');
+
+    // Removing asks first, naming the person; the confirming button has the focus.
+    await page.getByRole('button', { name: 'Remove Morgan Member' }).click();
+    const confirm = page.getByRole('group', { name: 'Remove Morgan Member?' });
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Yes, remove Morgan Member');
+    const alsoKeys = confirm.getByRole('checkbox', { name: 'Also delete the 1 API key they created' });
+    expect(await alsoKeys.isChecked()).toBe(false);
+    await expectAccessible(page);
+    await alsoKeys.check();
+    await confirm.getByRole('button', { name: 'Yes, remove Morgan Member' }).click();
+    await page.getByRole('rowheader', { name: 'Morgan Member' }).waitFor({ state: 'detached' });
+    await t.http().get('/api/v1/bots').set('X-API-Key', key).expect(401);
+    await expectAccessible(page);
+
+    await page.setViewportSize(NARROW);
+    await expectNoSidewaysScroll(page);
+    await expectAccessible(page);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('imports leads from a CSV file: a bad row is named by its line and nothing is stored; the fixed file imports both', async () => {
     const { page, problems } = await signedIn('/leads', NARROW);
     await heading(page, 'Leads');

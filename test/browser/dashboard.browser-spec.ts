@@ -170,7 +170,7 @@ describe('The dashboard in headless Chromium', () => {
     await heading(page, 'Members');
     const invited = `agent-${Date.now()}@example.test`;
     await page.getByLabel('E-mail').fill(invited);
-    await page.getByLabel('Role').selectOption('agent');
+    await page.getByLabel('Role', { exact: true }).selectOption('agent');
     await page.getByRole('button', { name: 'Send invitation' }).click();
     const acceptUrl = (await page.getByTestId('accept-url').textContent())!;
     expect(acceptUrl).toMatch(new RegExp(`^${base}/dashboard/invitations/accept\\?token=`));

@@ -3,6 +3,7 @@ import { useNavigate, useSearchParams } from 'react-router-dom';
 import { api, call } from '../api/client';
 import { PublicFrame } from '../components/public-frame';
 import { Field, FormError } from '../forms/fields';
+import { PASSWORD_HINT } from '../forms/password-hint';
 import { useSubmit } from '../forms/use-submit';
 import { useSession } from '../session/session-context';
 
@@ -42,7 +43,7 @@ export default function AcceptInvitationPage() {
               type="password"
               autoComplete="new-password"
               required
-              hint="At least 10 characters."
+              hint={PASSWORD_HINT}
               value={password}
               onChange={setPassword}
               errors={errors}

@@ -3,6 +3,7 @@ import { api, call } from '../api/client';
 import { useResource } from '../api/use-resource';
 import { formatDate, Loaded, PageTitle } from '../components/states';
 import { Field, FormError } from '../forms/fields';
+import { PASSWORD_HINT } from '../forms/password-hint';
 import { useSubmit } from '../forms/use-submit';
 import { useSession } from '../session/session-context';
 
@@ -33,7 +34,7 @@ export default function AccountPage() {
           name="password"
           type="password"
           autoComplete="new-password"
-          hint="A new password signs out your other sessions."
+          hint={`${PASSWORD_HINT} A new password signs out your other sessions.`}
           value={password}
           onChange={setPassword}
           errors={errors}

@@ -48,6 +48,18 @@ export default function OverviewPage() {
                 </dd>
               </div>
               <div>
+                <dt>Knowledge characters</dt>
+                <dd>
+                  {count(tenant.usage.knowledgeCharacters)} of {count(tenant.limits.knowledgeCharactersLimit)}
+                  <meter
+                    min={0}
+                    max={tenant.limits.knowledgeCharactersLimit}
+                    value={tenant.usage.knowledgeCharacters}
+                    aria-label="Knowledge characters used of the plan's limit"
+                  />
+                </dd>
+              </div>
+              <div>
                 <dt>API requests this hour</dt>
                 <dd>
                   {tenant.limits.apiAccess ? (
@@ -117,6 +129,9 @@ export default function OverviewPage() {
     </>
   );
 }
+
+/** A large count for people: 1,000,000 rather than 1000000. */
+const count = (value: number) => value.toLocaleString('en-GB');
 
 /** A duration for people: seconds under a minute, minutes under an hour, hours beyond. */
 function formatSeconds(seconds: number): string {

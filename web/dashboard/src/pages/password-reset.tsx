@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { api, call } from '../api/client';
 import { PublicFrame } from '../components/public-frame';
 import { Field, FormError } from '../forms/fields';
+import { PASSWORD_HINT } from '../forms/password-hint';
 import { useSubmit } from '../forms/use-submit';
 
 /** Without a token: ask for a reset link. With ?token= (the mailed link): choose a new password. */
@@ -66,7 +67,7 @@ function ChooseNewPassword({ token }: { token: string }) {
             type="password"
             autoComplete="new-password"
             required
-            hint="At least 10 characters."
+            hint={PASSWORD_HINT}
             value={password}
             onChange={setPassword}
             errors={errors}

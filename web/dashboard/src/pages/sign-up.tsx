@@ -3,6 +3,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import { api, call } from '../api/client';
 import { PublicFrame } from '../components/public-frame';
 import { Field, FormError } from '../forms/fields';
+import { PASSWORD_HINT } from '../forms/password-hint';
 import { useSubmit } from '../forms/use-submit';
 import { useSession } from '../session/session-context';
 
@@ -27,7 +28,7 @@ export default function SignUpPage() {
           type="password"
           autoComplete="new-password"
           required
-          hint="At least 10 characters."
+          hint={PASSWORD_HINT}
           value={form.password}
           onChange={set('password')}
           errors={errors}

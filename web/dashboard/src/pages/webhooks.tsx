@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { api, call, type Schemas } from '../api/client';
 import { useResource } from '../api/use-resource';
+import { ConfirmButton } from '../components/confirm-button';
 import { CopyButton } from '../components/copy-button';
 import { formatDate, Loaded, PageTitle } from '../components/states';
 import { Field, FormError } from '../forms/fields';
@@ -211,6 +212,7 @@ function WebhookItem({ webhook, onChanged, onRotated }: { webhook: Webhook; onCh
         {webhook.enabled ? 'Enabled' : `Disabled: ${DISABLED_BECAUSE[webhook.disabledReason ?? 'manual'] ?? webhook.disabledReason}`} · events: {events} ·
         created {formatDate(webhook.createdAt)}
       </p>
+      {webhook.pausedUntil && <PausedNote until={webhook.pausedUntil} />}
       <div className="actions">
         <button type="button" className="secondary" disabled={busy} onClick={() => void test.submit()} aria-label={`Send test event to ${webhook.url}`}>
           Send test event
@@ -260,14 +262,13 @@ function WebhookItem({ webhook, onChanged, onRotated }: { webhook: Webhook; onCh
   );
 }
 
-/** The confirming button takes the focus, so that a keyboard user answers the question at once. */
-function ConfirmButton({ children, disabled, onClick }: { children: string; disabled: boolean; onClick: () => void }) {
-  const button = useRef<HTMLButtonElement>(null);
-  useEffect(() => button.current?.focus(), []);
+/** Why an endpoint is not tried for now, and when it will be (the API's pause after 5 attempts without an answer). */
+function PausedNote({ until }: { until: string }) {
   return (
-    <button ref={button} type="button" className="danger" disabled={disabled} onClick={onClick}>
-      {children}
-    </button>
+    <p className="paused" data-testid="webhook-paused">
+      Paused until {formatDate(until)}: its last 5 attempts got no answer. Deliveries wait, keeping their retries, and resume then; disabling and enabling the
+      endpoint resumes them now.
+    </p>
   );
 }
 
