@@ -1,7 +1,15 @@
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { expectAccessible, expectNoSidewaysScroll, heading, launchChromium, listenOnLoopback, openPage } from '../support/dashboard-browser';
+import {
+  expectAccessible,
+  expectNoSidewaysScroll,
+  freeLoopbackOrigin,
+  heading,
+  launchChromium,
+  listenOnLoopback,
+  openPage,
+} from '../support/dashboard-browser';
 import { createBot, createKey } from '../support/factories';
 import { dashboardLinkIn, SmtpSink } from '../support/smtp-sink';
 import { sessionCookieOf } from '../support/users';
@@ -25,12 +33,12 @@ describe('The dashboard pages in headless Chromium', () => {
   beforeAll(async () => {
     smtp = await SmtpSink.start();
     await receiver.start();
-    // No PUBLIC_URL: the browser's origin (http://127.0.0.1:<port>) is the service's own, and the
-    // mailed links point there. The worker delivers to the receiver on 127.0.0.1 (allowed below);
+    // PUBLIC_URL is the browser's origin (http://127.0.0.1:<port>): the mailed links point there. The worker delivers to the receiver on 127.0.0.1 (allowed below);
     // a failed attempt is retried an hour later, so only the Retry button sends it again here.
+    const { port, origin } = await freeLoopbackOrigin();
     t = await createTestApp(
       {
-        PUBLIC_URL: undefined,
+        PUBLIC_URL: origin,
         SMTP_URL: smtp.url,
         MAIL_FROM: 'Chatbots <no-reply@dashboard.test>',
         WEBHOOK_WORKER: 'true',
@@ -39,7 +47,7 @@ describe('The dashboard pages in headless Chromium', () => {
       },
       { webhookDelivery: { pollMs: 50, timeoutMs: 2_000, tenantIds: [] } },
     );
-    base = await listenOnLoopback(t);
+    base = await listenOnLoopback(t, port);
     browser = await launchChromium();
     const signedUp = await t
       .http()

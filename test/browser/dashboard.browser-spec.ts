@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { expectAccessible, heading, launchChromium, listenOnLoopback, openPage as openPageIn } from '../support/dashboard-browser';
+import { expectAccessible, freeLoopbackOrigin, heading, launchChromium, listenOnLoopback, openPage as openPageIn } from '../support/dashboard-browser';
 
 const DOCS = path.join(__dirname, '..', '..', 'docs');
 const PASSWORD = 'correct horse battery';
@@ -15,9 +15,10 @@ describe('The dashboard in headless Chromium', () => {
   let tenantId: string;
 
   beforeAll(async () => {
-    // No PUBLIC_URL: the service's own origin is the browser's (http://127.0.0.1:<port>), as behind one host name.
-    t = await createTestApp({ PUBLIC_URL: undefined });
-    base = await listenOnLoopback(t);
+    // PUBLIC_URL is the browser's origin (http://127.0.0.1:<port>), as behind one host name: the returned links point there.
+    const { port, origin } = await freeLoopbackOrigin();
+    t = await createTestApp({ PUBLIC_URL: origin });
+    base = await listenOnLoopback(t, port);
     browser = await launchChromium();
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { TestApp } from './create-test-app';
 
@@ -9,11 +9,24 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 
-/** Listens on 127.0.0.1 (a free port) and answers the base URL the browser uses. */
-export async function listenOnLoopback(t: TestApp): Promise<string> {
+/** Listens on 127.0.0.1 (`port`, or a free one) and answers the base URL the browser uses. */
+export async function listenOnLoopback(t: TestApp, port = 0): Promise<string> {
   const server = t.app.getHttpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * A free port on 127.0.0.1 and the origin a browser reaches it at, for a test whose pages follow
+ * mailed or returned links: those are built from PUBLIC_URL only (never from the request), so the
+ * app is made with this origin as PUBLIC_URL and then listens on the port (listenOnLoopback).
+ */
+export async function freeLoopbackOrigin(): Promise<{ port: number; origin: string }> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return { port, origin: `http://127.0.0.1:${port}` };
 }
 
 /**
