@@ -53,7 +53,7 @@ export class RateLimitModule {
         { provide: RATE_LIMIT_DISABLED, useValue: config.rateLimit.disabled },
         { provide: PUBLIC_KEY_WINDOW, useValue: publicKeyWindow(config) },
         { provide: USER_WINDOW, useValue: { name: 'user', limit: USER_REQUESTS_PER_MINUTE * config.rateLimit.multiplier, ttlMs: 60_000 } satisfies WindowSpec },
-        { provide: AUTH_FAILURE_POLICY, useValue: { limit: config.rateLimit.authFailuresPerMinute, ttlMs: 60_000 } },
+        { provide: AUTH_FAILURE_POLICY, useValue: { limit: config.rateLimit.authFailuresPerMinute * config.rateLimit.multiplier, ttlMs: 60_000 } },
         {
           provide: RATE_LIMIT_STORE,
           inject: [REDIS_CLIENT],
