@@ -31,12 +31,13 @@ export class PassageEmbeddingsRepository {
    * Claims up to `limit` due passages, fairly: the oldest due of each tenant first, round the
    * tenants before any gets a second turn, so one tenant's large upload does not hold back the
    * others' new documents. A claim moves `nextAttemptAt` by the lease: a passage whose worker
-   * stopped is claimed again when it has passed.
+   * stopped is claimed again when it has passed. `tenantIds`: only theirs (EmbeddingsWorkerOptions).
    */
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimedPassage[]> {
+  async claimDue(limit: number, leaseMs: number, tenantIds?: readonly string[]): Promise<ClaimedPassage[]> {
+    const scope = tenantIds ? Prisma.sql`AND e."tenantId"::text IN (${Prisma.join(tenantIds.length ? [...tenantIds] : [''])})` : Prisma.empty;
     return this.prisma.$queryRaw<ClaimedPassage[]>(Prisma.sql`
       WITH due_tenants AS (
-        SELECT DISTINCT e."tenantId" FROM "KnowledgeChunkEmbedding" e WHERE e."nextAttemptAt" <= now()
+        SELECT DISTINCT e."tenantId" FROM "KnowledgeChunkEmbedding" e WHERE e."nextAttemptAt" <= now() ${scope}
       ),
       candidate AS (
         SELECT p."chunkId", p."nextAttemptAt", row_number() OVER (PARTITION BY t."tenantId" ORDER BY p."nextAttemptAt", p."chunkId") AS turn

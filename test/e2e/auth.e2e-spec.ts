@@ -9,7 +9,7 @@ import { expectError } from '../support/assertions';
 import { sleep } from '../support/child-server';
 import { controllerRoutes, servedExpressRoutes } from '../support/controller-routes';
 import { createTestApp, TestApp } from '../support/create-test-app';
-import { createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
+import { changeLastCharacter, createBot, createKey, createLead, createTenant, recordConversation, TestTenant } from '../support/factories';
 import { firstEvent } from '../support/sse-client';
 
 interface Fixture {
@@ -544,10 +544,6 @@ async function tenantWithData(t: TestApp): Promise<TestTenant & Fixture> {
     documentId: document.body.document.id,
     erasureId: erasure.id,
   };
-}
-
-function changeLastCharacter(key: string): string {
-  return key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
 }
 
 /** Boots a bare app with one controller, runs the checks on it, and closes it. */

@@ -27,15 +27,19 @@ describe('Knowledge base: the semantic step (EMBEDDINGS_*)', () => {
   let second: TestApp;
   let tenant: TestTenant;
   let publicKey: string;
+  /** The tenants whose passages the workers embed (filled as they are made). */
+  const tenantIds: string[] = [];
 
   beforeAll(async () => {
     fake = await new FakeEmbeddingsServer(CONCEPTS).start();
     const env = { EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed-1', EMBEDDINGS_API_KEY: 'embed-key-123', EMBEDDINGS_TIMEOUT_MS: '300' };
-    const embeddings = { pollMs: 50, firstRetryMs: 200, maxRetryMs: 400, batchSize: 4 };
+    // On PostgreSQL the suites share one database: these workers embed only this file's tenants' passages.
+    const embeddings = { pollMs: 50, firstRetryMs: 200, maxRetryMs: 400, batchSize: 4, tenantIds };
     t = await createTestApp(env, { embeddings });
     // Its own pool on PostgreSQL (another instance); the same embedded database otherwise.
     second = await createTestApp(env, { embeddings, connection: process.env[E2E_DATABASE_URL] ? await openTestDatabase() : t.connection });
     tenant = await createTenant(t, { plan: 'enterprise' });
+    tenantIds.push(tenant.id);
     publicKey = (await createKey(t, tenant.id, { type: 'public', scopes: [] })).key;
     await t
       .http()
@@ -183,6 +187,7 @@ describe('Knowledge base: the semantic step (EMBEDDINGS_*)', () => {
 
   it("never answers from another bot's or another tenant's passages", async () => {
     const other = await createTenant(t, { plan: 'enterprise' });
+    tenantIds.push(other.id);
     const theirs = await addDocument((await createBot(t, other.id)).id, 'Pricing', PRICING, other.id);
     const sibling = await addDocument((await createBot(t, tenant.id)).id, 'Pricing', PRICING);
     await embedded(theirs);

@@ -101,3 +101,8 @@ export async function createWebhookEndpoint(t: TestApp, key: string, url: string
   expectStatus(response, 201, 'create webhook endpoint');
   return response.body.webhook.id;
 }
+
+/** A key with its last character changed: well formed, and never the key itself, whatever it ends in. */
+export function changeLastCharacter(key: string): string {
+  return key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+}

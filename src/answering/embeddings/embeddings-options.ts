@@ -11,6 +11,12 @@ export interface EmbeddingsWorkerOptions {
   /** The wait after a failed attempt, doubled per failure in a row of the same passage, up to maxRetryMs. */
   firstRetryMs: number;
   maxRetryMs: number;
+  /**
+   * Only these tenants' passages (unset: all). For test suites that share one database with
+   * others: there, every suite's passages are queued, and a worker would embed (and wait its turn
+   * behind) all of them.
+   */
+  tenantIds?: readonly string[];
 }
 
 export const EMBEDDINGS_WORKER_OPTIONS = Symbol('EMBEDDINGS_WORKER_OPTIONS');

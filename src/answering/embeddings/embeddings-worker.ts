@@ -71,7 +71,7 @@ export class EmbeddingsWorker implements OnApplicationBootstrap, BeforeApplicati
     while (this.running) {
       let batch: ClaimedPassage[];
       try {
-        batch = await this.embeddings.claimDue(this.options.batchSize, this.options.leaseMs);
+        batch = await this.embeddings.claimDue(this.options.batchSize, this.options.leaseMs, this.options.tenantIds);
         this.failedClaims = 0;
       } catch (error) {
         this.failedClaims++;
