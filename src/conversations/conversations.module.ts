@@ -1,21 +1,25 @@
 import { Module } from '@nestjs/common';
+import { AnsweringModule } from '../answering/answering.module';
 import { BotsModule } from '../bots/bots.module';
 import { LeadsModule } from '../leads/leads.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { UsageModule } from '../usage/usage.module';
 import { ConversationsController } from './conversations.controller';
 import { HandoffController } from './handoff.controller';
 import { HandoffService } from './handoff.service';
-import { ConversationFeed } from './live/conversation-feed';
 import { ConversationEventStreams } from './live/conversation-event-streams';
 import { TenantEventStream } from './live/tenant-event-stream';
 import { ConversationsRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
+import { ConversationTurn } from './turn/conversation-turn';
+import { TurnStore } from './turn/turn-store';
 
+/** The conversation core (STYLE.md): conversations, their turns, handoff and live streams; channels (the widget) adapt it. */
 @Module({
-  imports: [TenancyModule, BotsModule, LeadsModule, IdempotencyModule],
+  imports: [TenancyModule, BotsModule, LeadsModule, IdempotencyModule, AnsweringModule, UsageModule],
   controllers: [ConversationsController, HandoffController],
-  providers: [ConversationsRepository, ConversationsService, HandoffService, ConversationFeed, ConversationEventStreams, TenantEventStream],
-  exports: [ConversationsService, ConversationsRepository, HandoffService, ConversationFeed, ConversationEventStreams],
+  providers: [ConversationsRepository, ConversationsService, HandoffService, ConversationTurn, TurnStore, ConversationEventStreams, TenantEventStream],
+  exports: [ConversationsService, ConversationsRepository, HandoffService, ConversationTurn, ConversationEventStreams],
 })
 export class ConversationsModule {}

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '../common/errors/app-error';
+import { AppError, NotFoundError } from '../common/errors/app-error';
+import { ErrorCode } from '../common/errors/error-codes';
 import { assertDateRange } from '../common/paging/date-range';
 import { Page, Pagination, toPagination } from '../common/paging/pagination';
 import { BotsRepository } from '../bots/bots.repository';
-import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
-import { EventRecorder } from '../events/event-recorder';
+import { Changes, type TransactionChanges } from '../events/changes';
 import type { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
+import type { LeadRow } from '../leads/leads.repository';
 import { LeadContact, LeadsService } from '../leads/leads.service';
 import { toConversationResponse, toMessageResponse } from './conversation.mapper';
 import { ConversationFilter, ConversationRow, ConversationsRepository, MessageRow } from './conversations.repository';
@@ -23,11 +24,10 @@ export interface ConversationRecord {
 @Injectable()
 export class ConversationsService {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly changes: Changes,
     private readonly conversations: ConversationsRepository,
     private readonly bots: BotsRepository,
     private readonly leads: LeadsService,
-    private readonly events: EventRecorder,
   ) {}
 
   async listConversations(tenantId: string, filter: ConversationFilter, page: Page): Promise<{ conversations: ConversationRow[]; pagination: Pagination }> {
@@ -54,10 +54,24 @@ export class ConversationsService {
    * `conversation.deleted` event that carries its id only, and an audit row naming who deleted it.
    */
   async deleteConversation(tenantId: string, conversationId: string, actor: Actor): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      if (!(await this.conversations.delete(tenantId, conversationId, tx))) throw new NotFoundError('Conversation');
-      await this.events.publish(tx, tenantId, { type: 'conversation.deleted', object: { id: conversationId } });
-      await this.events.record(tx, tenantId, actor, { action: 'conversation.deleted', targetId: conversationId });
+    await this.changes.transaction(tenantId, async (changes) => {
+      if (!(await this.conversations.delete(tenantId, conversationId, changes.tx))) throw new NotFoundError('Conversation');
+      await changes.emit({ type: 'conversation.deleted', object: { id: conversationId } });
+      await changes.audit(actor, { action: 'conversation.deleted', targetId: conversationId });
+    });
+  }
+
+  /** The conversation's lead, captured in the chat: one per conversation, linked both ways (two forms sent at once give one). */
+  captureLead(tenantId: string, conversation: ConversationRow, contact: LeadContact): Promise<LeadRow> {
+    return this.changes.transaction(tenantId, async (changes) => {
+      // Read again in the transaction: of two forms sent at once, the second finds the first's lead.
+      const current = await this.conversations.findById(tenantId, conversation.id, changes.tx);
+      if (!current) throw new NotFoundError('Conversation');
+      if (current.leadId) throw leadAlreadyCaptured();
+      const origin = { botId: current.botId, conversationId: current.id };
+      const lead = await this.leads.captureChatLead(changes, tenantId, origin, contact, new Date());
+      if (!(await this.conversations.linkLeadIfNone(tenantId, current.id, lead.id, changes.tx))) throw leadAlreadyCaptured();
+      return lead;
     });
   }
 
@@ -66,7 +80,8 @@ export class ConversationsService {
    * captured, in one transaction (the dashboard's import and the demo data use it).
    */
   async recordConversation(tenantId: string, botId: string, record: ConversationRecord, actor: Actor): Promise<ConversationRow> {
-    return this.prisma.$transaction(async (tx) => {
+    return this.changes.transaction(tenantId, async (changes) => {
+      const { tx } = changes;
       if (!(await this.bots.exists(tenantId, botId, tx))) throw new NotFoundError('Bot');
       const startedAt = record.createdAt ?? new Date();
       const status = record.status ?? 'active';
@@ -86,12 +101,12 @@ export class ConversationsService {
       const messages = record.messages.map((message, index) => ({ ...message, createdAt: message.createdAt ?? new Date(startedAt.getTime() + index) }));
       const stored = messages.length ? await this.conversations.addMessages(tenantId, id, messages, tx) : [];
       if (record.lead) {
-        const lead = await this.leads.captureWidgetLead(tenantId, botId, id, record.lead, lastMessageTime(record, startedAt), tx);
+        const lead = await this.leads.captureChatLead(changes, tenantId, { botId, conversationId: id }, record.lead, lastMessageTime(record, startedAt));
         await this.conversations.linkLead(tenantId, id, lead.id, tx);
       }
       const conversation = (await this.conversations.findById(tenantId, id, tx))!;
-      await this.publishRecorded(tenantId, conversation, stored, tx);
-      await this.events.record(tx, tenantId, actor, {
+      await this.emitRecorded(changes, conversation, stored);
+      await changes.audit(actor, {
         action: 'conversation.recorded',
         targetId: id,
         data: { botId, messages: record.messages.length, leadId: conversation.leadId },
@@ -104,15 +119,19 @@ export class ConversationsService {
    * The events of a recorded conversation: started, each message in order, ended. All carry the
    * conversation as stored (lead linked); its lead's lead.created is queued when the lead is stored.
    */
-  private async publishRecorded(tenantId: string, conversation: ConversationRow, messages: MessageRow[], tx: PrismaTransaction): Promise<void> {
+  private async emitRecorded(changes: TransactionChanges, conversation: ConversationRow, messages: MessageRow[]): Promise<void> {
     const object = toConversationResponse(conversation);
     const ordered = [...messages].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
-    await this.events.publishAll(tx, tenantId, [
+    await changes.emit(
       { type: 'conversation.started', object },
       ...ordered.map((message) => ({ type: 'message.created' as const, object: toMessageResponse(message) })),
       ...(conversation.status === 'ended' ? [{ type: 'conversation.ended' as const, object }] : []),
-    ]);
+    );
   }
+}
+
+function leadAlreadyCaptured(): AppError {
+  return new AppError(ErrorCode.LEAD_ALREADY_CAPTURED, 'This conversation already has its lead.');
 }
 
 function lastMessageTime(record: ConversationRecord, startedAt: Date): Date {

@@ -3,24 +3,16 @@ import { AppError, NotFoundError, ValidationError } from '../common/errors/app-e
 import { ErrorCode } from '../common/errors/error-codes';
 import { Scope } from '../common/access/scopes';
 import { ROLE_SCOPES } from '../accounts/roles';
-import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
-import { EventRecorder } from '../events/event-recorder';
+import { Changes, type TransactionChanges } from '../events/changes';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import type { IdempotentResponse } from '../idempotency/idempotent-response';
 import { MessageResponse, toConversationResponse, toMessageResponse } from './conversation.mapper';
 import { ConversationChange, ConversationRow, ConversationsRepository } from './conversations.repository';
-import { ConversationFeed, LiveEvent } from './live/conversation-feed';
 
 export interface AgentMessage {
   content: string;
   authorName: string | null;
-}
-
-/** A step's result, and what the visitors' streams must hear once it committed. */
-interface Step<T> {
-  result: T;
-  live: LiveEvent[];
 }
 
 const ended = () => new AppError(ErrorCode.CONVERSATION_ENDED, 'This conversation has ended.');
@@ -29,26 +21,23 @@ const ended = () => new AppError(ErrorCode.CONVERSATION_ENDED, 'This conversatio
  * A person taking a conversation over from the bot (API_DECISIONS part 3, Human handoff):
  * active -> handed_off -> active (released) or ended. Each step locks the conversation's row, so
  * concurrent steps (two agents claiming it, a visitor's message arriving) apply one after the
- * other; each writes its webhook events in its transaction and, once committed, tells the
- * visitor's live streams (ConversationFeed).
+ * other; each emits its events once (Changes): webhooks in its transaction, the visitor's and the
+ * inbox's live streams once committed.
  */
 @Injectable()
 export class HandoffService {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly changes: Changes,
     private readonly conversations: ConversationsRepository,
-    private readonly events: EventRecorder,
     private readonly idempotency: IdempotencyService,
-    private readonly feed: ConversationFeed,
   ) {}
 
   /** Hands the conversation to a person (again: unchanged); `waitingSince` when a visitor asked. */
   handOff(tenantId: string, conversationId: string, waitingSince: Date | null = null): Promise<ConversationRow> {
-    return this.step(tenantId, conversationId, async (conversation, tx) => {
+    return this.step(tenantId, conversationId, async (conversation, changes) => {
       if (conversation.status === 'ended') throw ended();
-      if (conversation.status === 'handed_off') return { result: conversation, live: [] };
-      const handedOff = await this.handOffIn(tx, tenantId, conversation, new Date(), waitingSince);
-      return { result: handedOff, live: [conversationEvent(handedOff)] };
+      if (conversation.status === 'handed_off') return conversation;
+      return this.handOffIn(changes, tenantId, conversation, new Date(), waitingSince);
     });
   }
 
@@ -57,53 +46,56 @@ export class HandoffService {
    * never counted against the plan's messagesLimit (only the bot's replies are). With an
    * Idempotency-Key, a retry stores nothing and gets the first answer again.
    */
-  async postAgentMessage(
+  postAgentMessage(
     tenantId: string,
     conversationId: string,
     message: AgentMessage,
     idempotencyKey: string | undefined,
   ): Promise<IdempotentResponse<{ message: MessageResponse }>> {
-    const live: LiveEvent[] = [];
     const request = { method: 'POST', path: `/api/v1/conversations/${conversationId}/messages`, body: message };
-    const answer = await this.idempotency.run(tenantId, idempotencyKey, request, async (tx) => {
-      const conversation = await this.locked(tenantId, conversationId, tx);
-      if (conversation.status === 'ended') throw ended();
-      const now = new Date();
-      if (conversation.status === 'active') live.push(conversationEvent(await this.handOffIn(tx, tenantId, conversation, now, null)));
-      const [stored] = await this.conversations.addMessages(
-        tenantId,
-        conversationId,
-        [{ role: 'agent', content: message.content, authorName: message.authorName, createdAt: now }],
-        tx,
-      );
-      const body = { message: toMessageResponse(stored) };
-      await this.events.publish(tx, tenantId, { type: 'message.created', object: body.message });
-      live.push({ kind: 'message', message: body.message });
-      if (conversation.waitingSince) live.push(conversationEvent(await this.change(tx, tenantId, conversationId, { waitingSince: null })));
-      return { status: 201, location: null, body };
-    });
-    if (!answer.replayed) await this.feed.publish(conversationId, ...live);
-    return answer;
+    return this.changes.transaction(
+      tenantId,
+      async (changes) => {
+        const conversation = await this.locked(tenantId, conversationId, changes);
+        if (conversation.status === 'ended') throw ended();
+        const now = new Date();
+        if (conversation.status === 'active') await this.handOffIn(changes, tenantId, conversation, now, null);
+        const [stored] = await this.conversations.addMessages(
+          tenantId,
+          conversationId,
+          [{ role: 'agent', content: message.content, authorName: message.authorName, createdAt: now }],
+          changes.tx,
+        );
+        const body = { message: toMessageResponse(stored) };
+        await changes.emit({ type: 'message.created', object: body.message });
+        if (conversation.waitingSince) {
+          const answered = await this.change(changes, tenantId, conversationId, { waitingSince: null });
+          await changes.emit({ type: 'conversation.waiting_changed', object: toConversationResponse(answered) });
+        }
+        return { status: 201, location: null, body };
+      },
+      (work) => this.idempotency.run(tenantId, idempotencyKey, request, work),
+    );
   }
 
   /** Gives the conversation back to the bot (already active: unchanged); nobody holds or waits on it then. */
   release(tenantId: string, conversationId: string): Promise<ConversationRow> {
-    return this.step(tenantId, conversationId, async (conversation, tx) => {
+    return this.step(tenantId, conversationId, async (conversation, changes) => {
       if (conversation.status === 'ended') throw ended();
-      if (conversation.status === 'active') return { result: conversation, live: [] };
-      const released = await this.change(tx, tenantId, conversationId, { status: 'active', assigneeId: null, waitingSince: null });
-      await this.events.publish(tx, tenantId, { type: 'conversation.released', object: toConversationResponse(released) });
-      return { result: released, live: [conversationEvent(released)] };
+      if (conversation.status === 'active') return conversation;
+      const released = await this.change(changes, tenantId, conversationId, { status: 'active', assigneeId: null, waitingSince: null });
+      await changes.emit({ type: 'conversation.released', object: toConversationResponse(released) });
+      return released;
     });
   }
 
   /** Ends the conversation (again: unchanged). */
   end(tenantId: string, conversationId: string): Promise<ConversationRow> {
-    return this.step(tenantId, conversationId, async (conversation, tx) => {
-      if (conversation.status === 'ended') return { result: conversation, live: [] };
-      const endedRow = await this.change(tx, tenantId, conversationId, { status: 'ended', endedAt: new Date(), waitingSince: null });
-      await this.events.publish(tx, tenantId, { type: 'conversation.ended', object: toConversationResponse(endedRow) });
-      return { result: endedRow, live: [conversationEvent(endedRow)] };
+    return this.step(tenantId, conversationId, async (conversation, changes) => {
+      if (conversation.status === 'ended') return conversation;
+      const endedRow = await this.change(changes, tenantId, conversationId, { status: 'ended', endedAt: new Date(), waitingSince: null });
+      await changes.emit({ type: 'conversation.ended', object: toConversationResponse(endedRow) });
+      return endedRow;
     });
   }
 
@@ -118,62 +110,60 @@ export class HandoffService {
     assignee: { userId: string | null; force?: boolean },
     actor: Actor & { userId: string },
   ): Promise<ConversationRow> {
-    return this.step(tenantId, conversationId, async (conversation, tx) => {
+    return this.step(tenantId, conversationId, async (conversation, changes) => {
       if (assignee.userId !== null) {
-        const role = await this.conversations.memberRole(tenantId, assignee.userId, tx);
+        const role = await this.conversations.memberRole(tenantId, assignee.userId, changes.tx);
         if (!role || !ROLE_SCOPES[role].includes(Scope.ConversationsWrite))
           throw ValidationError.field('userId', 'must be a member of the tenant whose role may answer conversations');
       }
       const holder = conversation.assigneeId;
-      if (holder === assignee.userId) return { result: conversation, live: [] };
+      if (holder === assignee.userId) return conversation;
       if (holder !== null && holder !== actor.userId && !assignee.force) {
         throw new AppError(ErrorCode.ALREADY_ASSIGNED, 'Another user holds this conversation; send "force": true to take it over.');
       }
-      const assigned = await this.change(tx, tenantId, conversationId, { assigneeId: assignee.userId });
-      await this.events.publish(tx, tenantId, { type: 'conversation.assigned', object: toConversationResponse(assigned) });
-      await this.events.record(tx, tenantId, actor, {
+      const assigned = await this.change(changes, tenantId, conversationId, { assigneeId: assignee.userId });
+      await changes.emit({ type: 'conversation.assigned', object: toConversationResponse(assigned) });
+      await changes.audit(actor, {
         action: 'conversation.assigned',
         targetId: conversationId,
         data: { assigneeId: assignee.userId, previousAssigneeId: holder, forced: holder !== null && holder !== actor.userId },
       });
-      return { result: assigned, live: [conversationEvent(assigned)] };
+      return assigned;
     });
   }
 
   /**
-   * Hands a conversation off inside the caller's transaction (the widget's fallback does it with
-   * the visitor's question) and queues conversation.handed_off. The caller holds the row's lock.
+   * Hands a conversation off inside the caller's transaction (the turn's fallback does it with
+   * the visitor's question) and emits conversation.handed_off. The caller holds the row's lock.
    */
-  async handOffIn(tx: PrismaTransaction, tenantId: string, conversation: ConversationRow, now: Date, waitingSince: Date | null): Promise<ConversationRow> {
-    const handedOff = await this.change(tx, tenantId, conversation.id, {
+  async handOffIn(
+    changes: TransactionChanges,
+    tenantId: string,
+    conversation: ConversationRow,
+    now: Date,
+    waitingSince: Date | null,
+  ): Promise<ConversationRow> {
+    const handedOff = await this.change(changes, tenantId, conversation.id, {
       status: 'handed_off',
       handedOffAt: now,
       waitingSince: waitingSince ?? conversation.waitingSince,
     });
-    await this.events.publish(tx, tenantId, { type: 'conversation.handed_off', object: toConversationResponse(handedOff) });
+    await changes.emit({ type: 'conversation.handed_off', object: toConversationResponse(handedOff) });
     return handedOff;
   }
 
-  private async step<T>(
-    tenantId: string,
-    conversationId: string,
-    work: (conversation: ConversationRow, tx: PrismaTransaction) => Promise<Step<T>>,
-  ): Promise<T> {
-    const { result, live } = await this.prisma.$transaction(async (tx) => work(await this.locked(tenantId, conversationId, tx), tx));
-    await this.feed.publish(conversationId, ...live);
-    return result;
+  private step<T>(tenantId: string, conversationId: string, work: (conversation: ConversationRow, changes: TransactionChanges) => Promise<T>): Promise<T> {
+    return this.changes.transaction(tenantId, async (changes) => work(await this.locked(tenantId, conversationId, changes), changes));
   }
 
-  private async locked(tenantId: string, conversationId: string, tx: PrismaTransaction): Promise<ConversationRow> {
+  private async locked(tenantId: string, conversationId: string, { tx }: TransactionChanges): Promise<ConversationRow> {
     const conversation = await this.conversations.lock(tenantId, conversationId, tx);
     if (!conversation) throw new NotFoundError('Conversation');
     return conversation;
   }
 
-  private async change(tx: PrismaTransaction, tenantId: string, conversationId: string, change: ConversationChange): Promise<ConversationRow> {
-    await this.conversations.update(tenantId, conversationId, change, tx);
-    return (await this.conversations.findById(tenantId, conversationId, tx))!;
+  private async change(changes: TransactionChanges, tenantId: string, conversationId: string, change: ConversationChange): Promise<ConversationRow> {
+    await this.conversations.update(tenantId, conversationId, change, changes.tx);
+    return (await this.conversations.findById(tenantId, conversationId, changes.tx))!;
   }
 }
-
-const conversationEvent = (conversation: ConversationRow): LiveEvent => ({ kind: 'conversation', conversation: toConversationResponse(conversation) });

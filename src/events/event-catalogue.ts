@@ -51,6 +51,36 @@ export const ALL_WEBHOOK_EVENTS = '*';
 /** An endpoint's `events`: the event types, or `*` for all. */
 export const SUBSCRIBABLE_EVENTS: readonly string[] = [...WEBHOOK_EVENT_TYPES, ALL_WEBHOOK_EVENTS];
 
+/**
+ * What a conversation's live streams (the visitor's widget, the inbox) show: a new message, or the
+ * conversation's new state. Each is handed over after the commit of the catalogue event it comes
+ * from (LIVE_EVENTS), by Changes, so a change is recorded and announced by one call.
+ */
+export type LiveEvent = { kind: 'message'; message: MessageResponse } | { kind: 'conversation'; conversation: ConversationResponse };
+
+/** Changes the live streams show that no webhook announces: a visitor starts or stops waiting for a person. */
+const LIVE_ONLY_EVENTS = {
+  'conversation.waiting_changed': payload<ConversationResponse>(),
+};
+
+export type LiveOnlyEventType = keyof typeof LIVE_ONLY_EVENTS;
+
+export const LIVE_ONLY_EVENT_TYPES = Object.keys(LIVE_ONLY_EVENTS) as readonly LiveOnlyEventType[];
+
+/** The events the live streams show, and which of their streams' kinds each becomes. */
+export const LIVE_EVENTS: Partial<Record<WebhookEventType | LiveOnlyEventType, LiveEvent['kind']>> = {
+  'message.created': 'message',
+  'conversation.started': 'conversation',
+  'conversation.handed_off': 'conversation',
+  'conversation.released': 'conversation',
+  'conversation.assigned': 'conversation',
+  'conversation.ended': 'conversation',
+  'conversation.waiting_changed': 'conversation',
+};
+
+/** The object a live-only event of `type` carries. */
+export type LiveOnlyPayload<K extends LiveOnlyEventType> = (typeof LIVE_ONLY_EVENTS)[K] extends Payload<infer T> ? T : never;
+
 /** Each audit action and the `targetType` its rows carry. */
 const AUDIT_ACTIONS = {
   'tenant.created': 'tenant',

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
-import type { LeadSource } from '../generated/prisma/enums';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { selectColumns } from '../database/select-columns';
 import type { Page } from '../common/paging/pagination';
@@ -39,19 +38,6 @@ export type LeadChanges = Partial<Pick<LeadRow, 'name' | 'email' | 'phone' | 'co
 export interface LeadCursor {
   createdAt: Date;
   id: string;
-}
-
-export interface NewLead {
-  name: string;
-  email: string;
-  phone: string | null;
-  company: string | null;
-  message: string | null;
-  botId: string | null;
-  conversationId: string | null;
-  source: LeadSource;
-  tags: string[];
-  createdAt?: Date;
 }
 
 const newestFirst: Prisma.LeadOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
@@ -120,32 +106,36 @@ export class LeadsRepository {
     return tx.lead.findFirst({ where: { tenantId, id: leadId }, select: leadSelect });
   }
 
-  create(tenantId: string, data: NewLead, tx: PrismaTransaction = this.prisma): Promise<LeadRow> {
-    return tx.lead.create({ data: { tenantId, ...data }, select: leadSelect });
-  }
-
   /**
-   * The INSERT of a lead whose every value the caller made (id, times), for a statement that also
-   * queues its event (EventRecorder.publishAlong). A botId that is not one of the tenant's bots
-   * inserts nothing: the statement returns no row.
+   * The INSERT of leads whose every value the caller made (ids, times), for a statement that also
+   * queues their events (Changes.along). Inserts nothing unless `condition` holds (by default: a
+   * lead's bot, if it names one, is one of the tenant's); RETURNING each inserted lead's "id".
    */
-  insertStatement(tenantId: string, lead: LeadRow, condition: Prisma.Sql = this.ownBot(tenantId, lead.botId)): Prisma.Sql {
+  insertStatement(tenantId: string, leads: readonly LeadRow[], condition: Prisma.Sql = this.ownBots(tenantId, leads)): Prisma.Sql {
+    const rows = leads.map(
+      (lead) => Prisma.sql`(${lead.id}::uuid, ${tenantId}::uuid, ${lead.botId}::uuid, ${lead.conversationId}::uuid, ${lead.name}, ${lead.email}, ${lead.phone},
+        ${lead.company}, ${lead.message}, ${lead.source}::"LeadSource", ${lead.status}::"LeadStatus", ${lead.tags}::text[], ${lead.createdAt}::timestamptz, ${lead.updatedAt}::timestamptz)`,
+    );
     return Prisma.sql`
       INSERT INTO "Lead" ("id", "tenantId", "botId", "conversationId", "name", "email", "phone", "company", "message", "source", "status", "tags", "createdAt", "updatedAt")
-      SELECT ${lead.id}::uuid, ${tenantId}::uuid, ${lead.botId}::uuid, ${lead.conversationId}::uuid, ${lead.name}, ${lead.email}, ${lead.phone}, ${lead.company}, ${lead.message},
-        ${lead.source}::"LeadSource", ${lead.status}::"LeadStatus", ${lead.tags}::text[], ${lead.createdAt}, ${lead.updatedAt}
-      WHERE ${condition}
+      SELECT * FROM (VALUES ${Prisma.join(rows)}) AS "lead" WHERE ${condition}
       RETURNING "id"`;
+  }
+
+  /** That every bot the leads name is one of the tenant's: insertStatement's default condition. */
+  ownBots(tenantId: string, leads: readonly Pick<LeadRow, 'botId'>[]): Prisma.Sql {
+    const botIds = [...new Set(leads.map((lead) => lead.botId).filter((botId): botId is string => botId !== null))];
+    return botIds.length
+      ? Prisma.join(
+          botIds.map((botId) => this.ownBot(tenantId, botId)),
+          ' AND ',
+        )
+      : Prisma.sql`true`;
   }
 
   /** That the lead's bot, if it names one, is one of the tenant's: the condition of insertStatement. */
   ownBot(tenantId: string, botId: string | null): Prisma.Sql {
     return botId === null ? Prisma.sql`true` : Prisma.sql`EXISTS (SELECT 1 FROM "Bot" WHERE "tenantId" = ${tenantId}::uuid AND "id" = ${botId}::uuid)`;
-  }
-
-  /** Many leads in one statement (an import); the triggers keep counters and searchText right. */
-  createMany(tenantId: string, leads: NewLead[], tx: PrismaTransaction): Promise<LeadRow[]> {
-    return tx.lead.createManyAndReturn({ data: leads.map((lead) => ({ tenantId, ...lead })), select: leadSelect });
   }
 
   /**

@@ -11,13 +11,14 @@ import { assertSomethingSent, changedFields } from '../common/validation/changed
 import { BotsRepository } from '../bots/bots.repository';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import type { Actor } from '../events/actor';
-import { EventRecorder } from '../events/event-recorder';
+import { Changes, type TransactionChanges } from '../events/changes';
+import { EventRecorder, type PublishedEvent } from '../events/event-recorder';
 import { previousAttributesOf } from '../events/previous-attributes';
 import type { CreateLeadDto } from './dto/create-lead.dto';
 import type { UpdateLeadDto } from './dto/update-lead.dto';
 import { canMoveLead } from './lead-status';
 import { LeadEnvelope, LeadResponse, toLeadResponse } from './lead.mapper';
-import { LeadChanges, LeadFilter, LeadRow, LeadsRepository, NewLead } from './leads.repository';
+import { LeadChanges, LeadFilter, LeadRow, LeadsRepository } from './leads.repository';
 
 /** A lead's contact fields; an optional field left out, empty or null is none. */
 export interface LeadContact {
@@ -39,6 +40,7 @@ export class LeadsService {
     private readonly bots: BotsRepository,
     private readonly idempotency: IdempotencyService,
     private readonly events: EventRecorder,
+    private readonly changes: Changes,
   ) {}
 
   async listLeads(tenantId: string, filter: LeadFilter, page: Page): Promise<{ leads: LeadRow[]; pagination: Pagination }> {
@@ -59,9 +61,8 @@ export class LeadsService {
    * With a key, the key's claim and stored answer go in the lead's own statement (runAlong).
    */
   createLead(tenantId: string, body: CreateLeadDto, idempotencyKey: string | undefined): Promise<IdempotentResponse<LeadEnvelope>> {
-    const lead = newApiLead(body);
-    const response = toLeadResponse(lead);
-    const answer = { status: 201, location: `/api/v1/leads/${lead.id}`, body: { lead: response } };
+    const lead = newLead(body, { botId: body.botId ?? null, conversationId: null, source: 'api' });
+    const answer = { status: 201, location: `/api/v1/leads/${lead.id}`, body: { lead: toLeadResponse(lead) } };
     const request = { method: 'POST', path: '/api/v1/leads', body };
     return this.idempotency.runAlong(
       tenantId,
@@ -70,39 +71,35 @@ export class LeadsService {
       answer,
       async (claim) => {
         const ownBot = this.leads.ownBot(tenantId, lead.botId);
-        const insert = this.leads.insertStatement(tenantId, lead, claim ? Prisma.sql`${claim.claimed} AND ${ownBot}` : ownBot);
-        const event = { type: 'lead.created', object: response } as const;
-        return (await this.events.publishAlong(this.prisma, tenantId, insert, event, claim?.ctes(ownBot))).length > 0;
+        const written = this.written(tenantId, [lead], claim ? Prisma.sql`${claim.claimed} AND ${ownBot}` : ownBot);
+        return (await this.changes.along(tenantId, written.insert, written.events, claim?.ctes(ownBot))).length > 0;
       },
       unknownBot,
     );
   }
 
   /**
-   * A lead sent through the API: source `api`, status `new`, no conversation. A botId that is
-   * not one of the tenant's bots is a validation error, never a hint that it exists elsewhere.
-   * The lead and its lead.created event are written by one statement: atomic by itself, or in
-   * the caller's transaction. Its values are made here, so that the event is built before it.
+   * A lead sent through the API (the demo data's): source `api`, status `new`, no conversation. A
+   * botId that is not one of the tenant's bots is a validation error, never a hint that it exists elsewhere.
    */
-  async captureLead(tenantId: string, contact: LeadContact & { botId?: string | null }, tx: PrismaTransaction = this.prisma): Promise<LeadRow> {
-    const lead = newApiLead(contact);
-    const event = { type: 'lead.created', object: toLeadResponse(lead) } as const;
-    const stored = await this.events.publishAlong(tx, tenantId, this.leads.insertStatement(tenantId, lead), event);
-    if (!stored.length) throw unknownBot();
+  async captureLead(tenantId: string, contact: LeadContact & { botId?: string | null }): Promise<LeadRow> {
+    const lead = newLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' });
+    const written = this.written(tenantId, [lead]);
+    if (!(await this.changes.along(tenantId, written.insert, written.events)).length) throw unknownBot();
     return lead;
   }
 
-  /** A lead captured in a chat, stored with the conversation that produced it. */
-  async captureWidgetLead(
+  /** A lead captured in a chat (source `widget`), stored in the transaction of the conversation that produced it. */
+  async captureChatLead(
+    changes: TransactionChanges,
     tenantId: string,
-    botId: string,
-    conversationId: string,
+    origin: { botId: string; conversationId: string },
     contact: LeadContact,
     createdAt: Date,
-    tx: PrismaTransaction,
   ): Promise<LeadRow> {
-    const lead = await this.leads.create(tenantId, { ...toNewLead(contact, { botId, conversationId, source: 'widget' }), createdAt }, tx);
-    await this.events.publish(tx, tenantId, { type: 'lead.created', object: toLeadResponse(lead) });
+    const lead = newLead(contact, { ...origin, source: 'widget' }, createdAt);
+    const written = this.written(tenantId, [lead]);
+    if (!(await changes.emitAlong(written.insert, written.events)).length) throw new NotFoundError('Bot');
     return lead;
   }
 
@@ -150,21 +147,31 @@ export class LeadsService {
    */
   importLeads(tenantId: string, leads: CreateLeadDto[], idempotencyKey: string | undefined): Promise<IdempotentResponse<ImportedLeads>> {
     const request = { method: 'POST', path: '/api/v1/leads/import', body: { leads } };
-    return this.idempotency.run(tenantId, idempotencyKey, request, async (tx) => {
-      await this.assertOwnBots(tenantId, leads, tx);
-      const rows = await this.leads.createMany(
-        tenantId,
-        leads.map((lead) => toNewLead(lead, { botId: lead.botId ?? null, conversationId: null, source: 'import' })),
-        tx,
-      );
-      const created = rows.map(toLeadResponse);
-      await this.events.publishAll(
-        tx,
-        tenantId,
-        created.map((object) => ({ type: 'lead.created', object })),
-      );
-      return { status: 201, location: null, body: { imported: created.length, leads: created } };
-    });
+    return this.changes.transaction(
+      tenantId,
+      async (changes) => {
+        await this.assertOwnBots(tenantId, leads, changes.tx);
+        const now = new Date();
+        const rows = leads.map((lead) => newLead(lead, { botId: lead.botId ?? null, conversationId: null, source: 'import' }, now));
+        const written = this.written(tenantId, rows, Prisma.sql`true`);
+        await changes.emitAlong(written.insert, written.events);
+        const created = rows.map(toLeadResponse);
+        return { status: 201, location: null, body: { imported: created.length, leads: created } };
+      },
+      (work) => this.idempotency.run(tenantId, idempotencyKey, request, work),
+    );
+  }
+
+  /**
+   * The one way leads are written: their INSERT and their lead.created events, for one statement
+   * (Changes.along, or emitAlong in a transaction), so a lead exists exactly when its event does.
+   * Every value is made before (newLead), so that the events are built before the statement.
+   */
+  private written(tenantId: string, leads: LeadRow[], condition?: Prisma.Sql): { insert: Prisma.Sql; events: PublishedEvent[] } {
+    return {
+      insert: this.leads.insertStatement(tenantId, leads, condition),
+      events: leads.map((lead) => ({ type: 'lead.created', object: toLeadResponse(lead) })),
+    };
   }
 
   /**
@@ -221,8 +228,10 @@ function changedLeadFields(lead: LeadRow, input: UpdateLeadDto): LeadChanges {
   });
 }
 
-function toNewLead(contact: LeadContact, origin: Pick<NewLead, 'botId' | 'conversationId' | 'source'>): NewLead {
+/** A new lead with every value made here (id, times): status `new`. */
+function newLead(contact: LeadContact, origin: Pick<LeadRow, 'botId' | 'conversationId' | 'source'>, createdAt = new Date()): LeadRow {
   return {
+    id: v7(),
     name: contact.name,
     email: contact.email,
     phone: orNull(contact.phone),
@@ -230,18 +239,9 @@ function toNewLead(contact: LeadContact, origin: Pick<NewLead, 'botId' | 'conver
     message: orNull(contact.message),
     tags: contact.tags ?? [],
     ...origin,
-  };
-}
-
-/** A lead sent through the API, with every value made here (id, times): source `api`, status `new`, no conversation. */
-function newApiLead(contact: LeadContact & { botId?: string | null }): LeadRow {
-  const now = new Date();
-  return {
-    id: v7(),
-    ...toNewLead(contact, { botId: contact.botId ?? null, conversationId: null, source: 'api' }),
     status: 'new',
-    createdAt: now,
-    updatedAt: now,
+    createdAt,
+    updatedAt: createdAt,
   };
 }
 

@@ -4,7 +4,18 @@ import { AppError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { retryAfter } from '../common/http/retry-after';
 import type { PrismaTransaction } from '../database/prisma.service';
-import { dayOf, MessageQuotaRepository, monthOf, MonthUsage, nextDay, nextMonth, ReplyCounts, ReplyLimits } from './message-quota.repository';
+import type { Prisma } from '../generated/prisma/client';
+import {
+  countReplyStatement,
+  dayOf,
+  MessageQuotaRepository,
+  monthOf,
+  MonthUsage,
+  nextDay,
+  nextMonth,
+  ReplyCounts,
+  ReplyLimits,
+} from './message-quota.repository';
 
 /** How long a month's count is reported without reading it again. */
 export const USAGE_CACHE_TTL_MS = 1_000;
@@ -31,6 +42,15 @@ export class MessageQuota {
    */
   async usedThisMonth(tenantId: string, now = new Date()): Promise<number> {
     return (await this.monthUsage(tenantId, now)).count;
+  }
+
+  /**
+   * The one entry into the quota for a reply: refuses it now when a limit is reached (check), else
+   * gives the allowance the reply is counted through, exactly, when it is stored.
+   */
+  async allow(tenantId: string, limits: ReplyLimits, now = new Date()): Promise<ReplyAllowance> {
+    await this.check(tenantId, limits, now);
+    return new ReplyAllowance(this, tenantId, limits);
   }
 
   /** Refuses a reply when the month's count (usedThisMonth) has reached the month's limit, or the widget's of today its day's. */
@@ -76,6 +96,34 @@ export class MessageQuota {
   private async monthUsage(tenantId: string, now: Date): Promise<MonthUsage> {
     const month = monthOf(now);
     return (await this.counts.getOrLookUp(keyOf(tenantId, month), now.getTime(), () => this.usage.count(tenantId, month)))!;
+  }
+}
+
+/**
+ * A reply the quota allowed at its check (MessageQuota.allow), to be counted exactly where it is
+ * stored: in its transaction (take), or in the statement that stores it (countingStatement); then
+ * its counts are remembered (counted).
+ */
+export class ReplyAllowance {
+  constructor(
+    private readonly quota: MessageQuota,
+    readonly tenantId: string,
+    readonly limits: ReplyLimits,
+  ) {}
+
+  /** The statement that counts the reply when `when` holds, RETURNING "count" and "widgetDayCount" (no row: refused). */
+  countingStatement(now: Date, when: Prisma.Sql): Prisma.Sql {
+    return countReplyStatement(this.tenantId, this.limits, now, when);
+  }
+
+  /** Counts the reply in `tx`, or refuses it and `tx` with it (429 MESSAGE_LIMIT_REACHED). */
+  take(now: Date, tx: PrismaTransaction): Promise<ReplyCounts> {
+    return this.quota.take(this.tenantId, this.limits, now, tx);
+  }
+
+  /** After the reply's commit: its counts, so that usedThisMonth is current on this instance. */
+  counted(counts: ReplyCounts, at: Date): void {
+    this.quota.remember(this.tenantId, counts, at, this.limits.widgetDay !== undefined);
   }
 }
 

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ConversationResponse, MessageResponse, toMessageResponse } from '../conversations/conversation.mapper';
 import { LeadResponse } from '../leads/lead.mapper';
 import { LeadCapture } from '../settings/settings.mapper';
-import type { Exchange } from './widget.service';
+import type { Exchange } from '../conversations/turn/turn';
 import type { TenantSettingsRow } from '../settings/settings.repository';
 import type { WidgetBotRow } from './widget.repository';
 

@@ -1,11 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AnsweringModule } from '../answering/answering.module';
 import { GlobalExceptionFilter } from '../common/errors/global-exception.filter';
 import { ConversationsModule } from '../conversations/conversations.module';
-import { LeadsModule } from '../leads/leads.module';
 import { SettingsModule } from '../settings/settings.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
-import { UsageModule } from '../usage/usage.module';
 import { WidgetAssetsController } from './widget-assets.controller';
 import { WidgetController } from './widget.controller';
 import { WidgetOriginGuard } from './widget-origin.guard';
@@ -19,7 +16,7 @@ import { VisitorTokenGuard } from './visitor-token.guard';
 import { WidgetLimits } from './widget-limits';
 
 @Module({
-  imports: [TenancyModule, ConversationsModule, LeadsModule, UsageModule, AnsweringModule, SettingsModule, HealthModule],
+  imports: [TenancyModule, ConversationsModule, SettingsModule, HealthModule],
   controllers: [WidgetController, WidgetAssetsController],
   providers: [
     WidgetRepository,

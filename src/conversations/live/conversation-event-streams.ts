@@ -5,7 +5,8 @@ import { ShutdownState } from '../../lifecycle/shutdown-state';
 import { clientIp } from '../../rate-limit/client-ip';
 import { toConversationResponse, toMessageResponse, type MessageResponse } from '../conversation.mapper';
 import type { ConversationRow, MessageRow } from '../conversations.repository';
-import { ConversationFeed, type LiveEvent } from './conversation-feed';
+import type { LiveEvent } from '../../events/event-catalogue';
+import { LiveFeed } from '../../events/live-feed';
 import { EventStreamResponse } from './event-stream-response';
 import { DEFAULT_LIVE_STREAM_OPTIONS, LIVE_STREAM_OPTIONS, type LiveStreamOptions } from './live-stream-options';
 import { OpenStreamLimits } from './open-stream-limits';
@@ -51,7 +52,7 @@ export class ConversationEventStreams implements BeforeApplicationShutdown {
   private readonly options: LiveStreamOptions;
 
   constructor(
-    private readonly feed: ConversationFeed,
+    private readonly feed: LiveFeed,
     shutdown: ShutdownState,
     @Optional() @Inject(LIVE_STREAM_OPTIONS) options?: LiveStreamOptions,
   ) {
