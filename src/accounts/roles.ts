@@ -55,5 +55,4 @@ export const managesOwners = (role: Role): boolean => ROLE_CAPABILITIES[role].in
  * The roles a member may give (invite with, change a member to) and whose holders it may change:
  * every role for owners, every role but owner for admins, none for agents and viewers.
  */
-export const assignableRoles = (role: Role): Role[] =>
-  isManager(role) ? ROLES.filter((each) => managesOwners(role) || !managesOwners(each)) : [];
+export const assignableRoles = (role: Role): Role[] => (isManager(role) ? ROLES.filter((each) => managesOwners(role) || !managesOwners(each)) : []);

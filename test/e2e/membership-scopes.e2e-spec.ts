@@ -43,7 +43,7 @@ describe("A membership carries what its role may do (GET /auth/v1/me: the dashbo
     expect(me.body.memberships[0].scopes).toStrictEqual(EXPECTED.agent.scopes);
   });
 
-  it("matches what the API lets the role do: a scope the membership lacks is refused, one it holds is not", async () => {
+  it('matches what the API lets the role do: a scope the membership lacks is refused, one it holds is not', async () => {
     const viewer = await addMember(t, owner, 'viewer');
     const me = await asUser(t, viewer.cookie, null).get('/auth/v1/me').expect(200);
     expect(me.body.memberships[0].scopes).not.toContain('leads:write');

@@ -109,6 +109,5 @@ const isDemotion = (from: Role, to: Role): boolean => ROLES.indexOf(to) > ROLES.
 function assertMayManage(callerRole: Role, currentRole: Role, newRole: Role): void {
   if (!isManager(callerRole)) throw insufficientRole(`Only owners and admins may change other members; your role is ${callerRole}.`);
   const assignable = assignableRoles(callerRole);
-  if (!assignable.includes(currentRole) || !assignable.includes(newRole))
-    throw insufficientRole('Only owners may change owners or make a member owner.');
+  if (!assignable.includes(currentRole) || !assignable.includes(newRole)) throw insufficientRole('Only owners may change owners or make a member owner.');
 }

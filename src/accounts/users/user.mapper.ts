@@ -62,7 +62,8 @@ export class MembershipResponse {
     enum: ROLES,
     enumName: 'Role',
     isArray: true,
-    description: "The roles the member may give (invite with, change a member to), which are also the roles of the members whose role it may change or whom it may remove; empty for agents and viewers.",
+    description:
+      'The roles the member may give (invite with, change a member to), which are also the roles of the members whose role it may change or whom it may remove; empty for agents and viewers.',
   })
   assignableRoles: Role[];
 }

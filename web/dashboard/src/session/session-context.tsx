@@ -117,6 +117,7 @@ export function useTenant(): Tenant {
   const { membership } = useSession();
   if (!membership) throw new Error('useTenant without a tenant');
   const { tenant, scopes, capabilities, assignableRoles } = membership;
-  const can = (permission: Permission) => (scopes as readonly Permission[]).includes(permission) || (capabilities as readonly Permission[]).includes(permission);
+  const can = (permission: Permission) =>
+    (scopes as readonly Permission[]).includes(permission) || (capabilities as readonly Permission[]).includes(permission);
   return { tenantId: tenant.id, name: tenant.name, plan: tenant.plan, paidPlan: tenant.plan !== 'free', can, assignableRoles };
 }
