@@ -10,7 +10,8 @@ COPY tsconfig.json nest-cli.json prisma.config.ts ./
 COPY scripts ./scripts
 COPY prisma ./prisma
 COPY src ./src
-# The dashboard's source (React, built by Vite into dist/web/dashboard, served by the service).
+# The browser code: the dashboard (React, built by Vite into dist/web/dashboard) and the widget
+# script (built by tsc into dist/web/widget), both served by the service.
 COPY web ./web
 # The API's generated types (from openapi.json), which the dashboard's client is typed by.
 COPY examples/api-types.ts ./examples/api-types.ts

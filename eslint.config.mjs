@@ -1,7 +1,9 @@
 // ESLint (npm run lint): @eslint/js and typescript-eslint's recommended rules, type-aware for the
-// TypeScript (floating promises are real bugs in a service), tuned to the code's deliberate style.
+// TypeScript (floating promises are real bugs in a service), tuned to the code's deliberate style;
+// the browser code in web/ also gets the React hooks rules.
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 // Node's globals, listed here rather than through the `globals` package (not a dependency).
@@ -9,6 +11,18 @@ const NODE_GLOBALS = Object.fromEntries(
   (
     'process console Buffer URL URLSearchParams fetch AbortController AbortSignal performance structuredClone TextEncoder TextDecoder ' +
     'setTimeout clearTimeout setInterval clearInterval setImmediate clearImmediate queueMicrotask'
+  )
+    .split(' ')
+    .map((name) => [name, 'readonly']),
+);
+// The browser's globals the code in web/ uses, listed the same way.
+const BROWSER_GLOBALS = Object.fromEntries(
+  (
+    'window document navigator location history localStorage sessionStorage console fetch Request Response Headers URL URLSearchParams ' +
+    'AbortController AbortSignal EventSource FormData Blob File FileReader TextEncoder TextDecoder crypto performance structuredClone ' +
+    'setTimeout clearTimeout setInterval clearInterval requestAnimationFrame cancelAnimationFrame queueMicrotask matchMedia getComputedStyle ' +
+    'HTMLElement HTMLInputElement HTMLTextAreaElement HTMLFormElement HTMLButtonElement HTMLCanvasElement HTMLScriptElement Element Node ' +
+    'ShadowRoot Event KeyboardEvent MouseEvent CustomEvent MutationObserver ResizeObserver IntersectionObserver DOMException'
   )
     .split(' ')
     .map((name) => [name, 'readonly']),
@@ -38,7 +52,7 @@ export default defineConfig(
     extends: [js.configs.recommended, tseslint.configs.recommended],
     languageOptions: {
       parserOptions: {
-        project: ['./tsconfig.test.json', './src/widget/client/tsconfig.json'],
+        project: ['./tsconfig.test.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -64,6 +78,29 @@ export default defineConfig(
       // Prettier breaks a long call chain before a computed member (`t\n  .http()\n  [method](path)`);
       // eslint-config-prettier turns this rule off for that reason.
       'no-unexpected-multiline': 'off',
+    },
+  },
+  {
+    // The browser code: the dashboard (React) and the widget script, each type-checked by its own tsconfig.
+    files: ['web/**/*.{ts,tsx}'],
+    extends: [js.configs.recommended, tseslint.configs.recommended, reactHooks.configs.flat.recommended],
+    languageOptions: {
+      globals: BROWSER_GLOBALS,
+      parserOptions: {
+        project: ['./web/dashboard/tsconfig.json', './web/widget/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      'no-undef': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      'no-unexpected-multiline': 'off',
+      // A missing dependency is a stale value on screen: an error, not a warning that scrolls by.
+      // useResource takes deps as an effect does, and its callers' lists are checked the same way.
+      'react-hooks/exhaustive-deps': ['error', { additionalHooks: '^useResource$' }],
     },
   },
   {

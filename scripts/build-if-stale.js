@@ -8,7 +8,7 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const STAMP = path.join(root, 'dist', '.build-stamp');
-const INPUTS = ['src', 'prisma', 'package.json', 'package-lock.json', 'tsconfig.json', 'nest-cli.json'];
+const INPUTS = ['src', 'web', 'prisma', 'package.json', 'package-lock.json', 'tsconfig.json', 'nest-cli.json'];
 
 function newestChange(entry) {
   const stats = statSync(entry);

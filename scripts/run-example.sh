@@ -22,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-npx --no-install openapi-typescript openapi.json -o "$work/api-types.ts" >/dev/null
+npx --no-install openapi-typescript openapi.json --enum-values -o "$work/api-types.ts" >/dev/null
 if ! diff -q examples/api-types.ts "$work/api-types.ts" >/dev/null; then
   echo "examples/api-types.ts is not the one openapi.json gives: run npm run client:generate" >&2
   exit 1

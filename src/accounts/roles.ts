@@ -26,5 +26,33 @@ export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   viewer: ALL_SCOPES.filter((scope) => scope.endsWith(':read')),
 };
 
+/** What a member may do beyond the scopes: the roles table's "also may" (API_DECISIONS part 3). */
+export const Capability = {
+  /** Members other than owners, invitations, API keys, bots (create, update, `isActive`), the audit log, the tenant's name. */
+  TenantManage: 'tenant:manage',
+  /** Owners: invite owners, make a member owner, change or remove an owner. */
+  OwnersManage: 'owners:manage',
+} as const;
+
+export type Capability = (typeof Capability)[keyof typeof Capability];
+
+export const CAPABILITIES: readonly Capability[] = Object.values(Capability);
+
+export const ROLE_CAPABILITIES: Readonly<Record<Role, readonly Capability[]>> = {
+  owner: [Capability.TenantManage, Capability.OwnersManage],
+  admin: [Capability.TenantManage],
+  agent: [],
+  viewer: [],
+};
+
 /** Owners and admins run the tenant: members, invitations, API keys, bots, the audit log, its name. */
-export const isManager = (role: Role): boolean => role === 'owner' || role === 'admin';
+export const isManager = (role: Role): boolean => ROLE_CAPABILITIES[role].includes(Capability.TenantManage);
+
+/** Only owners make, change and remove owners. */
+export const managesOwners = (role: Role): boolean => ROLE_CAPABILITIES[role].includes(Capability.OwnersManage);
+
+/**
+ * The roles a member may give (invite with, change a member to) and whose holders it may change:
+ * every role for owners, every role but owner for admins, none for agents and viewers.
+ */
+export const assignableRoles = (role: Role): Role[] => (isManager(role) ? ROLES.filter((each) => managesOwners(role) || !managesOwners(each)) : []);

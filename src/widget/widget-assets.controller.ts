@@ -11,9 +11,9 @@ import { APP_CONFIG, type AppConfig } from '../config/env';
 import { ApiPublicEndpoint } from '../openapi/openapi.decorators';
 import { WidgetDemoQueryDto } from './dto/widget.dto';
 
-/** The compiled widget script (`npm run build`: src/widget/client -> dist/widget/client). */
+/** The compiled widget script (`npm run build`: web/widget -> dist/web/widget), read once at start. */
 function readWidgetScript(): CompressedBody | undefined {
-  const candidates = [path.join(__dirname, 'client', 'widget.js'), path.join(process.cwd(), 'dist', 'widget', 'client', 'widget.js')];
+  const candidates = [path.join(__dirname, '..', 'web', 'widget', 'widget.js'), path.join(process.cwd(), 'dist', 'web', 'widget', 'widget.js')];
   const found = candidates.find((file) => existsSync(file));
   return found ? new CompressedBody(readFileSync(found)) : undefined;
 }

@@ -103,7 +103,9 @@ describe('The tenant, its members and invitations', () => {
 
       const accepted = await accept(t, { token: tokenOf(created.body.acceptUrl), name: 'Ivy', password: 'ivy password 1' }).expect(201);
       expect(accepted.body.user).toMatchObject({ email, name: 'Ivy' });
-      expect(accepted.body.memberships).toEqual([{ tenant: expect.objectContaining({ id: owner.tenantId }), role: 'agent' }]);
+      expect(accepted.body.memberships).toEqual([
+        { tenant: expect.objectContaining({ id: owner.tenantId }), role: 'agent', scopes: expect.any(Array), capabilities: [], assignableRoles: [] },
+      ]);
       await asUser(t, sessionCookieOf(accepted), owner.tenantId).get('/api/v1/conversations').expect(200);
 
       // Single use.

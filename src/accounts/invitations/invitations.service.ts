@@ -13,6 +13,7 @@ import { MembersRepository } from '../members/members.repository';
 import { PasswordHasher } from '../passwords/password-hasher';
 import { assertAcceptablePassword } from '../passwords/password-rules';
 import { insufficientRole } from '../role.guard';
+import { managesOwners } from '../roles';
 import { digestOf, isWellFormedToken, newSecretToken } from '../secret-token';
 import { SessionOrigin, SessionsService } from '../sessions/sessions.service';
 import { emailKeyOf, UsersRepository } from '../users/users.repository';
@@ -48,7 +49,7 @@ export class InvitationsService {
     actor: Actor,
     acceptUrlOf: (token: string) => string,
   ): Promise<{ invitation: InvitationRow; acceptUrl: string }> {
-    if (input.role === 'owner' && caller.user.role !== 'owner') throw insufficientRole('Only owners may invite owners.');
+    if (managesOwners(input.role) && !managesOwners(caller.user.role)) throw insufficientRole('Only owners may invite owners.');
     const tenantId = caller.tenant.id;
     if (await this.members.findByEmail(tenantId, emailKeyOf(input.email)))
       throw new AppError(ErrorCode.CONFLICT, 'This person is already a member of the tenant.');

@@ -10,7 +10,7 @@ import { ApiKeysService } from '../../tenancy/api-keys/api-keys.service';
 import { TenantsRepository } from '../../tenancy/tenants.repository';
 import { InvitationsRepository } from '../invitations/invitations.repository';
 import { insufficientRole } from '../role.guard';
-import { isManager, ROLES } from '../roles';
+import { assignableRoles, isManager, ROLES } from '../roles';
 import { SessionsService } from '../sessions/sessions.service';
 import { MemberRow, MembersRepository } from './members.repository';
 
@@ -108,6 +108,6 @@ const isDemotion = (from: Role, to: Role): boolean => ROLES.indexOf(to) > ROLES.
 /** Owners manage anyone; admins only members who are not owners, and cannot make owners. */
 function assertMayManage(callerRole: Role, currentRole: Role, newRole: Role): void {
   if (!isManager(callerRole)) throw insufficientRole(`Only owners and admins may change other members; your role is ${callerRole}.`);
-  if (callerRole !== 'owner' && (currentRole === 'owner' || newRole === 'owner'))
-    throw insufficientRole('Only owners may change owners or make a member owner.');
+  const assignable = assignableRoles(callerRole);
+  if (!assignable.includes(currentRole) || !assignable.includes(newRole)) throw insufficientRole('Only owners may change owners or make a member owner.');
 }

@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Plan, PLAN_NAMES } from '../../tenancy/plans';
 import type { Role } from '../../generated/prisma/enums';
-import { ROLES } from '../roles';
+import { ALL_SCOPES, type Scope } from '../../common/access/scopes';
+import { assignableRoles, CAPABILITIES, type Capability, ROLE_CAPABILITIES, ROLE_SCOPES, ROLES } from '../roles';
 import type { SessionRow } from '../sessions/sessions.repository';
 import type { MembershipRow, UserRow } from './users.repository';
 
@@ -39,6 +40,32 @@ export class MembershipResponse {
 
   @ApiProperty({ enum: ROLES, enumName: 'Role' })
   role: Role;
+
+  @ApiProperty({
+    enum: ALL_SCOPES,
+    enumName: 'Scope',
+    isArray: true,
+    description: "The role's scopes: what the member may do on the tenant API routes keys share (a key with these scopes could do the same).",
+  })
+  scopes: Scope[];
+
+  @ApiProperty({
+    enum: CAPABILITIES,
+    enumName: 'Capability',
+    isArray: true,
+    description:
+      '`tenant:manage` (owners and admins): members other than owners, invitations, API keys, bots, the audit log, the tenant name. `owners:manage` (owners): invite, make, change and remove owners.',
+  })
+  capabilities: Capability[];
+
+  @ApiProperty({
+    enum: ROLES,
+    enumName: 'Role',
+    isArray: true,
+    description:
+      'The roles the member may give (invite with, change a member to), which are also the roles of the members whose role it may change or whom it may remove; empty for agents and viewers.',
+  })
+  assignableRoles: Role[];
 }
 
 /** Who is signed in and where: the answer of sign-up, log-in, `/auth/v1/me` and accepting an invitation. */
@@ -80,7 +107,13 @@ export function toUserResponse(row: UserRow): UserResponse {
 }
 
 export function toMembershipResponse(row: Pick<MembershipRow, 'role' | 'tenant'>): MembershipResponse {
-  return { tenant: { id: row.tenant.id, name: row.tenant.name, slug: row.tenant.slug, plan: row.tenant.plan }, role: row.role };
+  return {
+    tenant: { id: row.tenant.id, name: row.tenant.name, slug: row.tenant.slug, plan: row.tenant.plan },
+    role: row.role,
+    scopes: [...ROLE_SCOPES[row.role]],
+    capabilities: [...ROLE_CAPABILITIES[row.role]],
+    assignableRoles: assignableRoles(row.role),
+  };
 }
 
 export function toAccountResponse(user: UserRow, memberships: readonly Pick<MembershipRow, 'role' | 'tenant'>[]): AccountResponse {

@@ -3,6 +3,8 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../../../examples/api-types';
 
 export type Schemas = components['schemas'];
+/** The API's enums as lists, from the same generated file: every role, every scope a key may hold. */
+export { roleValues as ROLES, scopeValues as SCOPES } from '../../../../examples/api-types';
 export type FieldError = Schemas['FieldErrorResponse'];
 
 /** An error answer of the API, as the envelope describes it (never shown raw: see forms/form-errors). */

@@ -5,8 +5,8 @@ import { useTenant } from '../session/session-context';
 
 /** The first steps, each ticked from the tenant's real data (not from clicks). */
 export function FirstRunChecklist() {
-  const { role } = useTenant();
-  const managesKeys = role === 'owner' || role === 'admin';
+  const { can } = useTenant();
+  const managesKeys = can('tenant:manage');
   const state = useResource(async () => {
     const { bots } = await call(api.GET('/api/v1/bots'));
     // Agents and viewers cannot list keys: the step then stays open.

@@ -25,7 +25,7 @@ export default function AcceptInvitationPage() {
     const joined = answer.memberships.find((each) => !before.has(each.tenant.id));
     if (joined) chooseTenant(joined.tenant.id);
     signedIn(answer);
-    navigate('/', { replace: true });
+    void navigate('/', { replace: true });
   });
   return (
     <PublicFrame title="Accept your invitation">

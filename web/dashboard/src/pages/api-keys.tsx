@@ -1,26 +1,28 @@
 import { lazy, Suspense, useState } from 'react';
-import { api, call, type Schemas } from '../api/client';
+import { api, call, type Schemas, SCOPES } from '../api/client';
 import { useResource } from '../api/use-resource';
 import { CopyButton } from '../components/copy-button';
 import { formatDate, Loaded, PageTitle } from '../components/states';
 import { Field, FormError } from '../forms/fields';
 import { useSubmit } from '../forms/use-submit';
+import { useTenant } from '../session/session-context';
 
 const Chart = lazy(() => import('../components/chart'));
 type Scope = Schemas['Scope'];
-const SCOPES: Scope[] = [
-  'bots:read',
-  'conversations:read',
-  'leads:read',
-  'leads:write',
-  'webhooks:manage',
-  'analytics:read',
-  'settings:read',
-  'settings:write',
-  'knowledge:write',
-];
 
 export default function ApiKeysPage() {
+  const { can } = useTenant();
+  if (!can('tenant:manage'))
+    return (
+      <>
+        <PageTitle>API keys</PageTitle>
+        <p className="hint">Your role does not manage API keys: an owner or admin of this tenant creates and deletes them.</p>
+      </>
+    );
+  return <ManagedKeys />;
+}
+
+function ManagedKeys() {
   const keys = useResource(() => call(api.GET('/api/v1/api-keys')), []);
   const [created, setCreated] = useState<string>();
   return (

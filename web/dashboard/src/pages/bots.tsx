@@ -72,7 +72,7 @@ function CreateBotForm() {
   const [language, setLanguage] = useState('en');
   const { submit, busy, errors } = useSubmit(['name', 'language'], async () => {
     const { bot } = await call(api.POST('/api/v1/bots', { body: { name, language } }));
-    navigate(`/bots/${bot.id}`);
+    void navigate(`/bots/${bot.id}`);
   });
   return (
     <form className="card inline" onSubmit={submit} noValidate aria-labelledby="new-bot">

@@ -1,4 +1,4 @@
-import { type KeyboardEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { type KeyboardEvent, useCallback, useEffect, useEffectEvent, useId, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { api, ApiError, call, type Schemas } from '../api/client';
 import { type Conversation, followConversation, type Message, type StreamState } from '../api/conversation-events';
@@ -7,7 +7,7 @@ import { formatDate, Loaded, PageTitle } from '../components/states';
 import { Field, FormError } from '../forms/fields';
 import { type FormErrors, NO_ERRORS, toFormErrors } from '../forms/form-errors';
 import { useSubmit } from '../forms/use-submit';
-import { useSession } from '../session/session-context';
+import { useSession, useTenant } from '../session/session-context';
 
 type Status = Schemas['ConversationStatus'];
 const FILTERS: [Status | '', string][] = [
@@ -121,13 +121,13 @@ function merge(current: Message[], added: Message[]): Message[] {
 function ConversationPanel({ id, onChanged }: { id: string; onChanged: () => Promise<void> }) {
   const { account, membership } = useSession();
   const me = account?.user.id;
-  const canAnswer = membership?.role !== 'viewer';
+  const canAnswer = useTenant().can('conversations:write');
   const [conversation, setConversation] = useState<Conversation>();
   const [messages, setMessages] = useState<Message[]>([]);
   const [loadError, setLoadError] = useState<string>();
   const [stream, setStream] = useState<{ state: StreamState; problem?: string }>({ state: 'connecting' });
-  const changed = useRef(onChanged);
-  changed.current = onChanged;
+  // The list's latest reload, without following the stream again when the parent renders anew.
+  const announceChange = useEffectEvent(() => void onChanged());
 
   // The transcript's latest page first, then the live stream adds to it.
   useEffect(() => {
@@ -165,7 +165,7 @@ function ConversationPanel({ id, onChanged }: { id: string; onChanged: () => Pro
       message: (message) => setMessages((current) => merge(current, [message])),
       conversation: (next) => {
         setConversation(next);
-        void changed.current();
+        announceChange();
       },
       state: (state, problem) => setStream({ state, problem }),
     });

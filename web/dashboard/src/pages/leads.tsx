@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { api, call, type Schemas } from '../api/client';
 import { useResource } from '../api/use-resource';
 import { formatDate, Loaded, PageTitle } from '../components/states';
@@ -13,12 +13,15 @@ export default function LeadsPage() {
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [applied, setApplied] = useState({ search: '', from: '', to: '' });
-  const query = {
-    search: applied.search || undefined,
-    from: applied.from ? `${applied.from}T00:00:00Z` : undefined,
-    to: applied.to ? `${applied.to}T23:59:59Z` : undefined,
-  };
-  const leads = useResource(() => call(api.GET('/api/v1/leads', { params: { query: { ...query, limit: 100 } } })), [applied]);
+  const query = useMemo(
+    () => ({
+      search: applied.search || undefined,
+      from: applied.from ? `${applied.from}T00:00:00Z` : undefined,
+      to: applied.to ? `${applied.to}T23:59:59Z` : undefined,
+    }),
+    [applied],
+  );
+  const leads = useResource(() => call(api.GET('/api/v1/leads', { params: { query: { ...query, limit: 100 } } })), [query]);
   const [exportError, setExportError] = useState<string>();
   const exportCsv = async () => {
     setExportError(undefined);

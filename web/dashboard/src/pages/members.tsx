@@ -1,18 +1,15 @@
 import { useId, useRef, useState } from 'react';
-import { api, ApiError, call, type Schemas } from '../api/client';
-import { useResource } from '../api/use-resource';
+import { api, ApiError, call, ROLES, type Schemas } from '../api/client';
+import { type Resource, useResource } from '../api/use-resource';
 import { ConfirmButton } from '../components/confirm-button';
 import { CopyButton } from '../components/copy-button';
 import { formatDate, Loaded, PageTitle } from '../components/states';
 import { Field, FormError } from '../forms/fields';
 import { useSubmit } from '../forms/use-submit';
-import { useSession, useTenant } from '../session/session-context';
+import { type Role, useSession, useTenant } from '../session/session-context';
 
-type Role = Schemas['Role'];
 type Member = Schemas['MemberResponse'];
-const ROLES: Role[] = ['owner', 'admin', 'agent', 'viewer'];
-/** Admins manage every member but owners, and cannot make owners (the API answers 403 otherwise). */
-const rolesGrantedBy = (role: Role): Role[] => (role === 'owner' ? ROLES : ROLES.filter((each) => each !== 'owner'));
+type Invitation = Schemas['InvitationResponse'];
 
 /** The API's 409 LAST_OWNER in words naming the person, and what to do instead. */
 function lastOwnerInWords(error: unknown, name: string): unknown {
@@ -23,21 +20,20 @@ function lastOwnerInWords(error: unknown, name: string): unknown {
 // The tables take the focus (tabIndex 0): on a narrow screen they scroll sideways in their own box,
 // and a row may hold no control to reach it by keyboard (an accepted invitation, the only owner).
 export default function MembersPage() {
-  const { role } = useTenant();
+  const { can } = useTenant();
   const { account, refresh } = useSession();
-  const manager = role === 'owner' || role === 'admin';
+  const manager = can('tenant:manage');
   const members = useResource(() => call(api.GET('/api/v1/members')), []);
-  // Removing or demoting a member deletes the invitations they sent, and maybe their keys: both lists are read again.
-  const [version, setVersion] = useState(0);
   const keyCounts = useResource(
     async () => (manager ? countKeysByCreator((await call(api.GET('/api/v1/api-keys'))).apiKeys) : new Map<string, number>()),
-    [manager, version],
+    [manager],
   );
+  const invitations = useResource(async () => (manager ? (await call(api.GET('/api/v1/invitations'))).invitations : []), [manager]);
   const changed = async (member: Member) => {
-    setVersion((current) => current + 1);
     // A change of one's own role or membership changes what the dashboard shows.
     if (member.userId === account?.user.id) await refresh();
-    await members.reload();
+    // Removing or demoting a member deletes the invitations they sent, and maybe their keys: both lists are read again.
+    await Promise.all([members.reload(), keyCounts.reload(), invitations.reload()]);
   };
   return (
     <>
@@ -65,7 +61,7 @@ export default function MembersPage() {
                   <MemberRow
                     key={member.userId}
                     member={member}
-                    myRole={role}
+                    manager={manager}
                     you={member.userId === account?.user.id}
                     onlyOwner={member.role === 'owner' && owners === 1}
                     keyCount={keyCounts.data?.get(member.userId) ?? 0}
@@ -77,7 +73,7 @@ export default function MembersPage() {
           );
         }}
       </Loaded>
-      {manager && <Invitations version={version} />}
+      {manager && <Invitations invitations={invitations} />}
     </>
   );
 }
@@ -93,7 +89,8 @@ function countKeysByCreator(keys: Schemas['ApiKeyResponse'][]): Map<string, numb
 
 interface RowProps {
   member: Member;
-  myRole: Role;
+  /** The user manages members (though maybe not this one). */
+  manager: boolean;
   you: boolean;
   /** The tenant's only owner: neither demoted nor removed (409 LAST_OWNER), so the controls say so first. */
   onlyOwner: boolean;
@@ -101,9 +98,11 @@ interface RowProps {
   onChanged: () => Promise<void>;
 }
 
-function MemberRow({ member, myRole, you, onlyOwner, keyCount, onChanged }: RowProps) {
+function MemberRow({ member, manager, you, onlyOwner, keyCount, onChanged }: RowProps) {
   const note = useId();
-  const manages = myRole === 'owner' || (myRole === 'admin' && member.role !== 'owner');
+  const { assignableRoles } = useTenant();
+  // The server's list: the roles one may give are the roles of the members one may change.
+  const manages = assignableRoles.includes(member.role);
   const why = onlyOwner ? 'The only owner: make another member owner before changing or removing them.' : undefined;
   return (
     <tr data-testid="member">
@@ -112,7 +111,7 @@ function MemberRow({ member, myRole, you, onlyOwner, keyCount, onChanged }: RowP
         {you && ' (you)'}
       </th>
       <td>{member.email}</td>
-      <td>{manages ? <RoleSelect member={member} roles={rolesGrantedBy(myRole)} blockedBy={why ? note : undefined} onChanged={onChanged} /> : member.role}</td>
+      <td>{manages ? <RoleSelect member={member} roles={assignableRoles} blockedBy={why ? note : undefined} onChanged={onChanged} /> : member.role}</td>
       <td>{formatDate(member.createdAt)}</td>
       <td>
         {(manages || you) && <RemoveMember member={member} you={you} keyCount={keyCount} blockedBy={why ? note : undefined} onRemoved={onChanged} />}
@@ -121,13 +120,13 @@ function MemberRow({ member, myRole, you, onlyOwner, keyCount, onChanged }: RowP
             {why}
           </p>
         )}
-        {!manages && !you && myRole === 'admin' && <p className="hint">Only owners change owners.</p>}
+        {!manages && !you && manager && <p className="hint">Your role cannot change or remove a member who is {member.role}.</p>}
       </td>
     </tr>
   );
 }
 
-function RoleSelect({ member, roles, blockedBy, onChanged }: { member: Member; roles: Role[]; blockedBy?: string; onChanged: () => Promise<void> }) {
+function RoleSelect({ member, roles, blockedBy, onChanged }: { member: Member; roles: readonly Role[]; blockedBy?: string; onChanged: () => Promise<void> }) {
   const next = useRef<Role>(member.role);
   const { submit, busy, errors } = useSubmit([], async () => {
     await call(api.PATCH('/api/v1/members/{userId}', { params: { path: { userId: member.userId } }, body: { role: next.current } })).catch((error: unknown) => {
@@ -135,8 +134,6 @@ function RoleSelect({ member, roles, blockedBy, onChanged }: { member: Member; r
     });
     await onChanged();
   });
-  // An admin sees an owner's row read-only, so `roles` lacks no role a member it manages holds.
-  const options = roles.includes(member.role) ? roles : [member.role, ...roles];
   return (
     <>
       <select
@@ -149,7 +146,8 @@ function RoleSelect({ member, roles, blockedBy, onChanged }: { member: Member; r
           void submit();
         }}
       >
-        {options.map((each) => (
+        {/* Shown only where `roles` holds the member's role (MemberRow), so the current value is an option. */}
+        {roles.map((each) => (
           <option key={each} value={each}>
             {each}
           </option>
@@ -220,10 +218,11 @@ function RemoveMember({
   );
 }
 
-function Invitations({ version }: { version: number }) {
-  const invitations = useResource(() => call(api.GET('/api/v1/invitations')), [version]);
-  const { role: myRole } = useTenant();
+function Invitations({ invitations }: { invitations: Resource<Invitation[]> }) {
+  const { assignableRoles } = useTenant();
+  const withheld = ROLES.filter((each) => !assignableRoles.includes(each));
   const [email, setEmail] = useState('');
+  // The usual invitation, and a role every manager may give.
   const [role, setRole] = useState<Role>('agent');
   const [link, setLink] = useState<string>();
   const { submit, busy, errors } = useSubmit(['email', 'role'], async () => {
@@ -240,18 +239,18 @@ function Invitations({ version }: { version: number }) {
         <Field label="E-mail" name="email" type="email" required value={email} onChange={setEmail} errors={errors} />
         <div className="field">
           <label htmlFor="invite-role">Role</label>
-          {myRole !== 'owner' && (
+          {withheld.length > 0 && (
             <p className="hint" id="invite-role-hint">
-              Only owners invite owners.
+              Your role cannot invite: {withheld.join(', ')}.
             </p>
           )}
           <select
             id="invite-role"
             value={role}
-            aria-describedby={myRole !== 'owner' ? 'invite-role-hint' : undefined}
+            aria-describedby={withheld.length > 0 ? 'invite-role-hint' : undefined}
             onChange={(event) => setRole(event.target.value as Role)}
           >
-            {rolesGrantedBy(myRole).map((each) => (
+            {assignableRoles.map((each) => (
               <option key={each} value={each}>
                 {each}
               </option>
@@ -272,8 +271,8 @@ function Invitations({ version }: { version: number }) {
           <CopyButton text={link} label="Copy link" />
         </section>
       )}
-      <Loaded resource={invitations} isEmpty={(data) => data.invitations.length === 0} empty={<p>No invitations.</p>}>
-        {(data) => (
+      <Loaded resource={invitations} isEmpty={(list) => list.length === 0} empty={<p>No invitations.</p>}>
+        {(list) => (
           <table className="list" tabIndex={0}>
             <caption>Invitations</caption>
             <thead>
@@ -288,7 +287,7 @@ function Invitations({ version }: { version: number }) {
               </tr>
             </thead>
             <tbody>
-              {data.invitations.map((each) => (
+              {list.map((each) => (
                 <tr key={each.id}>
                   <th scope="row">{each.email}</th>
                   <td>{each.role}</td>

@@ -14,7 +14,7 @@ export function SignInPage({ from }: { from: string }) {
   const [password, setPassword] = useState('');
   const { submit, busy, errors } = useSubmit(['email', 'password'], async () => {
     signedIn(await call(api.POST('/auth/v1/sessions', { body: { email, password } })));
-    navigate(from === '/sign-in' ? '/' : from, { replace: true });
+    void navigate(from === '/sign-in' ? '/' : from, { replace: true });
   });
   return (
     <PublicFrame title="Sign in">

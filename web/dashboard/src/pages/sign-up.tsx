@@ -14,7 +14,7 @@ export default function SignUpPage() {
   const set = (field: keyof typeof form) => (value: string) => setForm((current) => ({ ...current, [field]: value }));
   const { submit, busy, errors } = useSubmit(Object.keys(form), async () => {
     signedIn(await call(api.POST('/auth/v1/signup', { body: form })));
-    navigate('/', { replace: true });
+    void navigate('/', { replace: true });
   });
   return (
     <PublicFrame title="Create your account">

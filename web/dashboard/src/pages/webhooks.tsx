@@ -257,7 +257,8 @@ function WebhookItem({ webhook, onChanged, onRotated }: { webhook: Webhook; onCh
       {[test, rotate, toggle, remove].map((each, index) => (
         <FormError key={index} errors={each.errors} />
       ))}
-      {showDeliveries && <Deliveries webhook={webhook} version={deliveriesVersion} />}
+      {/* A new test event reads the list afresh (a new key mounts it anew). */}
+      {showDeliveries && <Deliveries key={deliveriesVersion} webhook={webhook} />}
     </li>
   );
 }
@@ -275,20 +276,21 @@ function PausedNote({ until }: { until: string }) {
 /** How often the list is read again while a delivery is pending, so its outcome shows without a click. */
 const PENDING_REFRESH_MS = 1000;
 
-function Deliveries({ webhook, version }: { webhook: Webhook; version: number }) {
+function Deliveries({ webhook }: { webhook: Webhook }) {
   const deliveries = useResource(
     () => call(api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: webhook.id }, query: { limit: 20 } } })),
-    [webhook.id, version],
-  );
-  const pending = deliveries.data?.deliveries.some(
-    (delivery) => delivery.status === 'pending' && delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) < Date.now() + 60_000,
+    [webhook.id],
   );
   const { data, reload } = deliveries;
   useEffect(() => {
-    if (!pending) return;
+    // The clock is read here, not while rendering: each answer sets the next look.
+    const dueSoon = data?.deliveries.some(
+      (delivery) => delivery.status === 'pending' && delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) < Date.now() + 60_000,
+    );
+    if (!dueSoon) return;
     const timer = setTimeout(() => void reload(), PENDING_REFRESH_MS);
     return () => clearTimeout(timer);
-  }, [pending, data, reload]);
+  }, [data, reload]);
   return (
     <section aria-label={`Deliveries to ${webhook.url}`}>
       <Loaded resource={deliveries} isEmpty={(data) => data.deliveries.length === 0} empty={<p>No deliveries yet. Send a test event to see one.</p>}>

@@ -3,6 +3,9 @@ import { api, call, type Schemas, useTenantHeader, whenSessionEnds } from '../ap
 
 export type Account = Schemas['AccountResponse'];
 export type Membership = Schemas['MembershipResponse'];
+export type Role = Schemas['Role'];
+/** What a member may do: a scope of the tenant API, or a capability of users only (managing the tenant, owners). */
+export type Permission = Schemas['Scope'] | Schemas['Capability'];
 
 interface SessionState {
   status: 'loading' | 'signedOut' | 'signedIn';
@@ -49,12 +52,19 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     }
   }, [signedIn, forget]);
 
+  // Once, at start (signedIn and forget never change): later changes go through them and refresh.
   useEffect(() => {
     whenSessionEnds(forget);
-    if (status === 'loading') void refresh();
-    // Once, at start: later changes go through signedIn, forget and refresh.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+    if (!localStorage.getItem(SIGNED_IN_KEY)) return;
+    let current = true;
+    call(api.GET('/auth/v1/me')).then(
+      (answer) => current && signedIn(answer),
+      () => current && forget(),
+    );
+    return () => {
+      current = false;
+    };
+  }, [signedIn, forget]);
 
   const membership = pickMembership(account, tenantId);
   useTenantHeader(membership?.tenant.id ?? null);
@@ -86,14 +96,28 @@ export function useSession(): SessionState {
   return session;
 }
 
+interface Tenant {
+  tenantId: string;
+  name: string;
+  plan: Membership['tenant']['plan'];
+  paidPlan: boolean;
+  /** Whether the user's role allows this here, as the server says (the membership's scopes and capabilities). */
+  can(permission: Permission): boolean;
+  /** The roles the user may give, and whose holders it may change or remove (the server's list). */
+  assignableRoles: readonly Role[];
+}
+
 /**
- * The chosen tenant's id, plan and the user's role in it (pages under the signed-in layout only).
+ * The chosen tenant and what the user may do in it (pages under the signed-in layout only). Pages
+ * ask `can`, never the role's name: what a role allows is the server's to say.
  * `paidPlan`: the plan grants what Free does not (creating webhook endpoints, importing leads), so
  * pages disable those controls on Free and say why, rather than answer with an error after a click.
  */
-export function useTenant(): { tenantId: string; role: Membership['role']; name: string; plan: Membership['tenant']['plan']; paidPlan: boolean } {
+export function useTenant(): Tenant {
   const { membership } = useSession();
   if (!membership) throw new Error('useTenant without a tenant');
-  const { plan } = membership.tenant;
-  return { tenantId: membership.tenant.id, role: membership.role, name: membership.tenant.name, plan, paidPlan: plan !== 'free' };
+  const { tenant, scopes, capabilities, assignableRoles } = membership;
+  const can = (permission: Permission) =>
+    (scopes as readonly Permission[]).includes(permission) || (capabilities as readonly Permission[]).includes(permission);
+  return { tenantId: tenant.id, name: tenant.name, plan: tenant.plan, paidPlan: tenant.plan !== 'free', can, assignableRoles };
 }

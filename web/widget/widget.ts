@@ -4,37 +4,23 @@
 // textContent only (nothing the server or the visitor sends is parsed as HTML). Renders nothing at
 // all when the bot cannot be loaded (an inactive bot answers 409 BOT_INACTIVE), nor on a site the
 // tenant did not list in allowedOrigins (the site owner gets a console warning saying what to add).
-(() => {
-  interface LeadCapture {
-    enabled: boolean;
-    requirePhone: boolean;
-    requireCompany: boolean;
-  }
-  interface Bot {
-    id: string;
-    name: string;
-    primaryColor: string;
-    language: string;
-    welcomeMessage: string | null;
-    suggestedQuestions: string[];
-    leadCapture: LeadCapture;
-    handoff?: { enabled: boolean; message: string };
-  }
-  interface Message {
-    id: string;
-    role: 'user' | 'assistant' | 'agent';
-    content: string;
-    authorName?: string;
-  }
-  interface Session {
-    token: string;
-    conversationId: string;
-    expiresAt: string;
-  }
-  interface ApiError {
-    error?: { code?: string; message?: string };
-  }
+// The API's answers are typed from openapi.json (examples/api-types.ts, `npm run client:generate`);
+// the types vanish in the build (web/widget/vite.config.mts), which leaves one dependency-free script.
+import type { components } from '../../examples/api-types';
 
+type Schemas = components['schemas'];
+type Bot = Schemas['WidgetBot'];
+type Message = Schemas['MessageResponse'];
+/** An error answer, or `{}` when its body was not JSON. */
+type ApiError = Partial<Schemas['ErrorEnvelope']>;
+/** What the widget keeps in sessionStorage to resume the visitor's conversation after a reload. */
+interface Session {
+  token: string;
+  conversationId: string;
+  expiresAt: string;
+}
+
+(() => {
   const script = document.currentScript as HTMLScriptElement | null;
   const botId = script?.dataset.botId;
   const key = script?.dataset.key;
@@ -117,7 +103,7 @@
       if ((await failure(answer)).error?.code === 'ORIGIN_NOT_ALLOWED') warnOrigin(true);
       return;
     }
-    const bot = ((await answer.json()) as { bot: Bot }).bot;
+    const bot = ((await answer.json()) as Schemas['WidgetBotEnvelope']).bot;
     render(bot);
   }
 
@@ -348,7 +334,7 @@
     if (stored && Date.parse(stored.expiresAt) > Date.now() + 60_000) {
       const answer = await call(`/conversations/${stored.conversationId}/messages`, { token: stored.token });
       if (answer.ok) {
-        for (const message of ((await answer.json()) as { messages: Message[] }).messages) log.append(bubbleOf(message));
+        for (const message of ((await answer.json()) as Schemas['WidgetMessages']).messages) log.append(bubbleOf(message));
         return stored;
       }
     }
@@ -357,11 +343,11 @@
     const previous = localStorage.getItem(tokenKey) ?? undefined;
     const opened = await call('/sessions', { method: 'POST', body: JSON.stringify({ botId: bot.id, ...(previous ? { visitorToken: previous } : {}) }) });
     if (!opened.ok) throw await failure(opened);
-    const { visitorToken, expiresAt } = (await opened.json()) as { visitorToken: string; visitorId: string; expiresAt: string };
+    const { visitorToken, expiresAt } = (await opened.json()) as Schemas['WidgetSession'];
     localStorage.setItem(tokenKey, visitorToken);
     const started = await call('/conversations', { method: 'POST', token: visitorToken, body: '{}' });
     if (!started.ok) throw await failure(started);
-    const { conversation, messages } = (await started.json()) as { conversation: { id: string }; messages: Message[] };
+    const { conversation, messages } = (await started.json()) as Schemas['WidgetConversationStart'];
     for (const message of messages) log.append(bubbleOf(message));
     const session = { token: visitorToken, conversationId: conversation.id, expiresAt };
     sessionStorage.setItem(`chatbot-widget:${bot.id}`, JSON.stringify(session));
