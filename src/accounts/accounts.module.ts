@@ -20,10 +20,9 @@ import { TenancyModule } from '../tenancy/tenancy.module';
 import { KnowledgeModule } from '../knowledge/knowledge.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
-import { KeyOnUserRouteGuard } from './key-on-user-route.guard';
 import { LoginThrottle } from './login-throttle';
 import { PasswordHasher } from './passwords/password-hasher';
-import { RoleGuard } from './role.guard';
+import { PermissionGuard } from './permission.guard';
 import { DeviceCookie } from './sessions/device-cookie';
 import { SessionCache } from './sessions/session-cache';
 import { SessionGuard } from './sessions/session.guard';
@@ -49,8 +48,7 @@ import { UsersRepository } from './users/users.repository';
     SessionGuard,
     SameOriginGuard,
     TenantMembershipGuard,
-    RoleGuard,
-    KeyOnUserRouteGuard,
+    PermissionGuard,
     TenantAccountService,
     MembersRepository,
     MembersService,
@@ -59,16 +57,6 @@ import { UsersRepository } from './users/users.repository';
     PasswordResetsRepository,
     PasswordResetsService,
   ],
-  exports: [
-    UsersRepository,
-    SessionsService,
-    PasswordHasher,
-    PasswordResetsService,
-    SessionGuard,
-    SameOriginGuard,
-    TenantMembershipGuard,
-    RoleGuard,
-    KeyOnUserRouteGuard,
-  ],
+  exports: [UsersRepository, SessionsService, PasswordHasher, PasswordResetsService, SessionGuard, SameOriginGuard, TenantMembershipGuard, PermissionGuard],
 })
 export class AccountsModule {}

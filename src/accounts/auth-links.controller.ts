@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { AppRequest } from '../common/http/request-context';
 import { APP_CONFIG, type AppConfig } from '../config/env';
+import { SignInStep } from '../common/access/access.decorators';
 import { ApiAuthEndpoint, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { clientIp } from '../rate-limit/client-ip';
 import { AcceptInvitationDto, PasswordResetConfirmDto, PasswordResetRequestDto } from './dto/auth.dto';
@@ -28,7 +29,6 @@ export class AuthLinksController {
   @Post('invitations/accept')
   @HttpCode(201)
   @ApiAuthEndpoint({
-    access: 'signIn',
     operationId: 'acceptInvitation',
     summary: 'Accept an invitation: join the tenant, and get a session',
     description:
@@ -37,6 +37,7 @@ export class AuthLinksController {
     type: AccountResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.INVITATION_EXPIRED, ErrorCode.EMAIL_TAKEN, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
+  @SignInStep()
   async accept(@Body() body: AcceptInvitationDto, @Req() request: AppRequest, @Res({ passthrough: true }) response: Response): Promise<AccountResponse> {
     const session = await this.sessions.authenticate(sessionTokenOf(request)).catch(() => undefined);
     const origin = { userAgent: request.header('user-agent') ?? null, ip: clientIp(request), requestId: request.id };
@@ -48,7 +49,6 @@ export class AuthLinksController {
   @Post('password-resets')
   @HttpCode(202)
   @ApiAuthEndpoint({
-    access: 'signIn',
     operationId: 'requestPasswordReset',
     summary: 'Ask for a password-reset link',
     description:
@@ -56,6 +56,7 @@ export class AuthLinksController {
     status: 202,
     errors: JSON_BODY_ERRORS,
   })
+  @SignInStep()
   async requestReset(@Body() body: PasswordResetRequestDto): Promise<void> {
     await this.resets.request(body.email, (token) => passwordResetUrl(this.config, token));
   }
@@ -63,7 +64,6 @@ export class AuthLinksController {
   @Post('password-resets/confirm')
   @HttpCode(204)
   @ApiAuthEndpoint({
-    access: 'signIn',
     operationId: 'confirmPasswordReset',
     summary: 'Set a new password with a reset token',
     description:
@@ -71,6 +71,7 @@ export class AuthLinksController {
     status: 204,
     errors: [...JSON_BODY_ERRORS, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
+  @SignInStep()
   async confirmReset(@Body() body: PasswordResetConfirmDto, @Req() request: AppRequest): Promise<void> {
     await this.resets.confirm(body.token, body.password, clientIp(request));
   }

@@ -1,14 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentSession } from '../common/access/access.decorators';
+import { CurrentSession, SignInStep, SignedIn } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { IdOf } from '../common/validation/id.pipe';
 import type { AppRequest, SessionContext } from '../common/http/request-context';
 import { APP_CONFIG, type AppConfig } from '../config/env';
 import { ApiAuthEndpoint, ApiIdParam, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { clientIp } from '../rate-limit/client-ip';
-import { AuthService, SignedIn } from './auth.service';
+import { AuthService, type SignedIn as SignedInAccount } from './auth.service';
 import { LogInDto, SignUpDto, UpdateMeDto } from './dto/auth.dto';
 import { DeviceCookie } from './sessions/device-cookie';
 import { clearSessionCookie, setSessionCookie } from './sessions/session-cookie';
@@ -30,7 +30,6 @@ export class AuthController {
   @Post('signup')
   @HttpCode(201)
   @ApiAuthEndpoint({
-    access: 'signIn',
     operationId: 'signUp',
     summary: 'Sign up: a new tenant on Free with you as its owner, and a session',
     description:
@@ -39,6 +38,7 @@ export class AuthController {
     type: AccountResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.EMAIL_TAKEN, ErrorCode.SIGNUP_CLOSED, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
+  @SignInStep()
   async signUp(@Body() body: SignUpDto, @Req() request: AppRequest, @Res({ passthrough: true }) response: Response): Promise<AccountResponse> {
     return this.signedIn(request, response, await this.auth.signUp(body, originOf(request)));
   }
@@ -46,7 +46,6 @@ export class AuthController {
   @Post('sessions')
   @HttpCode(201)
   @ApiAuthEndpoint({
-    access: 'signIn',
     operationId: 'logIn',
     summary: 'Log in: sets the svc_session and svc_device cookies',
     description:
@@ -55,6 +54,7 @@ export class AuthController {
     type: AccountResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
+  @SignInStep()
   async logIn(@Body() body: LogInDto, @Req() request: AppRequest, @Res({ passthrough: true }) response: Response): Promise<AccountResponse> {
     const signedIn = await this.auth.logIn(body, originOf(request), this.deviceCookie.vouchesFor(request, body.email));
     // The browser has proven the password: it is spared this e-mail's per-e-mail limit from now on.
@@ -63,7 +63,8 @@ export class AuthController {
   }
 
   @Get('me')
-  @ApiAuthEndpoint({ access: 'session', operationId: 'getMe', summary: 'The signed-in user and their memberships', type: AccountResponse })
+  @ApiAuthEndpoint({ operationId: 'getMe', summary: 'The signed-in user and their memberships', type: AccountResponse })
+  @SignedIn()
   async me(@CurrentSession() session: SessionContext): Promise<AccountResponse> {
     const { user, memberships } = await this.auth.account(session);
     return toAccountResponse(user, memberships);
@@ -71,7 +72,6 @@ export class AuthController {
 
   @Patch('me')
   @ApiAuthEndpoint({
-    access: 'session',
     operationId: 'updateMe',
     summary: 'Change your name or password',
     description:
@@ -79,6 +79,7 @@ export class AuthController {
     type: AccountResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
+  @SignedIn()
   async updateMe(@CurrentSession() session: SessionContext, @Body() body: UpdateMeDto, @Req() request: Request): Promise<AccountResponse> {
     const trustedDevice = this.deviceCookie.vouchesFor(request, session.user.email);
     const { user, memberships } = await this.auth.updateAccount(session, body, clientIp(request), trustedDevice);
@@ -86,14 +87,16 @@ export class AuthController {
   }
 
   @Get('sessions')
-  @ApiAuthEndpoint({ access: 'session', operationId: 'listSessions', summary: 'Your sessions (signed-in browsers), newest first', type: SessionListResponse })
+  @ApiAuthEndpoint({ operationId: 'listSessions', summary: 'Your sessions (signed-in browsers), newest first', type: SessionListResponse })
+  @SignedIn()
   async listSessions(@CurrentSession() session: SessionContext): Promise<SessionListResponse> {
     return { sessions: (await this.sessions.list(session.user.id)).map((row) => toSessionResponse(row, session.sessionId)) };
   }
 
   @Delete('sessions/current')
   @HttpCode(204)
-  @ApiAuthEndpoint({ access: 'session', operationId: 'logOut', summary: 'Log out: ends this session and clears the cookie', status: 204 })
+  @ApiAuthEndpoint({ operationId: 'logOut', summary: 'Log out: ends this session and clears the cookie', status: 204 })
+  @SignedIn()
   async logOut(@CurrentSession() session: SessionContext, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
     await this.sessions.end(session.user.id, session.sessionId);
     clearSessionCookie(request, response, this.config.production);
@@ -102,19 +105,19 @@ export class AuthController {
   @Delete('sessions/:id')
   @HttpCode(204)
   @ApiAuthEndpoint({
-    access: 'session',
     operationId: 'endSession',
     summary: 'End one of your sessions',
     description: 'Refused on every instance within a second.',
     status: 204,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @SignedIn()
   @ApiIdParam('id', 'Session')
   async endSession(@CurrentSession() session: SessionContext, @Param('id', IdOf('Session')) id: string): Promise<void> {
     await this.sessions.end(session.user.id, id);
   }
 
-  private signedIn(request: Request, response: Response, { user, memberships, token }: SignedIn): AccountResponse {
+  private signedIn(request: Request, response: Response, { user, memberships, token }: SignedInAccount): AccountResponse {
     setSessionCookie(request, response, token, this.config.production);
     return toAccountResponse(user, memberships);
   }

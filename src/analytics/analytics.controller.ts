@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Principal } from '../common/access/access.decorators';
+import { Principal, RequireScopes } from '../common/access/access.decorators';
 import { Scope } from '../common/access/scopes';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { ApiV1Endpoint } from '../openapi/openapi.decorators';
@@ -36,9 +36,9 @@ export class AnalyticsController {
     operationId: 'getAnalyticsOverview',
     summary: 'Key figures of a range, with the previous range for comparison',
     description: `${OVERVIEW_DEFINITIONS}\n\n${RANGE_RULES}`,
-    scopes: [Scope.AnalyticsRead],
     type: AnalyticsOverviewResponse,
   })
+  @RequireScopes(Scope.AnalyticsRead)
   async overview(@Principal() { tenant }: ApiPrincipal, @Query() query: AnalyticsRangeQueryDto): Promise<AnalyticsOverviewResponse> {
     return toAnalyticsOverviewResponse(await this.analytics.getOverview(tenant.id, query));
   }
@@ -52,9 +52,9 @@ export class AnalyticsController {
       'periods without anything included with count 0. `period` is the period’s first day; the first and last periods count only what lies within the range. ' +
       'Metrics: `conversations`, `messages` and `leads` created in the period; `visitors`, distinct non-null `visitorId` of the conversations created in it.\n\n' +
       RANGE_RULES,
-    scopes: [Scope.AnalyticsRead],
     type: AnalyticsTimeseriesResponse,
   })
+  @RequireScopes(Scope.AnalyticsRead)
   async timeseries(@Principal() { tenant }: ApiPrincipal, @Query() query: AnalyticsTimeseriesQueryDto): Promise<AnalyticsTimeseriesResponse> {
     return toAnalyticsTimeseriesResponse(await this.analytics.getTimeseries(tenant.id, query));
   }

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Principal } from '../common/access/access.decorators';
+import { Principal, UsersOnly } from '../common/access/access.decorators';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { toPage } from '../common/paging/pagination';
 import { ApiUserEndpoint } from '../openapi/openapi.decorators';
@@ -15,11 +15,11 @@ export class AuditLogController {
 
   @Get()
   @ApiUserEndpoint({
-    role: 'manager',
     operationId: 'listTenantAuditEvents',
     summary: 'List the audit log of the tenant, newest first',
     type: AuditEventListResponse,
   })
+  @UsersOnly('manager')
   async list(@Principal() { tenant }: ApiPrincipal, @Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponse> {
     const { events, pagination } = await this.auditLog.listEvents(tenant.id, query, toPage(query));
     return { events: events.map(toAuditEventResponse), pagination };

@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Principal } from '../common/access/access.decorators';
+import { Principal, RequireScopes } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { type Actor, CurrentActor } from '../events/actor';
 import type { ApiPrincipal, AppRequest } from '../common/http/request-context';
@@ -28,9 +28,9 @@ export class ConversationsController {
   @ApiV1Endpoint({
     operationId: 'listConversations',
     summary: 'List conversations, newest first',
-    scopes: [Scope.ConversationsRead],
     type: ConversationListResponse,
   })
+  @RequireScopes(Scope.ConversationsRead)
   async list(@Principal() { tenant }: ApiPrincipal, @Query() query: ListConversationsQueryDto): Promise<ConversationListResponse> {
     const { conversations, pagination } = await this.conversations.listConversations(tenant.id, query, toPage(query));
     return { conversations: conversations.map(toConversationResponse), pagination };
@@ -40,10 +40,10 @@ export class ConversationsController {
   @ApiV1Endpoint({
     operationId: 'getConversation',
     summary: 'Get a conversation',
-    scopes: [Scope.ConversationsRead],
     type: ConversationEnvelope,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.ConversationsRead)
   @ApiIdParam('id', 'Conversation')
   async get(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string): Promise<ConversationEnvelope> {
     return { conversation: toConversationResponse(await this.conversations.getConversation(tenant.id, id)) };
@@ -53,10 +53,10 @@ export class ConversationsController {
   @ApiV1Endpoint({
     operationId: 'listMessages',
     summary: 'List the messages of a conversation, oldest first',
-    scopes: [Scope.ConversationsRead],
     type: MessageListResponse,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.ConversationsRead)
   @ApiIdParam('id', 'Conversation')
   @ApiQuery({
     name: 'limit',
@@ -83,10 +83,10 @@ export class ConversationsController {
       `A comment line comes every 25 s. At most ${MAX_STREAMS_PER_CALLER} streams per user or per key are open at once on an instance (429 beyond). ` +
       `${LIVE_STREAM_LIMITS_DESCRIPTION} ` +
       'Browsers: read it with `fetch`, which can send `X-Tenant-Id` (EventSource cannot). To follow every conversation, subscribe a webhook instead.',
-    scopes: [Scope.ConversationsRead],
     produces: 'text/event-stream',
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.ConversationsRead)
   @ApiIdParam('id', 'Conversation')
   @ApiLastEventIdHeader()
   async events(
@@ -105,10 +105,10 @@ export class ConversationsController {
     summary: 'Delete a conversation and its messages',
     description:
       "The conversation and its messages are deleted for good; the bot's counters, lists and analytics follow. Its lead stays, with `conversationId` null. A `conversation.deleted` event carries its `id` only.",
-    scopes: [Scope.ConversationsWrite],
     status: 204,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.ConversationsWrite)
   @ApiIdParam('id', 'Conversation')
   async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.conversations.deleteConversation(tenant.id, id, actor);

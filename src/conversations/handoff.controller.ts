@@ -2,7 +2,7 @@ import { IdOf } from '../common/validation/id.pipe';
 import { Body, Controller, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Principal } from '../common/access/access.decorators';
+import { Principal, RequireScopes, UsersOnly } from '../common/access/access.decorators';
 import { Scope } from '../common/access/scopes';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ApiPrincipal, AppRequest, UserPrincipal } from '../common/http/request-context';
@@ -27,10 +27,10 @@ export class HandoffController {
     summary: 'Take the conversation over from the bot',
     description:
       'Status `handed_off`: the bot stops replying (a visitor’s message is stored with `reply: null`) until the conversation is released. Already handed off: 200, unchanged. Sends `conversation.handed_off`.',
-    scopes: [Scope.ConversationsWrite],
     type: ConversationEnvelope,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.CONVERSATION_ENDED, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.ConversationsWrite)
   @ApiIdParam('id', 'Conversation')
   @ApiNoBody()
   async handOff(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string): Promise<ConversationEnvelope> {
@@ -46,12 +46,12 @@ export class HandoffController {
       'An `active` conversation is handed off first. The visitor’s widget shows the message at once (its live stream) and `waitingSince` clears. ' +
       'Agent messages never count against the plan’s monthly message limit. With an `Idempotency-Key`, a retry within 24 hours stores nothing and gets the first answer again ' +
       '(`Idempotent-Replayed: true`). Sends `message.created` (and `conversation.handed_off` when it handed the conversation off).',
-    scopes: [Scope.ConversationsWrite],
     status: 201,
     type: MessageEnvelope,
     headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
     errors: [ErrorCode.NOT_FOUND, ErrorCode.CONVERSATION_ENDED, ...JSON_BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
   })
+  @RequireScopes(Scope.ConversationsWrite)
   @ApiHeader({
     name: IDEMPOTENCY_KEY_HEADER,
     required: false,
@@ -79,10 +79,10 @@ export class HandoffController {
     summary: 'Give the conversation back to the bot',
     description:
       'Status `active`: the bot answers again; the assignee and `waitingSince` clear. Already active: 200, unchanged. Sends `conversation.released`.',
-    scopes: [Scope.ConversationsWrite],
     type: ConversationEnvelope,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.CONVERSATION_ENDED, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.ConversationsWrite)
   @ApiIdParam('id', 'Conversation')
   @ApiNoBody()
   async release(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string): Promise<ConversationEnvelope> {
@@ -95,10 +95,10 @@ export class HandoffController {
     operationId: 'endConversation',
     summary: 'End the conversation',
     description: 'Status `ended` (already ended: 200, unchanged). Sends `conversation.ended`.',
-    scopes: [Scope.ConversationsWrite],
     type: ConversationEnvelope,
     errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.ConversationsWrite)
   @ApiIdParam('id', 'Conversation')
   @ApiNoBody()
   async end(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Conversation')) id: string): Promise<ConversationEnvelope> {
@@ -107,8 +107,6 @@ export class HandoffController {
 
   @Put(':id/assignee')
   @ApiUserEndpoint({
-    role: 'member',
-    scopes: [Scope.ConversationsWrite],
     operationId: 'assignConversation',
     summary: 'Give the conversation to a member, or to nobody',
     description:
@@ -117,6 +115,7 @@ export class HandoffController {
     type: ConversationEnvelope,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.ALREADY_ASSIGNED, ...JSON_BODY_ERRORS],
   })
+  @UsersOnly('member', Scope.ConversationsWrite)
   @ApiIdParam('id', 'Conversation')
   async assign(
     @Principal() principal: UserPrincipal,

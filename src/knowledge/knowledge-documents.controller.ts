@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Principal } from '../common/access/access.decorators';
+import { Principal, RequireScopes } from '../common/access/access.decorators';
 import { Scope } from '../common/access/scopes';
 import { ErrorCode } from '../common/errors/error-codes';
 import { BodyLimit } from '../common/http/json-body.guard';
@@ -31,10 +31,10 @@ export class KnowledgeDocumentsController {
   @ApiV1Endpoint({
     operationId: 'listKnowledgeDocuments',
     summary: 'List a bot’s knowledge documents, newest first',
-    scopes: [Scope.BotsRead],
     type: KnowledgeDocumentListResponse,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.BotsRead)
   @ApiIdParam('id', 'Bot')
   async list(
     @Principal() { tenant }: ApiPrincipal,
@@ -49,10 +49,10 @@ export class KnowledgeDocumentsController {
   @ApiV1Endpoint({
     operationId: 'getKnowledgeDocument',
     summary: 'Get a knowledge document with its content',
-    scopes: [Scope.BotsRead],
     type: KnowledgeDocumentEnvelope,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.BotsRead)
   @ApiIdParam('id', 'Bot')
   @ApiIdParam('docId', 'Document')
   async get(
@@ -70,11 +70,11 @@ export class KnowledgeDocumentsController {
     operationId: 'createKnowledgeDocument',
     summary: 'Add a document to a bot’s knowledge base',
     description: `${SEARCHABLE_NOTE} ${BODY_NOTE}`,
-    scopes: [Scope.KnowledgeWrite],
     status: 201,
     type: KnowledgeDocumentEnvelope,
     errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.KnowledgeWrite)
   @ApiIdParam('id', 'Bot')
   async create(
     @Principal() { tenant }: ApiPrincipal,
@@ -91,10 +91,10 @@ export class KnowledgeDocumentsController {
     operationId: 'updateKnowledgeDocument',
     summary: 'Change a knowledge document’s title or content',
     description: `${SEARCHABLE_NOTE} ${BODY_NOTE}`,
-    scopes: [Scope.KnowledgeWrite],
     type: KnowledgeDocumentEnvelope,
     errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.KnowledgeWrite)
   @ApiIdParam('id', 'Bot')
   @ApiIdParam('docId', 'Document')
   async update(
@@ -113,10 +113,10 @@ export class KnowledgeDocumentsController {
     operationId: 'deleteKnowledgeDocument',
     summary: 'Delete a knowledge document',
     description: 'From this answer on, no reply cites it.',
-    scopes: [Scope.KnowledgeWrite],
     status: 204,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.KnowledgeWrite)
   @ApiIdParam('id', 'Bot')
   @ApiIdParam('docId', 'Document')
   async delete(

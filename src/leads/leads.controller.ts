@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Principal } from '../common/access/access.decorators';
+import { Principal, RequireScopes } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { type Actor, CurrentActor } from '../events/actor';
 import { BodyLimit } from '../common/http/json-body.guard';
@@ -34,7 +34,8 @@ export class LeadsController {
   constructor(private readonly leads: LeadsService) {}
 
   @Get()
-  @ApiV1Endpoint({ operationId: 'listLeads', summary: 'List leads, newest first', scopes: [Scope.LeadsRead], type: LeadListResponse })
+  @ApiV1Endpoint({ operationId: 'listLeads', summary: 'List leads, newest first', type: LeadListResponse })
+  @RequireScopes(Scope.LeadsRead)
   async list(@Principal() { tenant }: ApiPrincipal, @Query() query: ListLeadsQueryDto): Promise<LeadListResponse> {
     const { leads, pagination } = await this.leads.listLeads(tenant.id, query, toPage(query));
     return { leads: leads.map(toLeadResponse), pagination };
@@ -49,9 +50,9 @@ export class LeadsController {
       'of the Lead fields; every cell holding `"`, `,`, `;`, CR or LF is quoted; null is an empty cell. `tags` are joined by `; `, each tag escaped and quoted ' +
       'like a cell (`["bulk","a;b"]` is `bulk; "a;b"`). A formula character (`=`, `+`, `-`, `@`, tab or CR) at the start of a cell or right after a `;` or `,` ' +
       "is prefixed with `'` (spreadsheet formula injection). Any number of leads, in constant memory.",
-    scopes: [Scope.LeadsRead],
     produces: 'text/csv',
   })
+  @RequireScopes(Scope.LeadsRead)
   async export(@Principal() { tenant }: ApiPrincipal, @Query() query: ExportLeadsQueryDto, @Res() response: Response): Promise<void> {
     const leads = await this.leads.exportLeads(tenant.id, query);
     response.status(200).setHeader('Content-Type', 'text/csv; charset=utf-8');
@@ -67,7 +68,8 @@ export class LeadsController {
   }
 
   @Get(':id')
-  @ApiV1Endpoint({ operationId: 'getLead', summary: 'Get a lead', scopes: [Scope.LeadsRead], type: LeadEnvelope, errors: [ErrorCode.NOT_FOUND] })
+  @ApiV1Endpoint({ operationId: 'getLead', summary: 'Get a lead', type: LeadEnvelope, errors: [ErrorCode.NOT_FOUND] })
+  @RequireScopes(Scope.LeadsRead)
   @ApiIdParam('id', 'Lead')
   async get(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Lead')) id: string): Promise<LeadEnvelope> {
     return { lead: toLeadResponse(await this.leads.getLead(tenant.id, id)) };
@@ -85,12 +87,12 @@ export class LeadsController {
         'The same key with a different request is 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still being processed, 409 `IDEMPOTENCY_KEY_IN_USE`. ' +
         'Failed requests are not stored: the key may be retried.',
     ].join('\n\n'),
-    scopes: [Scope.LeadsWrite],
     status: 201,
     type: LeadEnvelope,
     headers: { Location: headerRef('Location'), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
     errors: [...JSON_BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
   })
+  @RequireScopes(Scope.LeadsWrite)
   // A written example: the one generated from the schema has a placeholder botId, which no tenant
   // has, so "Try it out" answered 400. Without botId it succeeds for any tenant.
   @ApiBody({
@@ -135,10 +137,10 @@ export class LeadsController {
       'Answers 200 with the lead when the key also has `leads:read`, otherwise 204 without a body: a write-only key never reads lead data ' +
         '(nor the current status, from a 409).',
     ].join('\n\n'),
-    scopes: [Scope.LeadsWrite],
     type: LeadEnvelope,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.INVALID_STATUS_TRANSITION, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.LeadsWrite)
   @ApiV1NoContent('Success, for a key without `leads:read`: no body.')
   @ApiIdParam('id', 'Lead')
   async update(
@@ -160,10 +162,10 @@ export class LeadsController {
     operationId: 'deleteLead',
     summary: 'Delete a lead',
     description: 'The lead is deleted for good; lists, counts and analytics no longer include it. A `lead.deleted` event carries its `id` only.',
-    scopes: [Scope.LeadsWrite],
     status: 204,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.LeadsWrite)
   @ApiIdParam('id', 'Lead')
   async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Lead')) id: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.leads.deleteLead(tenant.id, id, actor);
@@ -182,12 +184,12 @@ export class LeadsController {
       'The answer lists the leads, in the order sent, when the key also has `leads:read`; otherwise only their number. ' +
         '`Idempotency-Key` works as on `POST /api/v1/leads`. Needs the Pro plan or higher, for users too (403 `PLAN_UPGRADE_REQUIRED`).',
     ].join('\n\n'),
-    scopes: [Scope.LeadsWrite],
     status: 201,
     type: ImportLeadsResponse,
     headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
     errors: [...JSON_BODY_ERRORS, ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_KEY_IN_USE],
   })
+  @RequireScopes(Scope.LeadsWrite)
   @ApiHeader({
     name: IDEMPOTENCY_KEY_HEADER,
     required: false,

@@ -3,7 +3,7 @@ import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse
 import { EmptyBodyDto } from '../common/validation/empty-body.dto';
 import type { ApiResponseOptions, HeaderObject, HeadersObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import type { Scope } from '../common/access/scopes';
-import { RequireScopes, SignedIn, SignInStep, UsersOnly, VisitorOnly, WidgetOnly, type UserRouteRole } from '../common/access/access.decorators';
+import { Access, type AccessRule } from '../common/access/access.decorators';
 import { ErrorEnvelope, FieldErrorResponse } from '../common/errors/error-envelope';
 import { ERROR_CATALOGUE, ErrorCode } from '../common/errors/error-codes';
 
@@ -202,22 +202,50 @@ function successResponse(docs: EndpointDocs, headers: HeadersObject, description
 const operation = (docs: EndpointDocs, note: string) =>
   ApiOperation({ operationId: docs.operationId, summary: docs.summary, description: [docs.description, note].filter(Boolean).join('\n\n') });
 
+type RuleOf<K extends AccessRule['kind']> = Extract<AccessRule, { kind: K }>;
+
 /**
- * An /api/v1 endpoint: its access rule (`@RequireScopes` with these scopes; none means any valid
- * key) and its documentation: the X-API-Key scheme with the same scopes, the rate-limit headers,
- * and the errors every key-authenticated route can give (transport, key, plan, rate limit, scope,
- * query validation).
+ * Documents a route from its access rule, which these decorators read and never set: the route
+ * declares its rule once, with its own decorator (`@RequireScopes`, `@UsersOnly`...), written
+ * below this one (decorators apply from the bottom up, so the rule is there when this one runs):
+ *
+ *     @Get()
+ *     @ApiV1Endpoint({ operationId: 'listBots', ... })
+ *     @RequireScopes(Scope.BotsRead)
+ *
+ * A rule of another kind, or none yet, stops the app from loading, naming the handler.
  */
-export function ApiV1Endpoint(docs: EndpointDocs & { scopes: Scope[] }): MethodDecorator {
-  const scopeNote = docs.scopes.length
-    ? `Requires the scope${docs.scopes.length > 1 ? 's' : ''} ${docs.scopes.map((s) => `\`${s}\``).join(', ')}.`
+function fromDeclaredRule<K extends AccessRule['kind']>(name: string, kinds: readonly K[], document: (rule: RuleOf<K>) => MethodDecorator): MethodDecorator {
+  return (target, key, descriptor) => {
+    const rule = Reflect.getMetadata(Access.KEY, descriptor.value as object) as AccessRule | undefined;
+    if (!rule || !(kinds as readonly string[]).includes(rule.kind)) {
+      throw new Error(
+        `${target.constructor.name}.${String(key)}: @${name} documents a route whose access rule (${kinds.join(' or ')}) is declared below it; found ${rule ? rule.kind : 'no rule'}.`,
+      );
+    }
+    return document(rule as RuleOf<K>)(target, key, descriptor);
+  };
+}
+
+/**
+ * An /api/v1 endpoint of `@RequireScopes` (none means any valid key): the X-API-Key scheme with
+ * the rule's scopes, the rate-limit headers, and the errors every key-authenticated route can give
+ * (transport, key, plan, rate limit, scope, query validation).
+ */
+export function ApiV1Endpoint(docs: EndpointDocs): MethodDecorator {
+  return fromDeclaredRule('ApiV1Endpoint', ['apiKey'], ({ scopes }) => documentV1Endpoint(docs, [...scopes]));
+}
+
+function documentV1Endpoint(docs: EndpointDocs, scopes: Scope[]): MethodDecorator {
+  const scopeNote = scopes.length
+    ? `Requires the scope${scopes.length > 1 ? 's' : ''} ${scopes.map((s) => `\`${s}\``).join(', ')}.`
     : 'Any valid key, public keys included.';
   const errors: ErrorCode[] = [
     ErrorCode.VALIDATION_ERROR,
     ErrorCode.INVALID_API_KEY,
     ErrorCode.HTTPS_REQUIRED,
     ErrorCode.PLAN_UPGRADE_REQUIRED,
-    ...(docs.scopes.length ? [ErrorCode.INSUFFICIENT_SCOPE] : []),
+    ...(scopes.length ? [ErrorCode.INSUFFICIENT_SCOPE] : []),
     ...USER_ERRORS,
     ...(docs.errors ?? []),
     ErrorCode.RATE_LIMIT_EXCEEDED,
@@ -226,23 +254,25 @@ export function ApiV1Endpoint(docs: EndpointDocs & { scopes: Scope[] }): MethodD
   ];
   const userNote = 'A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.';
   return applyDecorators(
-    // The access rule and its documentation come from one list of scopes, so they cannot drift.
-    RequireScopes(...docs.scopes),
     operation(docs, `${scopeNote} ${userNote}`),
-    ApiSecurity(API_KEY_SCHEME, docs.scopes),
+    ApiSecurity(API_KEY_SCHEME, scopes),
     ApiSecurity(USER_SECURITY),
     // Public keys may call a route without scopes, and their answers carry no quota headers.
-    successResponse(docs, rateLimitHeaders(docs.scopes.length > 0), 'Success.'),
+    successResponse(docs, rateLimitHeaders(scopes.length > 0), 'Success.'),
     ApiExtraModels(ErrorEnvelope),
-    ...errorDecorators(errors, docs.scopes.length ? 'v1' : 'v1AnyKey'),
+    ...errorDecorators(errors, scopes.length ? 'v1' : 'v1AnyKey'),
   );
 }
 
 /**
- * An /api/v1/widget endpoint: a public key (secret keys are 403), the visitor's token on every
- * call after the session, and the errors every widget route can give.
+ * An /api/v1/widget endpoint of `@WidgetOnly` or `@VisitorOnly`: a public key (secret keys are
+ * 403), the visitor's token on every call after the session, and the errors every widget route can give.
  */
-export function ApiWidgetEndpoint(docs: EndpointDocs & { visitorToken: boolean }): MethodDecorator {
+export function ApiWidgetEndpoint(docs: EndpointDocs): MethodDecorator {
+  return fromDeclaredRule('ApiWidgetEndpoint', ['widget', 'visitor'], ({ kind }) => documentWidgetEndpoint({ ...docs, visitorToken: kind === 'visitor' }));
+}
+
+function documentWidgetEndpoint(docs: EndpointDocs & { visitorToken: boolean }): MethodDecorator {
   const errors: ErrorCode[] = [
     ErrorCode.VALIDATION_ERROR,
     ErrorCode.INVALID_API_KEY,
@@ -262,7 +292,6 @@ export function ApiWidgetEndpoint(docs: EndpointDocs & { visitorToken: boolean }
     (docs.visitorToken ? 'The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. ' : '') +
     "Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.";
   return applyDecorators(
-    docs.visitorToken ? VisitorOnly() : WidgetOnly(),
     operation(docs, note),
     ApiSecurity(API_KEY_SCHEME, []),
     ...(docs.visitorToken
@@ -280,10 +309,14 @@ export function ApiV1NoContent(description: string): MethodDecorator {
 }
 
 /**
- * An /api/v1 route for the dashboard's users only (members, invitations, keys...): the session
- * cookie and X-Tenant-Id, any member or owners and admins only. A key is refused with 403.
+ * An /api/v1 route of `@UsersOnly`, for the dashboard's users only (members, invitations, keys...):
+ * the session cookie and X-Tenant-Id, any member or owners and admins only. A key is refused with 403.
  */
-export function ApiUserEndpoint(docs: EndpointDocs & { role: UserRouteRole; scopes?: Scope[] }): MethodDecorator {
+export function ApiUserEndpoint(docs: EndpointDocs): MethodDecorator {
+  return fromDeclaredRule('ApiUserEndpoint', ['tenantUser'], (rule) => documentUserEndpoint(docs, rule));
+}
+
+function documentUserEndpoint(docs: EndpointDocs, rule: RuleOf<'tenantUser'>): MethodDecorator {
   const errors: ErrorCode[] = [
     ErrorCode.VALIDATION_ERROR,
     ...USER_ERRORS,
@@ -295,14 +328,13 @@ export function ApiUserEndpoint(docs: EndpointDocs & { role: UserRouteRole; scop
     ErrorCode.INTERNAL_ERROR,
     ErrorCode.SERVICE_UNAVAILABLE,
   ];
-  const who = docs.scopes?.length
-    ? `members whose role holds ${docs.scopes.map((s) => `\`${s}\``).join(', ')}`
-    : docs.role === 'manager'
+  const who = rule.scopes?.length
+    ? `members whose role holds ${rule.scopes.map((s) => `\`${s}\``).join(', ')}`
+    : rule.role === 'manager'
       ? 'owners and admins'
       : 'every member';
   const note = `Dashboard users only (session cookie and \`X-Tenant-Id\`; API keys get 403 \`INSUFFICIENT_SCOPE\`): ${who}.`;
   return applyDecorators(
-    UsersOnly(docs.role, ...(docs.scopes ?? [])),
     operation(docs, note),
     ApiSecurity(USER_SECURITY),
     successResponse(docs, {}, 'Success.'),
@@ -312,10 +344,14 @@ export function ApiUserEndpoint(docs: EndpointDocs & { role: UserRouteRole; scop
 }
 
 /**
- * An /auth/v1 endpoint: `signIn`, a step taken before a session exists (sign-up, log-in, resets,
- * invitations), same-origin only; `session`, the signed-in user's own account.
+ * An /auth/v1 endpoint: `@SignInStep`, a step taken before a session exists (sign-up, log-in,
+ * resets, invitations), same-origin only; `@SignedIn`, the signed-in user's own account.
  */
-export function ApiAuthEndpoint(docs: EndpointDocs & { access: 'signIn' | 'session' }): MethodDecorator {
+export function ApiAuthEndpoint(docs: EndpointDocs): MethodDecorator {
+  return fromDeclaredRule('ApiAuthEndpoint', ['signIn', 'session'], ({ kind }) => documentAuthEndpoint({ ...docs, access: kind }));
+}
+
+function documentAuthEndpoint(docs: EndpointDocs & { access: 'signIn' | 'session' }): MethodDecorator {
   const errors: ErrorCode[] = [
     // A query string or body field the handler does not declare (UndeclaredInputGuard).
     ErrorCode.VALIDATION_ERROR,
@@ -331,7 +367,6 @@ export function ApiAuthEndpoint(docs: EndpointDocs & { access: 'signIn' | 'sessi
       ? "The signed-in user (the `svc_session` cookie). A POST, PATCH or DELETE must carry the service's own `Origin`."
       : "No session needed; the request must carry the service's own `Origin` (403 `CSRF_REJECTED` otherwise).";
   return applyDecorators(
-    docs.access === 'session' ? SignedIn() : SignInStep(),
     operation(docs, note),
     ...(docs.access === 'session' ? [ApiSecurity(SESSION_SCHEME)] : []),
     successResponse(docs, {}, 'Success.'),

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Principal } from '../common/access/access.decorators';
+import { Principal, RequireScopes } from '../common/access/access.decorators';
 import { Scope } from '../common/access/scopes';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ApiPrincipal } from '../common/http/request-context';
@@ -22,7 +22,8 @@ export class SettingsController {
   constructor(private readonly settings: SettingsService) {}
 
   @Get('settings')
-  @ApiV1Endpoint({ operationId: 'getSettings', summary: "Get the tenant's settings", scopes: [Scope.SettingsRead], type: TenantSettingsEnvelope })
+  @ApiV1Endpoint({ operationId: 'getSettings', summary: "Get the tenant's settings", type: TenantSettingsEnvelope })
+  @RequireScopes(Scope.SettingsRead)
   async getTenantSettings(@Principal() { tenant }: ApiPrincipal): Promise<TenantSettingsEnvelope> {
     return { settings: toTenantSettings(await this.settings.getTenantSettings(tenant.id)) };
   }
@@ -32,10 +33,10 @@ export class SettingsController {
     operationId: 'updateSettings',
     summary: "Change the tenant's settings",
     description: PATCH_RULES,
-    scopes: [Scope.SettingsWrite],
     type: TenantSettingsEnvelope,
     errors: [...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.SettingsWrite)
   async updateTenantSettings(
     @Principal() { tenant }: ApiPrincipal,
     @Body() body: UpdateTenantSettingsDto,
@@ -48,10 +49,10 @@ export class SettingsController {
   @ApiV1Endpoint({
     operationId: 'getBotSettings',
     summary: "Get a bot's widget settings",
-    scopes: [Scope.SettingsRead],
     type: BotSettingsEnvelope,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.SettingsRead)
   @ApiIdParam('id', 'Bot')
   async getBotSettings(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Bot')) id: string): Promise<BotSettingsEnvelope> {
     return { settings: toBotSettings(await this.settings.getBotSettings(tenant.id, id)) };
@@ -62,10 +63,10 @@ export class SettingsController {
     operationId: 'updateBotSettings',
     summary: "Change a bot's widget settings",
     description: `${PATCH_RULES} A bot's state (\`isActive\`) is not a setting: no API operation changes it.`,
-    scopes: [Scope.SettingsWrite],
     type: BotSettingsEnvelope,
     errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.SettingsWrite)
   @ApiIdParam('id', 'Bot')
   async updateBotSettings(
     @Principal() { tenant }: ApiPrincipal,

@@ -3,8 +3,6 @@ import { InvalidationModule } from '../invalidation/invalidation.module';
 import { AdminTokenGuard } from './admin-token.guard';
 import { ApiKeyCache } from './api-keys/api-key-cache';
 import { ApiKeyGuard } from './api-keys/api-key.guard';
-import { ScopesGuard } from './api-keys/scopes.guard';
-import { WidgetKeyGuard } from './api-keys/widget-key.guard';
 import { ApiKeyHasher } from './api-keys/api-key-hasher';
 import { ApiKeysRepository } from './api-keys/api-keys.repository';
 import { ApiKeysService } from './api-keys/api-keys.service';
@@ -32,9 +30,7 @@ import { TenantsService } from './tenants.service';
     ApiKeyGuard,
     AdminTokenGuard,
     PlanGuard,
-    ScopesGuard,
-    WidgetKeyGuard,
   ],
-  exports: [TenantsService, TenantsRepository, ApiKeysService, ApiKeyActivityRecorder, ApiKeyGuard, AdminTokenGuard, PlanGuard, ScopesGuard, WidgetKeyGuard],
+  exports: [TenantsService, TenantsRepository, ApiKeysService, ApiKeyActivityRecorder, ApiKeyGuard, AdminTokenGuard, PlanGuard],
 })
 export class TenancyModule {}

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Principal } from '../common/access/access.decorators';
+import { Principal, RequireScopes } from '../common/access/access.decorators';
 import { Scope } from '../common/access/scopes';
 import { ErrorCode } from '../common/errors/error-codes';
 import type { ApiPrincipal } from '../common/http/request-context';
@@ -23,8 +23,6 @@ import { WebhooksService } from './webhooks.service';
 import { PaidFeature } from '../tenancy/plan.guard';
 import { IdOf } from '../common/validation/id.pipe';
 
-const scopes = [Scope.WebhooksManage];
-
 @Controller('api/v1/webhooks')
 @ApiTags('Webhooks')
 export class WebhooksController {
@@ -38,24 +36,26 @@ export class WebhooksController {
     summary: 'Create a webhook endpoint',
     description:
       'The answer carries the signing secret, once. At most 20 endpoints per tenant. Needs the Pro plan or higher, for users too (403 `PLAN_UPGRADE_REQUIRED`).',
-    scopes,
     status: 201,
     type: WebhookWithSecretResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_LIMIT_REACHED],
   })
+  @RequireScopes(Scope.WebhooksManage)
   async create(@Principal() { tenant }: ApiPrincipal, @Body() body: CreateWebhookDto, @CurrentActor() actor: Actor): Promise<WebhookWithSecretResponse> {
     const { webhook, secret } = await this.webhooks.createWebhook(tenant.id, body, actor);
     return { webhook: toWebhookResponse(webhook), secret };
   }
 
   @Get()
-  @ApiV1Endpoint({ operationId: 'listWebhooks', summary: 'List the webhook endpoints, oldest first', scopes, type: WebhookListResponse })
+  @ApiV1Endpoint({ operationId: 'listWebhooks', summary: 'List the webhook endpoints, oldest first', type: WebhookListResponse })
+  @RequireScopes(Scope.WebhooksManage)
   async list(@Principal() { tenant }: ApiPrincipal): Promise<WebhookListResponse> {
     return { webhooks: (await this.webhooks.listWebhooks(tenant.id)).map((webhook) => toWebhookResponse(webhook)) };
   }
 
   @Get(':id')
-  @ApiV1Endpoint({ operationId: 'getWebhook', summary: 'Get a webhook endpoint', scopes, type: WebhookEnvelope, errors: [ErrorCode.NOT_FOUND] })
+  @ApiV1Endpoint({ operationId: 'getWebhook', summary: 'Get a webhook endpoint', type: WebhookEnvelope, errors: [ErrorCode.NOT_FOUND] })
+  @RequireScopes(Scope.WebhooksManage)
   @ApiIdParam('id', 'Webhook')
   async get(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string): Promise<WebhookEnvelope> {
     return { webhook: toWebhookResponse(await this.webhooks.getWebhook(tenant.id, id)) };
@@ -65,10 +65,10 @@ export class WebhooksController {
   @ApiV1Endpoint({
     operationId: 'updateWebhook',
     summary: 'Change, enable or disable a webhook endpoint',
-    scopes,
     type: WebhookEnvelope,
     errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.WebhooksManage)
   @ApiIdParam('id', 'Webhook')
   async update(
     @Principal() { tenant }: ApiPrincipal,
@@ -84,10 +84,10 @@ export class WebhooksController {
   @ApiV1Endpoint({
     operationId: 'deleteWebhook',
     summary: 'Delete a webhook endpoint and its pending deliveries',
-    scopes,
     status: 204,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.WebhooksManage)
   @ApiIdParam('id', 'Webhook')
   async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.webhooks.deleteWebhook(tenant.id, id, actor);
@@ -99,10 +99,10 @@ export class WebhooksController {
     operationId: 'rotateWebhookSecret',
     summary: 'Rotate the signing secret',
     description: 'The answer carries the new secret, once; the previous one keeps signing too for 24 hours.',
-    scopes,
     type: WebhookWithSecretResponse,
     errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.WebhooksManage)
   @ApiIdParam('id', 'Webhook')
   @ApiNoBody()
   async rotateSecret(
@@ -119,11 +119,11 @@ export class WebhooksController {
   @ApiV1Endpoint({
     operationId: 'sendWebhookTest',
     summary: 'Send a webhook.test event to this endpoint',
-    scopes,
     status: 202,
     type: DeliveryEnvelope,
     errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.WebhooksManage)
   @ApiIdParam('id', 'Webhook')
   @ApiNoBody()
   async test(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('Webhook')) id: string): Promise<DeliveryEnvelope> {
@@ -134,10 +134,10 @@ export class WebhooksController {
   @ApiV1Endpoint({
     operationId: 'listWebhookDeliveries',
     summary: 'List the deliveries of an endpoint, newest first',
-    scopes,
     type: DeliveryListResponse,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @RequireScopes(Scope.WebhooksManage)
   @ApiIdParam('id', 'Webhook')
   async deliveries(
     @Principal() { tenant }: ApiPrincipal,
@@ -154,11 +154,11 @@ export class WebhooksController {
     operationId: 'retryWebhookDelivery',
     summary: 'Attempt a delivery again now',
     description: 'Not while an attempt is in flight: 409 `DELIVERY_IN_FLIGHT`.',
-    scopes,
     status: 202,
     type: DeliveryEnvelope,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.DELIVERY_IN_FLIGHT, ...JSON_BODY_ERRORS],
   })
+  @RequireScopes(Scope.WebhooksManage)
   @ApiIdParam('id', 'Webhook')
   @ApiIdParam('deliveryId', 'Delivery')
   @ApiNoBody()

@@ -3,7 +3,7 @@ import { ApiProduces, ApiTags } from '@nestjs/swagger';
 import { MAX_STREAMS_PER_VISITOR, VisitorEventStream } from './visitor-event-stream';
 import { LIVE_STREAM_LIMITS_DESCRIPTION } from '../conversations/live/conversation-event-streams';
 import type { Response } from 'express';
-import { Principal, Visitor } from '../common/access/access.decorators';
+import { Principal, Visitor, VisitorOnly, WidgetOnly } from '../common/access/access.decorators';
 import { ErrorCode } from '../common/errors/error-codes';
 import { GlobalExceptionFilter } from '../common/errors/global-exception.filter';
 import type { ApiPrincipal, AppRequest, VisitorPrincipal } from '../common/http/request-context';
@@ -45,9 +45,9 @@ export class WidgetController {
     operationId: 'getWidgetBot',
     summary: 'The bot as the widget shows it',
     type: WidgetBotEnvelope,
-    visitorToken: false,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @WidgetOnly()
   @ApiIdParam('botId', 'Bot')
   async bot(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Param('botId', IdOf('Bot')) botId: string): Promise<WidgetBotEnvelope> {
     const { bot, settings } = await this.widget.botConfig(callerOf(principal, ip), botId);
@@ -63,9 +63,9 @@ export class WidgetController {
       'The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. At most 10 new sessions a minute per client address.',
     status: 201,
     type: WidgetSession,
-    visitorToken: false,
     errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
   })
+  @WidgetOnly()
   async session(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Body() body: CreateSessionDto): Promise<WidgetSession> {
     const session = await this.widget.startSession(callerOf(principal, ip), body.botId, body.visitorToken);
     return { visitorToken: session.visitorToken, visitorId: session.visitorId, expiresAt: session.expiresAt.toISOString() };
@@ -78,9 +78,9 @@ export class WidgetController {
     summary: "Start a conversation with the session's bot",
     status: 201,
     type: WidgetConversationStart,
-    visitorToken: true,
     errors: [...JSON_BODY_ERRORS],
   })
+  @VisitorOnly()
   @ApiNoBody()
   async startConversation(
     @Principal() principal: ApiPrincipal,
@@ -96,9 +96,9 @@ export class WidgetController {
     operationId: 'listWidgetMessages',
     summary: "The visitor's conversation's messages",
     type: WidgetMessages,
-    visitorToken: true,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @VisitorOnly()
   @ApiIdParam('id', 'Conversation')
   async messages(
     @Principal() principal: ApiPrincipal,
@@ -121,10 +121,10 @@ export class WidgetController {
       'event is an `error` event with the error envelope. Each reply counts against the plan’s monthly message limit; at the limit nothing is stored.',
     status: 201,
     type: WidgetExchange,
-    visitorToken: true,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.CONVERSATION_ENDED, ErrorCode.MESSAGE_LIMIT_REACHED, ...JSON_BODY_ERRORS],
     // (While a person has the conversation, `reply` is null and nothing counts against the limit.)
   })
+  @VisitorOnly()
   @ApiProduces('application/json', 'text/event-stream')
   @ApiIdParam('id', 'Conversation')
   async send(
@@ -170,9 +170,9 @@ export class WidgetController {
     description:
       'The conversation is handed to the tenant’s people (status `handed_off`, `waitingSince` set): the bot stops replying until they release it. Already handed off: 200, unchanged. The bot’s `handoff.enabled` setting must be on (409 `HANDOFF_DISABLED`).',
     type: WidgetConversationEnvelope,
-    visitorToken: true,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.HANDOFF_DISABLED, ErrorCode.CONVERSATION_ENDED, ...JSON_BODY_ERRORS],
   })
+  @VisitorOnly()
   @ApiIdParam('id', 'Conversation')
   @ApiNoBody()
   async handOff(
@@ -195,9 +195,9 @@ export class WidgetController {
       'Browsers: read it with `fetch` (the visitor token goes in `X-Visitor-Token`, never in the URL). ' +
       'Without a stream, poll `GET .../messages?after=`.',
     produces: 'text/event-stream',
-    visitorToken: true,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @VisitorOnly()
   @ApiIdParam('id', 'Conversation')
   @ApiLastEventIdHeader()
   async events(
@@ -220,9 +220,9 @@ export class WidgetController {
       'The lead gets source `widget`, the bot and this conversation; the conversation gets the lead. `phone` and `company` are required when the tenant’s lead capture says so.',
     status: 201,
     type: WidgetLeadEnvelope,
-    visitorToken: true,
     errors: [ErrorCode.NOT_FOUND, ErrorCode.LEAD_CAPTURE_DISABLED, ErrorCode.LEAD_ALREADY_CAPTURED, ...JSON_BODY_ERRORS],
   })
+  @VisitorOnly()
   @ApiIdParam('id', 'Conversation')
   async lead(
     @Principal() principal: ApiPrincipal,
@@ -240,9 +240,9 @@ export class WidgetController {
     operationId: 'endWidgetConversation',
     summary: 'End the conversation',
     type: WidgetConversationEnvelope,
-    visitorToken: true,
     errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
   })
+  @VisitorOnly()
   @ApiIdParam('id', 'Conversation')
   @ApiNoBody()
   async end(

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Principal } from '../../common/access/access.decorators';
+import { Principal, UsersOnly } from '../../common/access/access.decorators';
 import { ErrorCode } from '../../common/errors/error-codes';
 import type { UserPrincipal } from '../../common/http/request-context';
 import { IdOf } from '../../common/validation/id.pipe';
@@ -23,7 +23,6 @@ export class InvitationsController {
   @Post()
   @HttpCode(201)
   @ApiUserEndpoint({
-    role: 'manager',
     operationId: 'createInvitation',
     summary: 'Invite someone to the tenant',
     description:
@@ -32,13 +31,15 @@ export class InvitationsController {
     type: CreatedInvitationResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.CONFLICT, ErrorCode.RATE_LIMIT_EXCEEDED],
   })
+  @UsersOnly('manager')
   async create(@Principal() caller: UserPrincipal, @Body() body: CreateInvitationDto, @CurrentActor() actor: Actor): Promise<CreatedInvitationResponse> {
     const { invitation, acceptUrl } = await this.invitations.invite(caller, body, actor, (token) => acceptInvitationUrl(this.config, token));
     return { invitation: toInvitationResponse(invitation), acceptUrl };
   }
 
   @Get()
-  @ApiUserEndpoint({ role: 'manager', operationId: 'listInvitations', summary: "The tenant's invitations, newest first", type: InvitationListResponse })
+  @ApiUserEndpoint({ operationId: 'listInvitations', summary: "The tenant's invitations, newest first", type: InvitationListResponse })
+  @UsersOnly('manager')
   async list(@Principal() { tenant }: UserPrincipal): Promise<InvitationListResponse> {
     return { invitations: (await this.invitations.list(tenant.id)).map((row) => toInvitationResponse(row)) };
   }
@@ -46,13 +47,13 @@ export class InvitationsController {
   @Delete(':id')
   @HttpCode(204)
   @ApiUserEndpoint({
-    role: 'manager',
     operationId: 'deleteInvitation',
     summary: 'Withdraw an invitation',
     description: 'Its link is refused from now on (410), like a used one.',
     status: 204,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @UsersOnly('manager')
   @ApiIdParam('id', 'Invitation')
   async delete(@Principal() { tenant }: UserPrincipal, @Param('id', IdOf('Invitation')) id: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.invitations.withdraw(tenant.id, id, actor);

@@ -12,7 +12,7 @@ import type { SignedIn } from '../auth.service';
 import { MembersRepository } from '../members/members.repository';
 import { PasswordHasher } from '../passwords/password-hasher';
 import { assertAcceptablePassword } from '../passwords/password-rules';
-import { insufficientRole } from '../role.guard';
+import { insufficientRole } from '../permission.guard';
 import { managesOwners } from '../roles';
 import { digestOf, isWellFormedToken, newSecretToken } from '../secret-token';
 import { SessionOrigin, SessionsService } from '../sessions/sessions.service';

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Principal } from '../../common/access/access.decorators';
+import { Principal, UsersOnly } from '../../common/access/access.decorators';
 import { ErrorCode } from '../../common/errors/error-codes';
 import type { UserPrincipal } from '../../common/http/request-context';
 import { IdOf } from '../../common/validation/id.pipe';
@@ -16,14 +16,14 @@ export class MembersController {
   constructor(private readonly members: MembersService) {}
 
   @Get()
-  @ApiUserEndpoint({ role: 'member', operationId: 'listMembers', summary: "The tenant's members and their roles", type: MemberListResponse })
+  @ApiUserEndpoint({ operationId: 'listMembers', summary: "The tenant's members and their roles", type: MemberListResponse })
+  @UsersOnly('member')
   async list(@Principal() { tenant }: UserPrincipal): Promise<MemberListResponse> {
     return { members: (await this.members.list(tenant.id)).map(toMemberResponse) };
   }
 
   @Patch(':userId')
   @ApiUserEndpoint({
-    role: 'manager',
     operationId: 'changeMemberRole',
     summary: "Change a member's role",
     description:
@@ -31,6 +31,7 @@ export class MembersController {
     type: MemberEnvelope,
     errors: [...JSON_BODY_ERRORS, ErrorCode.NOT_FOUND, ErrorCode.LAST_OWNER],
   })
+  @UsersOnly('manager')
   @ApiIdParam('userId', 'User')
   async changeRole(
     @Principal() caller: UserPrincipal,
@@ -44,7 +45,6 @@ export class MembersController {
   @Delete(':userId')
   @HttpCode(204)
   @ApiUserEndpoint({
-    role: 'member',
     operationId: 'removeMember',
     summary: 'Remove a member, or leave the tenant',
     description:
@@ -52,6 +52,7 @@ export class MembersController {
     status: 204,
     errors: [ErrorCode.VALIDATION_ERROR, ErrorCode.NOT_FOUND, ErrorCode.LAST_OWNER],
   })
+  @UsersOnly('member')
   @ApiIdParam('userId', 'User')
   async remove(
     @Principal() caller: UserPrincipal,

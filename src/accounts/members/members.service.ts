@@ -9,7 +9,7 @@ import type { Role } from '../../generated/prisma/enums';
 import { ApiKeysService } from '../../tenancy/api-keys/api-keys.service';
 import { TenantsRepository } from '../../tenancy/tenants.repository';
 import { InvitationsRepository } from '../invitations/invitations.repository';
-import { insufficientRole } from '../role.guard';
+import { insufficientRole } from '../permission.guard';
 import { assignableRoles, isManager, ROLES } from '../roles';
 import { SessionsService } from '../sessions/sessions.service';
 import { MemberRow, MembersRepository } from './members.repository';

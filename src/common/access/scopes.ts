@@ -18,3 +18,12 @@ export const Scope = {
 export type Scope = (typeof Scope)[keyof typeof Scope];
 
 export const ALL_SCOPES: readonly Scope[] = Object.values(Scope);
+
+/**
+ * The route's scopes the caller does not hold, in the route's order: the one comparison of a
+ * caller's scopes (a key's, or a member's role's from ROLE_SCOPES) with what a route needs. Exact
+ * names only: a scope is never a prefix or a pattern.
+ */
+export function missingScopes(held: readonly string[], required: readonly Scope[]): Scope[] {
+  return required.filter((scope) => !held.includes(scope));
+}

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Principal } from '../../common/access/access.decorators';
+import { Principal, UsersOnly } from '../../common/access/access.decorators';
 import { ErrorCode } from '../../common/errors/error-codes';
 import type { ApiPrincipal } from '../../common/http/request-context';
 import type { Actor } from '../../events/actor';
@@ -30,12 +30,12 @@ export class ApiKeysController {
 
   @Get()
   @ApiUserEndpoint({
-    role: 'manager',
     operationId: 'listTenantApiKeys',
     summary: 'List the API keys of the tenant',
     description: 'Oldest first; never the keys themselves.',
     type: ApiKeyListResponse,
   })
+  @UsersOnly('manager')
   async list(@Principal() { tenant }: ApiPrincipal): Promise<ApiKeyListResponse> {
     return { apiKeys: (await this.apiKeys.listKeys(tenant.id)).map(toApiKeyResponse) };
   }
@@ -44,7 +44,6 @@ export class ApiKeysController {
   @Post()
   @HttpCode(201)
   @ApiUserEndpoint({
-    role: 'manager',
     operationId: 'createTenantApiKey',
     summary: 'Create an API key',
     description:
@@ -53,6 +52,7 @@ export class ApiKeysController {
     type: CreatedApiKeyResponse,
     errors: [...JSON_BODY_ERRORS, ErrorCode.PLAN_UPGRADE_REQUIRED],
   })
+  @UsersOnly('manager')
   async create(@Principal() { tenant }: ApiPrincipal, @Body() body: CreateApiKeyDto, @CurrentActor() actor: Actor): Promise<CreatedApiKeyResponse> {
     return toCreatedApiKeyResponse(await this.apiKeys.createKey(tenant.id, toCreateKeyInput(body), actor));
   }
@@ -60,13 +60,13 @@ export class ApiKeysController {
   @Delete(':id')
   @HttpCode(204)
   @ApiUserEndpoint({
-    role: 'manager',
     operationId: 'deleteTenantApiKey',
     summary: 'Delete an API key',
     description: 'The key is refused from the next request on.',
     status: 204,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @UsersOnly('manager')
   @ApiIdParam('id', 'API key')
   async delete(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('API key')) id: string, @CurrentActor() actor: Actor): Promise<void> {
     await this.apiKeys.revokeKey(tenant.id, id, actor);
@@ -74,13 +74,13 @@ export class ApiKeysController {
 
   @Get(':id/activity')
   @ApiUserEndpoint({
-    role: 'manager',
     operationId: 'getApiKeyActivity',
     summary: 'Requests and errors of an API key per day',
     description: `The last 30 UTC days, zeros included. Each instance counts in memory and stores its counts every few seconds; the answer adds this instance's counts not stored yet, so another instance's last seconds may be missing.`,
     type: ApiKeyActivityResponse,
     errors: [ErrorCode.NOT_FOUND],
   })
+  @UsersOnly('manager')
   @ApiIdParam('id', 'API key')
   async activityOf(@Principal() { tenant }: ApiPrincipal, @Param('id', IdOf('API key')) id: string): Promise<ApiKeyActivityResponse> {
     return toApiKeyActivityResponse(await this.activity.keyActivity(tenant.id, id));

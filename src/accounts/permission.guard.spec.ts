@@ -1,11 +1,13 @@
 import type { ExecutionContext, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AdminOnly, Public, RequireScopes } from '../../common/access/access.decorators';
-import { httpContext, thrownBy } from '../../common/testing/guard-testing';
-import { AppError } from '../../common/errors/app-error';
-import type { ApiPrincipal, AppRequest } from '../../common/http/request-context';
-import { ALL_SCOPES, Scope } from '../../common/access/scopes';
-import { ScopesGuard } from './scopes.guard';
+import { AdminOnly, Public, RequireScopes, type AccessRule } from '../common/access/access.decorators';
+import { httpContext, thrownBy } from '../common/testing/guard-testing';
+import { AppError } from '../common/errors/app-error';
+import type { ApiPrincipal, AppRequest, UserPrincipal } from '../common/http/request-context';
+import type { Role } from '../generated/prisma/enums';
+import { ALL_SCOPES, Scope } from '../common/access/scopes';
+import { PermissionGuard, permissionRefusal } from './permission.guard';
+import { ROLE_SCOPES } from './roles';
 
 class RoutesController {
   @RequireScopes() verify(): void {}
@@ -32,8 +34,8 @@ function contextFor(controller: Type, handler: (...args: never[]) => unknown, pr
   return httpContext(controller, handler, { principal } as AppRequest);
 }
 
-describe('ScopesGuard', () => {
-  const guard = new ScopesGuard(new Reflector());
+describe('PermissionGuard, for keys on key routes (formerly ScopesGuard)', () => {
+  const guard = new PermissionGuard(new Reflector());
   const routes = RoutesController.prototype;
 
   it('lets a secret key with the required scope through', () => {
@@ -94,5 +96,64 @@ describe('ScopesGuard', () => {
   ])('leaves %s routes to the other guards', (_, handler) => {
     expect(guard.canActivate(contextFor(RoutesController, handler))).toBe(true);
     expect(guard.canActivate(contextFor(RoutesController, handler, key('public', [])))).toBe(true);
+  });
+});
+
+describe('permissionRefusal, for every caller the checks before have established', () => {
+  const tenant = { id: '0190b6a0-0000-7000-8000-000000000001', name: 'Acme', slug: 'acme', plan: 'pro' as const };
+  const member = (role: Role): UserPrincipal => ({
+    kind: 'user',
+    tenant,
+    scopes: ROLE_SCOPES[role],
+    user: { id: '0190b6a0-0000-7000-8000-000000000003', role },
+  });
+  const secretKey = key('secret', ALL_SCOPES);
+  const publicKey = key('public', []);
+
+  it("compares a member's role's scopes (ROLE_SCOPES) with a key route's, answering 403 INSUFFICIENT_ROLE", () => {
+    expect(permissionRefusal({ kind: 'apiKey', scopes: [Scope.LeadsWrite] }, member('agent'))).toBeUndefined();
+    expect(permissionRefusal({ kind: 'apiKey', scopes: [Scope.LeadsWrite] }, member('viewer'))).toMatchObject({
+      code: 'INSUFFICIENT_ROLE',
+      message: 'Your role (viewer) does not allow this: it needs leads:write.',
+    });
+    expect(permissionRefusal({ kind: 'apiKey', scopes: [] }, member('viewer'))).toBeUndefined();
+  });
+
+  it('lets owners and admins, and only them, call a users-only route for managers', () => {
+    const managers: AccessRule = { kind: 'tenantUser', role: 'manager' };
+    expect(permissionRefusal(managers, member('owner'))).toBeUndefined();
+    expect(permissionRefusal(managers, member('admin'))).toBeUndefined();
+    expect(permissionRefusal(managers, member('agent'))).toMatchObject({
+      code: 'INSUFFICIENT_ROLE',
+      message: 'Only owners and admins may do this; your role is agent.',
+    });
+    expect(permissionRefusal({ kind: 'tenantUser', role: 'member' }, member('viewer'))).toBeUndefined();
+  });
+
+  it("checks a users-only route's scopes before its role", () => {
+    const assign: AccessRule = { kind: 'tenantUser', role: 'member', scopes: [Scope.ConversationsWrite] };
+    expect(permissionRefusal(assign, member('agent'))).toBeUndefined();
+    expect(permissionRefusal(assign, member('viewer'))).toMatchObject({ code: 'INSUFFICIENT_ROLE', message: expect.stringContaining('conversations:write') });
+  });
+
+  it('refuses any key, whatever its scopes, on a users-only route with 403 INSUFFICIENT_SCOPE', () => {
+    expect(permissionRefusal({ kind: 'tenantUser', role: 'member' }, secretKey)).toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      message: expect.stringMatching(/API keys cannot call it/),
+    });
+  });
+
+  it('takes only public keys on widget and visitor routes', () => {
+    for (const rule of [{ kind: 'widget' }, { kind: 'visitor' }] as AccessRule[]) {
+      expect(permissionRefusal(rule, publicKey)).toBeUndefined();
+      expect(permissionRefusal(rule, secretKey)).toMatchObject({ code: 'INSUFFICIENT_SCOPE', message: expect.stringMatching(/public key \(svc_pk_\)/) });
+    }
+  });
+
+  it('has nothing to say where no key or member is involved', () => {
+    for (const rule of [{ kind: 'public' }, { kind: 'admin' }, { kind: 'session' }, { kind: 'signIn' }, undefined] as (AccessRule | undefined)[]) {
+      expect(permissionRefusal(rule, undefined)).toBeUndefined();
+      expect(permissionRefusal(rule, member('viewer'))).toBeUndefined();
+    }
   });
 });
