@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
-import { Scope } from '../common/access/scopes';
+import { holdsScopes, Scope } from '../common/access/scopes';
 import { ROLE_SCOPES } from '../accounts/roles';
 import type { Actor } from '../events/actor';
 import { Changes, type TransactionChanges } from '../events/changes';
@@ -113,7 +113,7 @@ export class HandoffService {
     return this.step(tenantId, conversationId, async (conversation, changes) => {
       if (assignee.userId !== null) {
         const role = await this.conversations.memberRole(tenantId, assignee.userId, changes.tx);
-        if (!role || !ROLE_SCOPES[role].includes(Scope.ConversationsWrite))
+        if (!role || !holdsScopes(ROLE_SCOPES[role], Scope.ConversationsWrite))
           throw ValidationError.field('userId', 'must be a member of the tenant whose role may answer conversations');
       }
       const holder = conversation.assigneeId;

@@ -12,7 +12,7 @@ import { sendRecorded } from '../idempotency/idempotent-response';
 import type { ApiPrincipal } from '../common/http/request-context';
 import { ApiIdParam, ApiV1Endpoint, ApiV1NoContent, headerRef, JSON_BODY_ERRORS } from '../openapi/openapi.decorators';
 import { toPage } from '../common/paging/pagination';
-import { Scope } from '../common/access/scopes';
+import { holdsScopes, Scope } from '../common/access/scopes';
 import { CreateLeadDto } from './dto/create-lead.dto';
 import { ExportLeadsQueryDto } from './dto/export-leads.query';
 import { ImportLeadsDto } from './dto/import-leads.dto';
@@ -149,7 +149,7 @@ export class LeadsController {
     @Body() body: UpdateLeadDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<LeadEnvelope | undefined> {
-    const canRead = scopes.includes(Scope.LeadsRead);
+    const canRead = holdsScopes(scopes, Scope.LeadsRead);
     const lead = await this.leads.updateLead(tenant.id, id, body, { canRead });
     if (canRead) return { lead: toLeadResponse(lead) };
     response.status(204);
@@ -203,6 +203,6 @@ export class LeadsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<ImportLeadsResponse> {
     const { imported, leads } = sendRecorded(response, await this.leads.importLeads(tenant.id, body.leads, idempotencyKey));
-    return scopes.includes(Scope.LeadsRead) ? { imported, leads } : { imported };
+    return holdsScopes(scopes, Scope.LeadsRead) ? { imported, leads } : { imported };
   }
 }

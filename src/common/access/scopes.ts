@@ -27,3 +27,6 @@ export const ALL_SCOPES: readonly Scope[] = Object.values(Scope);
 export function missingScopes(held: readonly string[], required: readonly Scope[]): Scope[] {
   return required.filter((scope) => !held.includes(scope));
 }
+
+/** Whether the caller holds every one of the scopes (missingScopes finds none). */
+export const holdsScopes = (held: readonly string[], ...required: Scope[]): boolean => missingScopes(held, required).length === 0;
