@@ -57,11 +57,15 @@ export class JobLoop<Item> {
 
   /**
    * Something to do may have been queued in this process: an idle loop claims after wakeDelayMs
-   * rather than at its interval. A busy one claims as its items end anyway, and one backing off
-   * keeps backing off.
+   * rather than at its interval, or again after the claim under way (which may have missed it). A
+   * busy one claims as its items end anyway, and one backing off keeps backing off.
    */
   wake(): void {
-    if (!this.active || this.polling || this.hinted || this.running.size || this.backingOff()) return;
+    if (!this.active || this.hinted || this.running.size || this.backingOff()) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
     this.hinted = true;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.claimNow(), this.timing.wakeDelayMs ?? 0);

@@ -73,7 +73,7 @@ export class EmbeddingsWorker implements JobHandler<ClaimedPassage[]>, OnModuleI
     } catch (error) {
       if (signal.aborted) return this.embeddings.release(ids).catch(() => undefined);
       await this.embeddings.recordFailure(ids, this.options.firstRetryMs, this.options.maxRetryMs).catch(() => undefined);
-      throw new Error(`the embeddings endpoint failed, passages retried with backoff: ${(error as Error).message.split('\n')[0]}`);
+      throw new Error(`the embeddings endpoint failed, passages retried with backoff: ${(error as Error).message.split('\n')[0]}`, { cause: error });
     }
     try {
       await this.embeddings.recordEmbedded(
