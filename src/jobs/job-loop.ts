@@ -43,7 +43,8 @@ export class JobLoop<Item> {
   async start(): Promise<void> {
     if (this.active || this.stopped) return;
     this.active = true;
-    await this.handler.start?.();
+    // A failed preparation is logged; the claims go ahead (they back off if the database is away).
+    await this.handler.start?.().catch((error: unknown) => this.logger.warn(`Cannot prepare ${this.handler.noun}: ${describeDatabaseError(error)}`));
     if (!this.active) return;
     const { leaseMs } = this.timing;
     if (leaseMs && this.handler.renew) {
@@ -79,7 +80,7 @@ export class JobLoop<Item> {
     return dropped;
   }
 
-  /** What this instance holds, for the handler's own bookkeeping. */
+  /** What this instance holds: running, claimed ahead, and the room a claim has. */
   held(): Held<Item> {
     const { concurrency, ahead = 1 } = this.timing;
     const running = [...this.running.keys()];

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/env';
 import type { JobKind } from '../config/job-kinds';
-import type { Held, JobHandler } from './job-handler';
+import type { JobHandler } from './job-handler';
 import { JobLoop } from './job-loop';
 
 /** What a feature keeps of its registration: the handle on its kind's loop. */
@@ -12,8 +12,6 @@ export interface JobQueue<Item> {
   wake(): void;
   /** Drops items claimed ahead that are not to run any more; returns them. */
   drop(unwanted: (item: Item) => boolean): Item[];
-  /** What this instance holds now. */
-  held(): Held<Item>;
   /** Stops the kind on this instance (the app's shutdown does it too): see JobLoop.stop. */
   stop(): Promise<void>;
 }
@@ -28,13 +26,15 @@ export interface JobQueue<Item> {
 export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Jobs');
   private readonly loops = new Map<JobKind, JobLoop<unknown>>();
+  private readonly registered = new Set<JobKind>();
   private started = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   /** Registers a kind's handler; a kind disabled on this instance gets a handle that does nothing. */
   register<Item>(handler: JobHandler<Item>): JobQueue<Item> {
-    if (this.loops.has(handler.kind)) throw new Error(`Job kind ${handler.kind} is registered twice`);
+    if (this.registered.has(handler.kind)) throw new Error(`Job kind ${handler.kind} is registered twice`);
+    this.registered.add(handler.kind);
     const enabled = !this.config.jobs.disabled.has(handler.kind);
     const loop = new JobLoop(handler, new Logger(`Jobs: ${handler.kind}`));
     if (enabled) {
@@ -45,7 +45,6 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       enabled,
       wake: () => loop.wake(),
       drop: (unwanted) => loop.drop(unwanted),
-      held: () => loop.held(),
       stop: () => loop.stop(),
     };
   }
