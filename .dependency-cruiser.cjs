@@ -3,7 +3,7 @@
  * the plumbing never imports a feature, so a feature can be added, moved or removed without
  * touching it. `npm run lint:deps` checks it, and CI runs that.
  */
-const PLUMBING = '^src/(common|config|database|redis|openapi|idempotency|invalidation|rate-limit|events|lifecycle|logging|health|mail|generated)/';
+const PLUMBING = '^src/(common|config|database|redis|openapi|idempotency|invalidation|rate-limit|events|lifecycle|logging|health|mail|jobs|generated)/';
 
 /** The event catalogue (src/events/event-catalogue.ts) maps each webhook event to a feature's response type. */
 const CATALOGUE = '^src/events/event-catalogue\\.ts$';

@@ -37,6 +37,7 @@ import { EmbeddingsWorkerModule } from './answering/embeddings/embeddings.module
 import type { EmbeddingsWorkerOptions } from './answering/embeddings/embeddings-options';
 import type { DeliveryOptions } from './webhooks/delivery/delivery-options';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { JobsModule } from './jobs/jobs.module';
 
 @Module({})
 export class AppModule {
@@ -60,6 +61,7 @@ export class AppModule {
         DatabaseModule,
         RedisModule.forRoot(config),
         EventsModule,
+        JobsModule,
         HealthModule,
         RateLimitModule.forRoot(config, options.rateLimitPlans ?? PLAN_REQUEST_LIMITS),
         TenancyModule,

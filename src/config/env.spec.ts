@@ -238,6 +238,7 @@ describe('loadConfig: a bad value of every configuration variable', () => {
     ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1' }],
     ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: 'localhost/8' }],
     ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5,five' }],
+    ['JOBS_DISABLED', { JOBS_DISABLED: 'webhooks' }],
     ['WEBHOOK_WORKER', { WEBHOOK_WORKER: 'off' }],
     ['PRIVACY_WORKER', { PRIVACY_WORKER: 'off' }],
     ['AUDIT_RETENTION_DAYS', { AUDIT_RETENTION_DAYS: '0' }],

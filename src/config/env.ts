@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { Transform, plainToInstance } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min, MinLength, validateSync } from 'class-validator';
 import { coversPublicAddresses } from '../common/validation/public-url';
+import { JOB_KINDS, type JobKind, SWITCHABLE_JOB_KINDS, WORKER_SWITCHES } from './job-kinds';
 import { trustedProxies } from './trusted-proxies';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -182,6 +183,10 @@ class EnvironmentVariables {
 
   @IsOptional()
   @IsString()
+  JOBS_DISABLED?: string;
+
+  @IsOptional()
+  @IsString()
   @MinLength(32, { message: '$property must be at least 32 characters' })
   WIDGET_TOKEN_SECRET?: string;
 
@@ -316,12 +321,10 @@ export interface AppConfig {
     allowedCidrs: readonly string[];
     /** Seconds to wait before each retry; its length is the number of retries. */
     retryScheduleSeconds: readonly number[];
-    /** Whether this instance delivers webhooks. */
-    worker: boolean;
   };
+  /** The background work (src/jobs) this instance leaves to the others: JOBS_DISABLED and the *_WORKER switches. */
+  jobs: { disabled: ReadonlySet<JobKind> };
   privacy: {
-    /** Whether this instance carries out erasures and runs the hourly retention sweep. */
-    worker: boolean;
     /** Audit rows older than this many days are deleted by the retention sweep. */
     auditRetentionDays: number;
     /** How often this instance looks whether the retention sweep is due (it runs hourly, on one instance). */
@@ -358,8 +361,6 @@ export interface EmbeddingsConfig {
   questionTimeoutMs: number;
   /** The cosine a passage needs to count as answering by meaning (it depends on the model). */
   minSimilarity: number;
-  /** Whether this instance embeds passages in the background. */
-  worker: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -481,10 +482,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhooks: {
       allowedCidrs: parseCidrList(vars.WEBHOOK_ALLOWED_CIDRS),
       retryScheduleSeconds: parseRetrySchedule(vars.WEBHOOK_RETRY_SCHEDULE),
-      worker: vars.WEBHOOK_WORKER ?? true,
     },
+    jobs: { disabled: disabledJobs(vars) },
     privacy: {
-      worker: vars.PRIVACY_WORKER ?? true,
       auditRetentionDays: vars.AUDIT_RETENTION_DAYS ?? 365,
       sweepCheckMs: (vars.RETENTION_CHECK_SECONDS ?? 60) * 1000,
     },
@@ -510,7 +510,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             apiKey: vars.EMBEDDINGS_API_KEY,
             questionTimeoutMs: vars.EMBEDDINGS_TIMEOUT_MS ?? 2000,
             minSimilarity: vars.EMBEDDINGS_MIN_SIMILARITY ?? 0.4,
-            worker: vars.EMBEDDINGS_WORKER ?? true,
           }
         : undefined,
   };
@@ -518,6 +517,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
 /** API_DECISIONS, Webhooks: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
 const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400];
+
+/**
+ * The kinds this instance does not run: those JOBS_DISABLED names (comma-separated), and those of
+ * a *_WORKER switch set to false. Either switch off turns a kind off.
+ */
+function disabledJobs(vars: EnvironmentVariables): Set<JobKind> {
+  const named = (vars.JOBS_DISABLED ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of named) {
+    if (!(SWITCHABLE_JOB_KINDS as readonly string[]).includes(name)) {
+      const known = (JOB_KINDS as readonly string[]).includes(name) ? `${name} cannot be turned off (its counts exist only on this instance); ` : '';
+      throw new ConfigError(`Invalid configuration: JOBS_DISABLED ${known}must list kinds among ${SWITCHABLE_JOB_KINDS.join(', ')}`);
+    }
+  }
+  const disabled = new Set(named as JobKind[]);
+  for (const [variable, kinds] of Object.entries(WORKER_SWITCHES)) {
+    if (vars[variable as keyof typeof WORKER_SWITCHES] === false) for (const kind of kinds) disabled.add(kind);
+  }
+  return disabled;
+}
 
 function parseRetrySchedule(value: string | undefined): number[] {
   if (value === undefined) return DEFAULT_RETRY_SCHEDULE;

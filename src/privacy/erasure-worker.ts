@@ -1,7 +1,8 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/env';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
 import { EventRecorder } from '../events/event-recorder';
+import type { Claimed, JobHandler, JobTiming, RunContext } from '../jobs/job-handler';
+import { type JobQueue, JobRunner } from '../jobs/job-runner';
 import { ClaimedErasure, ERASURE_BATCH_SIZE, ErasuresRepository } from './erasures.repository';
 import { PRIVACY_OPTIONS, type PrivacyOptions } from './privacy-options';
 
@@ -16,25 +17,24 @@ import { PRIVACY_OPTIONS, type PrivacyOptions } from './privacy-options';
 type Step = (erasure: ClaimedErasure, tx: PrismaTransaction) => Promise<number>;
 
 /**
- * Carries out pending erasures from every instance (PRIVACY_WORKER=false turns it off on one): it
- * claims one with a lease, runs its steps batch by batch, and completes it. On shutdown it stops
- * between two batches and gives the erasure back.
+ * What one erasure is to the JobRunner (kind `erasures`; JOBS_DISABLED or PRIVACY_WORKER=false
+ * turns it off on an instance): claimed with a lease, its steps run batch by batch, completed. At
+ * shutdown it stops between two batches and gives the erasure back.
  */
 @Injectable()
-export class ErasureWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class ErasureWorker implements JobHandler<ClaimedErasure>, OnModuleInit {
+  readonly kind = 'erasures';
+  readonly noun = 'erasures';
   private readonly logger = new Logger('Privacy');
-  private running = false;
-  private polling = false;
-  private timer?: NodeJS.Timeout;
-  private loop?: Promise<void>;
   private readonly steps: Step[];
+  private queue?: JobQueue<ClaimedErasure>;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(PRIVACY_OPTIONS) private readonly options: PrivacyOptions,
     private readonly erasures: ErasuresRepository,
     private readonly prisma: PrismaService,
     private readonly events: EventRecorder,
+    private readonly runner: JobRunner,
   ) {
     this.steps = [
       (erasure, tx) => this.erasures.deleteMessages(erasure, tx),
@@ -63,58 +63,33 @@ export class ErasureWorker implements OnApplicationBootstrap, BeforeApplicationS
     ];
   }
 
-  onApplicationBootstrap(): void {
-    if (!this.config.privacy.worker) return;
-    this.running = true;
-    this.schedule(0);
+  onModuleInit(): void {
+    this.queue = this.runner.register(this);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    await this.loop;
-  }
-
-  /**
-   * Looks for work now rather than at the next poll: an erasure was just requested on this
-   * instance, and its requester polls for it. Nothing happens while a poll runs (it continues
-   * with the next erasure on its own).
-   */
+  /** An erasure was just requested on this instance, and its requester polls for it: look now rather than at the next poll. */
   wake(): void {
-    if (!this.running || this.polling) return;
-    clearTimeout(this.timer);
-    this.schedule(0);
+    this.queue?.wake();
   }
 
-  private schedule(ms: number): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => {
-      this.polling = true;
-      this.loop = this.poll().then((found) => {
-        this.polling = false;
-        this.schedule(found ? 0 : this.options.erasurePollMs);
-      });
-    }, ms);
-    this.timer.unref();
+  timing(): JobTiming {
+    return { pollMs: this.options.erasurePollMs, concurrency: 1 };
   }
 
-  /** Claims one erasure and carries it out; true when one was found (another may be waiting). */
-  private async poll(): Promise<boolean> {
-    try {
-      const erasure = await this.erasures.claim(this.options.erasureLeaseMs, this.options.tenantIds);
-      if (!erasure) return false;
-      await this.carryOut(erasure);
-      return true;
-    } catch (error) {
-      this.logger.warn(`Erasure not carried out yet: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-      return false;
-    }
+  /** One erasure at a time; the runner claims the next as soon as it is done. */
+  async claim(): Promise<Claimed<ClaimedErasure>> {
+    const erasure = await this.erasures.claim(this.options.erasureLeaseMs, this.options.tenantIds);
+    return { items: erasure ? [erasure] : [] };
   }
 
-  private async carryOut(erasure: ClaimedErasure): Promise<void> {
+  async run(erasure: ClaimedErasure, { signal }: RunContext): Promise<void> {
+    await this.carryOut(erasure, signal);
+  }
+
+  private async carryOut(erasure: ClaimedErasure, signal: AbortSignal): Promise<void> {
     let step = erasure.step;
     while (step < this.steps.length) {
-      if (!this.running) return this.erasures.release(erasure.id);
+      if (signal.aborted) return this.erasures.release(erasure.id);
       const run = this.steps[step];
       step = await this.prisma.$transaction(async (tx) => {
         const touched = await run(erasure, tx);

@@ -1,5 +1,7 @@
-/** How the privacy background work runs; the defaults are the contract's, tests shorten them. */
-export interface PrivacyOptions {
+import type { QueueOptions } from '../jobs/queue-options';
+
+/** How the privacy background work runs (erasures, the retention sweep); the defaults are the contract's, tests shorten them. */
+export interface PrivacyOptions extends Pick<QueueOptions, 'tenantIds'> {
   /** Idle wait between looks for pending erasures. */
   erasurePollMs: number;
   /** How long a claim holds an erasure; renewed with each batch. */
@@ -10,11 +12,6 @@ export interface PrivacyOptions {
   sweepIntervalMs: number;
   /** How long a sweep holds the retention job before another instance may take it over. */
   sweepLeaseMs: number;
-  /**
-   * Only these tenants' erasures and rows (unset: all). For test suites that share one database
-   * with others: their background work must not touch the others' rows.
-   */
-  tenantIds?: readonly string[];
 }
 
 export const PRIVACY_OPTIONS = Symbol('PRIVACY_OPTIONS');

@@ -1,22 +1,16 @@
-/** How the embeddings worker runs; tests shorten the waits. */
-export interface EmbeddingsWorkerOptions {
+import type { QueueOptions } from '../../jobs/queue-options';
+
+/** How passages are embedded in the background; tests shorten the waits. */
+export interface EmbeddingsWorkerOptions extends QueueOptions {
   /** Passages sent in one request: small, so a claim holds little and one slow batch delays few. */
   batchSize: number;
   /** A batch's request, connection to the end of the answer. */
   timeoutMs: number;
-  /** How long a claim holds its passages; past it, another instance may take them. Above timeoutMs. */
-  leaseMs: number;
-  /** Idle wait between polls of the queue: the longest a new document waits to be searchable by meaning. */
-  pollMs: number;
   /** The wait after a failed attempt, doubled per failure in a row of the same passage, up to maxRetryMs. */
   firstRetryMs: number;
   maxRetryMs: number;
-  /**
-   * Only these tenants' passages (unset: all). For test suites that share one database with
-   * others: there, every suite's passages are queued, and a worker would embed (and wait its turn
-   * behind) all of them.
-   */
-  tenantIds?: readonly string[];
+  /** Above timeoutMs; pollMs is the longest a new document waits to be searchable by meaning. */
+  leaseMs: number;
 }
 
 export const EMBEDDINGS_WORKER_OPTIONS = Symbol('EMBEDDINGS_WORKER_OPTIONS');

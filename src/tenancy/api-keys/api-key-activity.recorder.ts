@@ -1,4 +1,6 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import type { Claimed, JobHandler, JobTiming } from '../../jobs/job-handler';
+import { type JobQueue, JobRunner } from '../../jobs/job-runner';
 import { ApiKeyActivityRepository, type KeyDayCount } from './api-key-activity.repository';
 
 /** How often the counts kept in memory are added to the database. */
@@ -7,33 +9,54 @@ export const ACTIVITY_FLUSH_INTERVAL_MS = 5_000;
 /** The UTC day of a moment, `YYYY-MM-DD`. */
 export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
 
+/** The one item of the key-activity kind: the counts held now, to add to the database. */
+type Flush = 'flush';
+
 /**
  * Counts the answers to each API key per UTC day without a database write per request: each
  * finished answer adds one to a counter in memory, and every ACTIVITY_FLUSH_INTERVAL_MS the
- * counters are added to ApiKeyActivity in one statement, and once more when the app shuts down.
- * A crash loses at most the counts of the last interval; a failed flush keeps its counts for the
- * next one.
+ * JobRunner has the counters added to ApiKeyActivity in one statement (kind `key-activity`,
+ * which no switch turns off: no other instance holds these counts), and once more when the app
+ * shuts down. A crash loses at most the counts of the last interval; a failed flush keeps its
+ * counts for the next one.
  */
 @Injectable()
-export class ApiKeyActivityRecorder implements OnModuleInit, BeforeApplicationShutdown {
+export class ApiKeyActivityRecorder implements JobHandler<Flush>, OnModuleInit, BeforeApplicationShutdown {
+  readonly kind = 'key-activity';
+  readonly noun = 'API key activity';
   private readonly logger = new Logger(ApiKeyActivityRecorder.name);
   /** Counts not yet handed to a flush, by key id and day. */
   private pending = new Map<string, KeyDayCount>();
   /** Counts of the flush under way: still not stored, so reads add them too. */
   private flushing = new Map<string, KeyDayCount>();
   private running: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private queue?: JobQueue<Flush>;
 
-  constructor(private readonly activity: ApiKeyActivityRepository) {}
+  constructor(
+    private readonly activity: ApiKeyActivityRepository,
+    @Optional() private readonly runner?: JobRunner,
+  ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.flush(), ACTIVITY_FLUSH_INTERVAL_MS);
-    this.timer.unref();
+    this.queue = this.runner?.register(this);
+  }
+
+  timing(): JobTiming {
+    return { pollMs: ACTIVITY_FLUSH_INTERVAL_MS, startDelayMs: ACTIVITY_FLUSH_INTERVAL_MS, concurrency: 1 };
+  }
+
+  /** A flush when there are counts to add. */
+  async claim(): Promise<Claimed<Flush>> {
+    return { items: this.pending.size ? ['flush'] : [] };
+  }
+
+  run(): Promise<void> {
+    return this.flush();
   }
 
   /** Runs before the database closes (onApplicationShutdown), so the last counts still reach it. */
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
+    await this.queue?.stop();
     await this.flush();
   }
 

@@ -1,15 +1,14 @@
-/** How the delivery worker runs; the defaults are the contract's, tests shorten them. */
-export interface DeliveryOptions {
+import type { QueueOptions } from '../../jobs/queue-options';
+
+/** How webhooks are delivered; the defaults are the contract's, tests shorten them. */
+export interface DeliveryOptions extends QueueOptions {
   /** Per attempt, connection to the end of the answer (API_DECISIONS: 15 s). */
   timeoutMs: number;
   /**
-   * How long a claim holds a delivery; past it, another instance may take it. Renewed every
-   * quarter of it while the attempt is in flight, so it bounds how long a delivery held by an
-   * instance that died waits, not how long an attempt may take.
+   * The claim's lease, renewed every quarter of it while the attempt is in flight: it bounds how
+   * long a delivery held by an instance that died waits, not how long an attempt may take.
    */
   leaseMs: number;
-  /** Idle wait between polls of the queue. */
-  pollMs: number;
   /** Deliveries claimed and sent at once by one instance. */
   batchSize: number;
   /** Attempts in flight at once on one instance, per endpoint and per tenant (fair delivery). */
@@ -19,11 +18,6 @@ export interface DeliveryOptions {
   failingWindowMs: number;
   /** How long shutdown waits for attempts in flight before releasing them. */
   drainMs: number;
-  /**
-   * Only these tenants' deliveries (unset: all). For test suites that share one database with
-   * others: a worker there must not send the others' events.
-   */
-  tenantIds?: readonly string[];
 }
 
 export const DELIVERY_OPTIONS = Symbol('DELIVERY_OPTIONS');
