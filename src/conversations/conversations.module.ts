@@ -14,12 +14,22 @@ import { ConversationsRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
 import { ConversationTurn } from './turn/conversation-turn';
 import { TurnStore } from './turn/turn-store';
+import { VisitorsRepository } from './visitors/visitors.repository';
 
 /** The conversation core (STYLE.md): conversations, their turns, handoff and live streams; channels (the widget) adapt it. */
 @Module({
   imports: [TenancyModule, BotsModule, LeadsModule, IdempotencyModule, AnsweringModule, UsageModule],
   controllers: [ConversationsController, HandoffController],
-  providers: [ConversationsRepository, ConversationsService, HandoffService, ConversationTurn, TurnStore, ConversationEventStreams, TenantEventStream],
-  exports: [ConversationsService, ConversationsRepository, HandoffService, ConversationTurn, ConversationEventStreams],
+  providers: [
+    ConversationsRepository,
+    ConversationsService,
+    HandoffService,
+    ConversationTurn,
+    TurnStore,
+    VisitorsRepository,
+    ConversationEventStreams,
+    TenantEventStream,
+  ],
+  exports: [ConversationsService, ConversationsRepository, HandoffService, ConversationTurn, VisitorsRepository, ConversationEventStreams],
 })
 export class ConversationsModule {}
