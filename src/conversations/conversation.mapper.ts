@@ -3,6 +3,28 @@ import { Pagination } from '../common/paging/pagination';
 import { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
 import type { ConversationRow, MessageRow } from './conversations.repository';
 
+/** Who the conversation is with (API_DECISIONS part 4, Known visitors). */
+export class ConversationVisitor {
+  @ApiProperty({ description: 'The visitor id: the same on every device for an identified visitor.' })
+  id: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The tenant’s own id of its user (a verified identity token’s `sub`, or the API channel’s `externalId`); null: anonymous.',
+  })
+  externalId: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  email: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  name: string | null;
+
+  @ApiProperty({ description: 'The tenant vouched for this visitor: a signed identity token, or its API key on the API channel.' })
+  verified: boolean;
+}
+
 export class ConversationResponse {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -18,6 +40,9 @@ export class ConversationResponse {
 
   @ApiProperty({ type: String, nullable: true, description: 'The widget’s visitor id, when known.' })
   visitorId: string | null;
+
+  @ApiProperty({ type: ConversationVisitor, nullable: true, description: 'The visitor; null for a conversation recorded without one.' })
+  visitor: ConversationVisitor | null;
 
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The lead captured in this conversation.' })
   leadId: string | null;
@@ -110,6 +135,7 @@ export function toConversationResponse(row: ConversationRow): ConversationRespon
     status: row.status,
     channel: row.channel,
     visitorId: row.visitorId,
+    visitor: row.visitorId === null ? null : visitorOf({ ...row, visitorId: row.visitorId }),
     leadId: row.leadId,
     messageCount: row.messageCount,
     lastMessageAt: row.lastMessageAt?.toISOString() ?? null,
@@ -119,6 +145,16 @@ export function toConversationResponse(row: ConversationRow): ConversationRespon
     waitingSince: row.waitingSince?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function visitorOf(row: ConversationRow & { visitorId: string }): ConversationVisitor {
+  return {
+    id: row.visitorId,
+    externalId: row.visitorExternalId,
+    email: row.visitorEmail,
+    name: row.visitorName,
+    verified: row.visitorExternalId !== null,
   };
 }
 
