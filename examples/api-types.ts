@@ -2155,6 +2155,16 @@ export interface components {
         ConversationStatus: "active" | "ended" | "handed_off";
         /** @enum {string} */
         ConversationChannel: "widget" | "api";
+        ConversationVisitor: {
+            /** @description The visitor id: the same on every device for an identified visitor. */
+            id: string;
+            /** @description The tenant’s own id of its user (a verified identity token’s `sub`, or the API channel’s `externalId`); null: anonymous. */
+            externalId: string | null;
+            email: string | null;
+            name: string | null;
+            /** @description The tenant vouched for this visitor: a signed identity token, or its API key on the API channel. */
+            verified: boolean;
+        };
         ConversationResponse: {
             /** Format: uuid */
             id: string;
@@ -2164,6 +2174,8 @@ export interface components {
             channel: components["schemas"]["ConversationChannel"];
             /** @description The widget’s visitor id, when known. */
             visitorId: string | null;
+            /** @description The visitor; null for a conversation recorded without one. */
+            visitor: (components["schemas"]["ConversationVisitor"] | null) & components["schemas"]["ConversationVisitor"];
             /**
              * Format: uuid
              * @description The lead captured in this conversation.
@@ -2939,6 +2951,8 @@ export interface components {
             channel: components["schemas"]["ConversationChannel"];
             /** @description The widget’s visitor id, when known. */
             visitorId: string | null;
+            /** @description The visitor; null for a conversation recorded without one. */
+            visitor: (components["schemas"]["ConversationVisitor"] | null) & components["schemas"]["ConversationVisitor"];
             /**
              * Format: uuid
              * @description The lead captured in this conversation.

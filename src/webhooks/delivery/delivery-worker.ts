@@ -71,9 +71,12 @@ export class DeliveryWorker implements JobHandler<ClaimedDelivery>, OnModuleInit
     this.deletions.onDeleted((endpointId) => this.endpointDeleted(endpointId));
   }
 
-  /** The hook the app's close runs before the database closes (the runner's own does the same). */
-  beforeApplicationShutdown(): Promise<void> {
-    return this.queue.stop();
+  /**
+   * The hook the app's close runs before the database closes (the runner's own does the same).
+   * An app closed without its init (the offline exports of src/cli) registered nothing.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.queue) await this.queue.stop();
   }
 
   timing(): JobTiming {
