@@ -1,7 +1,9 @@
 import type { PrismaService, PrismaTransaction } from '../database/prisma.service';
-import type { ConversationResponse, MessageResponse } from '../conversations/conversation.mapper';
 import { Changes } from './changes';
 import type { LiveEvent } from './event-catalogue';
+
+type MessageResponse = Extract<LiveEvent, { kind: 'message' }>['message'];
+type ConversationResponse = Extract<LiveEvent, { kind: 'conversation' }>['conversation'];
 import type { EventRecorder, PublishedEvent } from './event-recorder';
 import type { LiveFeed } from './live-feed';
 

@@ -1,3 +1,4 @@
+import { ROLE_SCOPES } from '../../src/accounts/roles';
 import { expectError, UUID } from '../support/assertions';
 import { sleep } from '../support/child-server';
 import { createTestApp, TestApp } from '../support/create-test-app';
@@ -34,6 +35,10 @@ describe('Users and sessions (/auth/v1)', () => {
               plan: 'free',
             },
             role: 'owner',
+            // What the role may do (API_DECISIONS part 4): the dashboard reads it, never role names.
+            scopes: [...ROLE_SCOPES.owner],
+            capabilities: ['tenant:manage', 'owners:manage'],
+            assignableRoles: ['owner', 'admin', 'agent', 'viewer'],
           },
         ],
       });
