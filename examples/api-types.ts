@@ -7002,6 +7002,8 @@ export interface operations {
             400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
             401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
             403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            413: components["responses"]["Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415.UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];

@@ -145,7 +145,7 @@ describe('Known visitors (identity tokens)', () => {
         try {
           expectError(response, 401, 'INVALID_IDENTITY_TOKEN');
         } catch (error) {
-          throw new Error(`${what}: ${(error as Error).message}`);
+          throw new Error(`${what}: ${(error as Error).message}`, { cause: error });
         }
       }
       expect(await t.prisma.visitor.count({ where: { tenantId: owner.tenantId } })).toBe(0);

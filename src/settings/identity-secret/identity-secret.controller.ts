@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Principal, UsersOnly } from '../../common/access/access.decorators';
 import type { ApiPrincipal } from '../../common/http/request-context';
 import { type Actor, CurrentActor } from '../../events/actor';
-import { ApiNoBody, ApiUserEndpoint } from '../../openapi/openapi.decorators';
+import { ApiNoBody, ApiUserEndpoint, JSON_BODY_ERRORS } from '../../openapi/openapi.decorators';
 import { IdentitySecretResponse } from './identity-secret.mapper';
 import { IdentitySecretService } from './identity-secret.service';
 
@@ -23,6 +23,7 @@ export class IdentitySecretController {
       'The answer carries the secret, once. A secret made again replaces the old one at once: identity tokens signed with the old one are refused from then on. Settings show only `identityVerification.configured`.',
     status: 201,
     type: IdentitySecretResponse,
+    errors: [...JSON_BODY_ERRORS],
   })
   @UsersOnly('manager')
   @ApiNoBody()
