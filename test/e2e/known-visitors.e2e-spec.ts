@@ -315,18 +315,20 @@ describe('Known visitors across instances', () => {
     expect((await sessionOnB(old)).status).toBe(201); // B has the settings cached now
     await secretOn(a);
     const replaced = Date.now();
-    let refusedAfter: number | undefined;
-    while (Date.now() - replaced < 1_500) {
+    // What bounds it is when the old token was last accepted (a request's own time under load is not the cache's).
+    let lastAcceptedAfter = 0;
+    let refused = false;
+    while (!refused && Date.now() - replaced < 3_000) {
       const sentAfter = Date.now() - replaced;
       const response = await sessionOnB(old);
-      if (response.status === 401) {
+      if (response.status === 201) lastAcceptedAfter = sentAfter;
+      else {
         expectError(response, 401, 'INVALID_IDENTITY_TOKEN');
-        refusedAfter = sentAfter;
-        break;
+        refused = true;
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    expect(refusedAfter).toBeDefined();
-    expect(refusedAfter!).toBeLessThanOrEqual(process.env.REDIS_URL ? 250 : 1_000);
+    expect(refused).toBe(true);
+    expect(lastAcceptedAfter).toBeLessThanOrEqual(process.env.REDIS_URL ? 250 : 1_000);
   });
 });
