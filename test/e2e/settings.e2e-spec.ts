@@ -10,6 +10,7 @@ const DEFAULT_SETTINGS = {
   // Enterprise: a tenth of its 250,000 messages a month.
   widgetLimits: { repliesPerIpPerDay: 200, repliesPerDay: 25_000, repliesPerDayIsDefault: true },
   retention: { conversationDays: null, leadDays: null },
+  identityVerification: { configured: false, required: false },
 };
 
 describe('Settings: the tenant and its bots', () => {
@@ -63,6 +64,7 @@ describe('Settings: the tenant and its bots', () => {
         leadCapture: { enabled: false, requirePhone: true, requireCompany: true },
         widgetLimits: { repliesPerIpPerDay: 100_000, repliesPerDay: 250_000, repliesPerDayIsDefault: false },
         retention: { conversationDays: 30, leadDays: 3650 },
+        identityVerification: { configured: false, required: false },
       };
       expect((await patch('/api/v1/settings', body, fresh.key).expect(200)).body).toEqual({ settings: expected });
       expect((await get('/api/v1/settings', fresh.key).expect(200)).body).toEqual({ settings: expected });
