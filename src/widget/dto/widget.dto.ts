@@ -32,14 +32,6 @@ export class CreateSessionDto {
   visitorId?: string;
 }
 
-export class SendMessageDto {
-  @ApiProperty({ minLength: 1, maxLength: 4000, description: "The visitor's message. Trimmed; length in Unicode code points." })
-  @Trim()
-  @IsString({ message: 'must be a string' })
-  @Validate(CodePointLength, [1, 4000])
-  content!: string;
-}
-
 export class MessagesAfterQueryDto {
   /** Only the messages after this one (a message id of the conversation). */
   @IsOptional()
