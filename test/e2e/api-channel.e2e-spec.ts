@@ -51,7 +51,8 @@ describe('The API channel', () => {
   const open = (body: Record<string, unknown>, key = tenant.key) => t.http().post('/api/v1/conversations').set('X-API-Key', key).send(body);
   const send = (id: string, content: unknown, key = tenant.key) =>
     t.http().post(`/api/v1/conversations/${id}/visitor-messages`).set('X-API-Key', key).send({ content });
-  const opened = async (body: Record<string, unknown> = {}, key = tenant.key) => (await open({ botId, ...body }, key).expect(201)).body.conversation.id as string;
+  const opened = async (body: Record<string, unknown> = {}, key = tenant.key) =>
+    (await open({ botId, ...body }, key).expect(201)).body.conversation.id as string;
   const usage = async (key = tenant.key) => (await t.http().get('/api/v1/verify').set('X-API-Key', key).expect(200)).body.usage.messagesThisMonth as number;
 
   describe('POST /api/v1/conversations', () => {
@@ -68,7 +69,13 @@ describe('The API channel', () => {
       });
       expect(conversation.visitorId).toBe(conversation.visitor.id);
       expect(messages).toEqual([
-        { id: expect.stringMatching(UUID), conversationId: conversation.id, role: 'assistant', content: expect.any(String), createdAt: expect.stringMatching(ISO_MS) },
+        {
+          id: expect.stringMatching(UUID),
+          conversationId: conversation.id,
+          role: 'assistant',
+          content: expect.any(String),
+          createdAt: expect.stringMatching(ISO_MS),
+        },
       ]);
       const read = (await t.http().get(response.headers.location).set('X-API-Key', tenant.key).expect(200)).body.conversation;
       expect(read).toEqual(conversation);
@@ -86,7 +93,9 @@ describe('The API channel', () => {
       // The known visitor of the widget's identity tokens: one id per external id.
       expect((await t.app.get(VisitorsRepository).identify(tenant.id, { externalId: 'wa:+4915100000001' })).id).toBe(first.visitor.id);
       // The profile followed the person to their earlier conversation.
-      expect((await t.http().get(`/api/v1/conversations/${first.id}`).set('X-API-Key', tenant.key).expect(200)).body.conversation.visitor).toEqual(second.visitor);
+      expect((await t.http().get(`/api/v1/conversations/${first.id}`).set('X-API-Key', tenant.key).expect(200)).body.conversation.visitor).toEqual(
+        second.visitor,
+      );
     });
 
     it('refuses another tenant’s bot as a bad botId (400), an inactive bot (409 BOT_INACTIVE), and a bad body (400)', async () => {
@@ -97,7 +106,9 @@ describe('The API channel', () => {
       const idle = (await createBot(t, tenant.id, { isActive: false })).id;
       expectError(await open({ botId: idle, externalId: 'never-identified' }), 409, 'BOT_INACTIVE');
       expect(await t.app.get(VisitorsRepository).idOf(tenant.id, 'never-identified')).toBeNull();
-      expectError(await open({ botId, externalId: 'x'.repeat(201) }), 400, 'VALIDATION_ERROR', [{ field: 'externalId', message: 'must be 1 to 200 characters' }]);
+      expectError(await open({ botId, externalId: 'x'.repeat(201) }), 400, 'VALIDATION_ERROR', [
+        { field: 'externalId', message: 'must be 1 to 200 characters' },
+      ]);
       expectError(await open({ botId, visitor: { email: 'not-an-address' } }), 400, 'VALIDATION_ERROR', [
         { field: 'visitor.email', message: 'must be a valid e-mail address' },
       ]);
@@ -111,7 +122,13 @@ describe('The API channel', () => {
       const before = await usage();
       const answer = await send(id, '  How much does the Pro plan cost?  ').expect(201);
       expect(answer.body).toEqual({
-        message: { id: expect.stringMatching(UUID), conversationId: id, role: 'user', content: 'How much does the Pro plan cost?', createdAt: expect.stringMatching(ISO_MS) },
+        message: {
+          id: expect.stringMatching(UUID),
+          conversationId: id,
+          role: 'user',
+          content: 'How much does the Pro plan cost?',
+          createdAt: expect.stringMatching(ISO_MS),
+        },
         reply: {
           id: expect.stringMatching(UUID),
           conversationId: id,
@@ -230,8 +247,8 @@ describe('The API channel', () => {
       expect((await stream.next((e) => e.event === 'conversation')).data).toMatchObject({ id, channel: 'api', status: 'active' });
 
       // A signed-in member answers from the inbox: the conversation is handed off to them.
-      const agent = (await asUser(t, owner.cookie, tenant.id).post(`/api/v1/conversations/${id}/messages`).send({ content: 'Hi, Sam here.' }).expect(201))
-        .body.message;
+      const agent = (await asUser(t, owner.cookie, tenant.id).post(`/api/v1/conversations/${id}/messages`).send({ content: 'Hi, Sam here.' }).expect(201)).body
+        .message;
       expect(agent).toMatchObject({ conversationId: id, role: 'agent', content: 'Hi, Sam here.', authorName: 'Test User' });
       expect(await stream.next((e) => e.event === 'message' && e.id === agent.id)).toEqual({ event: 'message', id: agent.id, data: agent });
       await receiver.until(() => receiver.received.some((request) => request.body.includes(agent.id)));
