@@ -1849,7 +1849,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /** @description Who created the key; null for keys created before this was recorded (unknown). */
-            createdBy: (components["schemas"]["ApiKeyCreatedBy"] | null) & components["schemas"]["ApiKeyCreatedBy"];
+            createdBy: components["schemas"]["ApiKeyCreatedBy"] | null;
         };
         ApiKeyListResponse: {
             /** @description The tenant’s keys that are not deleted; never the keys themselves. */
@@ -2203,7 +2203,7 @@ export interface components {
             /** @description The widget’s visitor id, when known. */
             visitorId: string | null;
             /** @description The visitor; null for a conversation recorded without one. */
-            visitor: (components["schemas"]["ConversationVisitor"] | null) & components["schemas"]["ConversationVisitor"];
+            visitor: components["schemas"]["ConversationVisitor"] | null;
             /**
              * Format: uuid
              * @description The lead captured in this conversation.
@@ -2353,7 +2353,7 @@ export interface components {
             /** @description The visitor's message, as stored. */
             message: components["schemas"]["MessageResponse"];
             /** @description The bot's reply; null while a person has the conversation (`handed_off`): the agent's answer arrives on the live stream. */
-            reply: (components["schemas"]["WidgetReply"] | null) & components["schemas"]["WidgetReply"];
+            reply: components["schemas"]["WidgetReply"] | null;
         };
         /**
          * @description `widget` (captured in a chat), `api` (created through the API) or `import`.
@@ -3000,7 +3000,7 @@ export interface components {
             /** @description The widget’s visitor id, when known. */
             visitorId: string | null;
             /** @description The visitor; null for a conversation recorded without one. */
-            visitor: (components["schemas"]["ConversationVisitor"] | null) & components["schemas"]["ConversationVisitor"];
+            visitor: components["schemas"]["ConversationVisitor"] | null;
             /**
              * Format: uuid
              * @description The lead captured in this conversation.
