@@ -353,7 +353,8 @@ async function onlyWidget(url, keys, started, commit) {
   );
   writeFileSync(
     path.join(root, 'bench/results-widget.json'),
-    JSON.stringify({ commit, date: new Date().toISOString(), quick, widget: row, apiChannel, minutes: +((Date.now() - started) / 60000).toFixed(1) }, null, 2) + '\n',
+    JSON.stringify({ commit, date: new Date().toISOString(), quick, widget: row, apiChannel, minutes: +((Date.now() - started) / 60000).toFixed(1) }, null, 2) +
+      '\n',
   );
 }
 

@@ -1,8 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, Matches, MaxLength, Validate } from 'class-validator';
-import { CodePointLength } from '../../common/validation/code-point-length';
+import { IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
-import { Trim } from '../../common/validation/transforms';
 import { LeadContactDto } from '../../leads/dto/create-lead.dto';
 
 export class CreateSessionDto {

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEmail, IsString, IsUUID, MaxLength, Validate, ValidateNested } from 'class-validator';
 import { CodePointLength } from '../../../common/validation/code-point-length';
