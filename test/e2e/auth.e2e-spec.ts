@@ -20,7 +20,6 @@ interface Fixture {
   deliveryId: string;
   documentId: string;
   erasureId: string;
-  apiConversationId: string;
 }
 
 interface Endpoint {
@@ -287,7 +286,7 @@ const ENDPOINTS: Endpoint[] = [
     success: 200,
     expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, title: 'Renamed' }) }),
   },
-  // The API channel (a conversation of its own, so that the handoff below does not end it).
+  // The API channel: the fixture's conversation is one of its (the handoff below then ends it).
   {
     name: 'POST /api/v1/conversations',
     method: 'post',
@@ -302,11 +301,11 @@ const ENDPOINTS: Endpoint[] = [
   {
     name: 'POST /api/v1/conversations/:id/visitor-messages',
     method: 'post',
-    path: (f) => `/api/v1/conversations/${f.apiConversationId}/visitor-messages`,
+    path: (f) => `/api/v1/conversations/${f.conversationId}/visitor-messages`,
     scope: 'conversations:write',
     body: { content: 'Hello from a bridge.' },
     success: 201,
-    expected: (f) => ({ message: expect.objectContaining({ conversationId: f.apiConversationId, role: 'user' }), reply: expect.any(Object) }),
+    expected: (f) => ({ message: expect.objectContaining({ conversationId: f.conversationId, role: 'user' }), reply: expect.any(Object) }),
   },
   // Human handoff, in its order: the conversation ends up ended.
   {
@@ -544,7 +543,7 @@ function send(t: TestApp, endpoint: Endpoint, f: Fixture, key: string) {
 async function tenantWithData(t: TestApp): Promise<TestTenant & Fixture> {
   const tenant = await createTenant(t, { plan: 'pro' });
   const bot = await createBot(t, tenant.id);
-  const conversation = await recordConversation(t, tenant.id, bot.id, { lead: { name: 'Chat Lead', email: 'chat@example.com' } });
+  const conversation = await recordConversation(t, tenant.id, bot.id, { channel: 'api', lead: { name: 'Chat Lead', email: 'chat@example.com' } });
   const webhook = await t.prisma.webhookEndpoint.create({
     data: { tenantId: tenant.id, url: 'https://hooks.example.com/fixture', events: ['*'], secret: 'whsec_Zml4dHVyZQ==' },
     select: { id: true },
@@ -559,10 +558,8 @@ async function tenantWithData(t: TestApp): Promise<TestTenant & Fixture> {
     data: { tenantId: tenant.id, status: 'completed', leadCount: 0, conversationCount: 0, messageCount: 0, completedAt: new Date() },
     select: { id: true },
   });
-  const apiConversation = await t.http().post('/api/v1/conversations').set('X-API-Key', tenant.key).send({ botId: bot.id });
   return {
     ...tenant,
-    apiConversationId: apiConversation.body.conversation.id,
     botId: bot.id,
     conversationId: conversation.id,
     leadId: conversation.leadId!,
