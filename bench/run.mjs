@@ -31,7 +31,7 @@ import { checkPeerAnswers, COMPARISON_HEADER, comparisonCells, measureRow, onlyP
 import { leadsBulkMarkdown, measureLeadsBulk } from './leads-bulk.mjs';
 import { measureWebhooks, webhooksMarkdown } from './webhooks.mjs';
 import { embeddedMarkdown, embeddedSection, onlyEmbedded } from './embedded.mjs';
-import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
+import { apiChannelScenario, openApiConversation, openConversation, seedWidget, WIDGET_TENANT, widgetScenario } from './widget.mjs';
 import { seedIdentitySecret, sessionScenarios, verificationCpuUs } from './widget-identity.mjs';
 import { ACCOUNTS_ORIGIN, accountsMarkdown, measureAccounts } from './accounts.mjs';
 import { measurePrivacy, privacyMarkdown } from './privacy.mjs';
@@ -328,6 +328,11 @@ async function onlyWidget(url, keys, started, commit) {
     log,
   });
   const sessions = await measureSessions(url, widget);
+  // The API channel's message (the baseline has no such route): the widget's turn behind another
+  // adapter, so its CPU per request is read against the widget message's, on the same service.
+  const secretKey = await createBenchKey(url, WIDGET_TENANT, ['conversations:write'], 'bench api channel');
+  const apiScenario = apiChannelScenario({ secretKey }, await openApiConversation('http://127.0.0.1:3401', { botId: widget.botId, secretKey }));
+  const apiFigures = await measure('http://127.0.0.1:3401', apiScenario);
   await stopServer(service);
   await stopServer(baseline);
   const row = {
@@ -337,13 +342,24 @@ async function onlyWidget(url, keys, started, commit) {
     ratio: +(serviceFigures.rps / baselineFigures.rps).toFixed(2),
     steady,
   };
+  const apiChannel = {
+    scenario: apiScenario.name,
+    service: apiFigures,
+    cpuAgainstWidget: serviceFigures.cpuUs && apiFigures.cpuUs ? +(apiFigures.cpuUs / serviceFigures.cpuUs).toFixed(2) : null,
+  };
   log(
     `${row.scenario}: service ${serviceFigures.rps} req/s p50 ${serviceFigures.p50} p99 ${serviceFigures.p99} | baseline ${baselineFigures.rps} req/s p50 ${baselineFigures.p50} p99 ${baselineFigures.p99} | ratio ${row.ratio}`,
   );
+  log(
+    `${apiChannel.scenario}: service ${apiFigures.rps} req/s p50 ${apiFigures.p50} p99 ${apiFigures.p99}, ${apiFigures.cpuUs} µs CPU/request | the widget's ${serviceFigures.cpuUs} µs | ${apiChannel.cpuAgainstWidget}x`,
+  );
   writeFileSync(
     path.join(root, 'bench/results-widget.json'),
-    JSON.stringify({ commit, date: new Date().toISOString(), quick, widget: row, sessions, minutes: +((Date.now() - started) / 60000).toFixed(1) }, null, 2) +
-      '\n',
+    JSON.stringify(
+      { commit, date: new Date().toISOString(), quick, widget: row, apiChannel, sessions, minutes: +((Date.now() - started) / 60000).toFixed(1) },
+      null,
+      2,
+    ) + '\n',
   );
 }
 

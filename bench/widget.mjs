@@ -110,3 +110,25 @@ export function widgetScenario({ publicKey }, { token, conversationId }) {
     body: { content: WIDGET_QUESTION },
   };
 }
+
+/** A conversation of the API channel (a tenant's own messenger), opened with a secret key holding conversations:write. */
+export async function openApiConversation(baseUrl, { botId, secretKey }) {
+  const response = await fetch(`${baseUrl}/api/v1/conversations`, {
+    method: 'POST',
+    headers: { 'X-API-Key': secretKey, 'X-Forwarded-Proto': 'https', 'Content-Type': 'application/json' },
+    body: JSON.stringify({ botId, externalId: 'bench-bridge-user' }),
+  });
+  if (response.status !== 201) throw new Error(`POST /api/v1/conversations answered ${response.status}: ${await response.text()}`);
+  return (await response.json()).conversation.id;
+}
+
+/** The widget's message through the API channel: the same question to the same bot, the caller a secret key. */
+export function apiChannelScenario({ secretKey }, conversationId) {
+  return {
+    name: 'API channel: send a message, get the reply (10,000 passages)',
+    path: `/api/v1/conversations/${conversationId}/visitor-messages`,
+    method: 'POST',
+    key: secretKey,
+    body: { content: WIDGET_QUESTION },
+  };
+}

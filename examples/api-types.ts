@@ -507,7 +507,13 @@ export interface paths {
          */
         get: operations["listConversations"];
         put?: never;
-        post?: never;
+        /**
+         * Open a conversation of the API channel (your own messenger)
+         * @description For a messenger you bridge (WhatsApp, Slack, n8n): a conversation with `channel: "api"`, opened by the bot’s welcome message, as the widget’s. With `externalId` the person is a known visitor: the same visitor id on all their conversations (the widget’s identified ones included), `verified: true`, and `visitor.name` and `visitor.email` kept for them. Without it, a new anonymous visitor. `botId` not one of your bots: 400; an inactive bot: 409 `BOT_INACTIVE`. Sends `conversation.started` and `message.created` for the welcome message.
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["openApiConversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -670,6 +676,28 @@ export interface paths {
          */
         put: operations["assignConversation"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/visitor-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the person's message and get the bot's reply (API channel)
+         * @description The widget’s message, from your messenger: the same answer (the bot’s knowledge, or its fallback message), the same JSON, the same stream with `Accept: text/event-stream` (`delta` events, then one `done` event with the JSON answer; a failure after the first event is an `error` event with the error envelope). Each reply counts against the plan’s monthly message limit; at the limit nothing is stored. While a person has the conversation, `reply` is null and nothing counts: their answer reaches you by the `message.created` webhook and on `GET /api/v1/conversations/{id}/events`. Only conversations of the API channel take these messages: any other id is 404.
+         *
+         *     Requires the scope `conversations:write`. A signed-in user may call it too (session cookie and `X-Tenant-Id`) when their role holds the same scopes.
+         */
+        post: operations["sendApiVisitorMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1849,7 +1877,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /** @description Who created the key; null for keys created before this was recorded (unknown). */
-            createdBy: (components["schemas"]["ApiKeyCreatedBy"] | null) & components["schemas"]["ApiKeyCreatedBy"];
+            createdBy: components["schemas"]["ApiKeyCreatedBy"] | null;
         };
         ApiKeyListResponse: {
             /** @description The tenant’s keys that are not deleted; never the keys themselves. */
@@ -2296,6 +2324,64 @@ export interface components {
              * @default false
              */
             force: boolean;
+        };
+        ApiVisitorProfileDto: {
+            /** @description Trimmed; length in Unicode code points. */
+            name?: string;
+            /**
+             * Format: email
+             * @description Trimmed; an address with a domain name that has a top-level domain, at most 254 characters (as a lead's).
+             */
+            email?: string;
+        };
+        OpenApiConversationDto: {
+            /** @description Your own id of the person (a user id, a phone number, a Slack user): they become a known visitor, with the same visitor id on every conversation, the widget’s identified ones included. Left out: a new anonymous visitor. */
+            externalId?: string;
+            /** @description The person’s name and e-mail, shown with the conversation. */
+            visitor?: components["schemas"]["ApiVisitorProfileDto"];
+            /**
+             * Format: uuid
+             * @description One of the tenant's bots; any other id is a 400 on `botId`.
+             */
+            botId: string;
+        };
+        WidgetConversationStart: {
+            conversation: components["schemas"]["ConversationResponse"];
+            /** @description The welcome message, when the bot has one. */
+            messages: components["schemas"]["MessageResponse"][];
+        };
+        SendMessageDto: {
+            /** @description The visitor's message. Trimmed; length in Unicode code points. */
+            content: string;
+        };
+        ReplySource: {
+            /**
+             * Format: uuid
+             * @description The knowledge document.
+             */
+            id: string;
+            title: string;
+        };
+        WidgetReply: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            conversationId: string;
+            /** @description `agent` is a human operator. */
+            role: components["schemas"]["MessageRole"];
+            content: string;
+            /** @description On agent messages only: the name the visitor sees. */
+            authorName?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The documents the reply comes from; empty when the bot's showSources is off or nothing fitted. */
+            sources: components["schemas"]["ReplySource"][];
+        };
+        WidgetExchange: {
+            /** @description The visitor's message, as stored. */
+            message: components["schemas"]["MessageResponse"];
+            /** @description The bot's reply; null while a person has the conversation (`handed_off`): the agent's answer arrives on the live stream. */
+            reply: components["schemas"]["WidgetReply"] | null;
         };
         /**
          * @description `widget` (captured in a chat), `api` (created through the API) or `import`.
@@ -2921,47 +3007,9 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
         };
-        WidgetConversationStart: {
-            conversation: components["schemas"]["ConversationResponse"];
-            /** @description The welcome message, when the bot has one. */
-            messages: components["schemas"]["MessageResponse"][];
-        };
         WidgetMessages: {
             /** @description Oldest first; at most 100. */
             messages: components["schemas"]["MessageResponse"][];
-        };
-        SendMessageDto: {
-            /** @description The visitor's message. Trimmed; length in Unicode code points. */
-            content: string;
-        };
-        ReplySource: {
-            /**
-             * Format: uuid
-             * @description The knowledge document.
-             */
-            id: string;
-            title: string;
-        };
-        WidgetReply: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            conversationId: string;
-            /** @description `agent` is a human operator. */
-            role: components["schemas"]["MessageRole"];
-            content: string;
-            /** @description On agent messages only: the name the visitor sees. */
-            authorName?: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** @description The documents the reply comes from; empty when the bot's showSources is off or nothing fitted. */
-            sources: components["schemas"]["ReplySource"][];
-        };
-        WidgetExchange: {
-            /** @description The visitor's message, as stored. */
-            message: components["schemas"]["MessageResponse"];
-            /** @description The bot's reply; null while a person has the conversation (`handed_off`): the agent's answer arrives on the live stream. */
-            reply: (components["schemas"]["WidgetReply"] | null) & components["schemas"]["WidgetReply"];
         };
         WidgetConversationEnvelope: {
             conversation: components["schemas"]["ConversationResponse"];
@@ -3571,6 +3619,54 @@ export interface components {
                         code?: "NOT_FOUND";
                         /** @enum {integer} */
                         status?: 404;
+                    };
+                };
+            };
+        };
+        /** @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages. */
+        "ApiV1Error409.BOT_INACTIVE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "BOT_INACTIVE";
+                        /** @enum {integer} */
+                        status?: 409;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `BOT_INACTIVE`: the bot is inactive: its widget is not loaded and it answers no messages.
+         *
+         *     `CONVERSATION_ENDED`: the conversation has ended and takes no more messages or leads.
+         */
+        "ApiV1Error409.BOT_INACTIVE.CONVERSATION_ENDED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "BOT_INACTIVE" | "CONVERSATION_ENDED";
+                        /** @enum {integer} */
+                        status?: 409;
                     };
                 };
             };
@@ -4327,6 +4423,8 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /** @description The path of the new conversation. */
+        ConversationLocation: string;
         /** @description Present, `true`, when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
         "Idempotent-Replayed": "true";
         /** @description The path of the new lead. */
@@ -5294,6 +5392,46 @@ export interface operations {
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
         };
     };
+    openApiConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenApiConversationDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["ConversationLocation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetConversationStart"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            409: components["responses"]["ApiV1Error409.BOT_INACTIVE"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
     getConversation: {
         parameters: {
             query?: never;
@@ -5655,6 +5793,50 @@ export interface operations {
             429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["Error500.INTERNAL_ERROR"];
             503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    sendApiVisitorMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendMessageDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetExchange"];
+                    "text/event-stream": components["schemas"]["WidgetExchange"];
+                };
+            };
+            400: components["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE"];
+            404: components["responses"]["ApiV1Error404.NOT_FOUND"];
+            409: components["responses"]["ApiV1Error409.BOT_INACTIVE.CONVERSATION_ENDED"];
+            413: components["responses"]["ApiV1Error413.PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["ApiV1Error415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.MESSAGE_LIMIT_REACHED.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
         };
     };
     listLeads: {
@@ -8000,6 +8182,10 @@ export const componentsResponsesApiV1Error403HTTPS_REQUIREDPLAN_UPGRADE_REQUIRED
 export const componentsResponsesApiV1Error403HTTPS_REQUIREDPLAN_UPGRADE_REQUIREDINSUFFICIENT_SCOPEORIGIN_NOT_ALLOWEDContentApplicationJsonErrorStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"]["content"]["application/json"]["error"]["status"]> = [403];
 export const componentsResponsesApiV1Error404NOT_FOUNDContentApplicationJsonErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error404.NOT_FOUND"]["content"]["application/json"]["error"]["code"]> = ["NOT_FOUND"];
 export const componentsResponsesApiV1Error404NOT_FOUNDContentApplicationJsonErrorStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error404.NOT_FOUND"]["content"]["application/json"]["error"]["status"]> = [404];
+export const componentsResponsesApiV1Error409BOT_INACTIVEContentApplicationJsonErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error409.BOT_INACTIVE"]["content"]["application/json"]["error"]["code"]> = ["BOT_INACTIVE"];
+export const componentsResponsesApiV1Error409BOT_INACTIVEContentApplicationJsonErrorStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error409.BOT_INACTIVE"]["content"]["application/json"]["error"]["status"]> = [409];
+export const componentsResponsesApiV1Error409BOT_INACTIVECONVERSATION_ENDEDContentApplicationJsonErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error409.BOT_INACTIVE.CONVERSATION_ENDED"]["content"]["application/json"]["error"]["code"]> = ["BOT_INACTIVE", "CONVERSATION_ENDED"];
+export const componentsResponsesApiV1Error409BOT_INACTIVECONVERSATION_ENDEDContentApplicationJsonErrorStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error409.BOT_INACTIVE.CONVERSATION_ENDED"]["content"]["application/json"]["error"]["status"]> = [409];
 export const componentsResponsesApiV1Error409CONVERSATION_ENDEDContentApplicationJsonErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error409.CONVERSATION_ENDED"]["content"]["application/json"]["error"]["code"]> = ["CONVERSATION_ENDED"];
 export const componentsResponsesApiV1Error409CONVERSATION_ENDEDContentApplicationJsonErrorStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error409.CONVERSATION_ENDED"]["content"]["application/json"]["error"]["status"]> = [409];
 export const componentsResponsesApiV1Error409CONVERSATION_ENDEDIDEMPOTENCY_KEY_REUSEDIDEMPOTENCY_KEY_IN_USEContentApplicationJsonErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error409.CONVERSATION_ENDED.IDEMPOTENCY_KEY_REUSED.IDEMPOTENCY_KEY_IN_USE"]["content"]["application/json"]["error"]["code"]> = ["CONVERSATION_ENDED", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"];

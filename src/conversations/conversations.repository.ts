@@ -51,13 +51,12 @@ export interface NewConversation {
   status: ConversationStatus;
   channel: ConversationChannel;
   visitorId: string | null;
-  /** An identified visitor's profile (VisitorsRepository), copied; absent for anonymous visitors. */
-  visitorExternalId?: string;
-  visitorEmail?: string | null;
-  visitorName?: string | null;
   createdAt: Date;
   endedAt: Date | null;
 }
+
+/** What the conversation keeps of its visitor's profile (API_DECISIONS part 4): left out, none. */
+export type VisitorProfile = Partial<Pick<ConversationRow, 'visitorExternalId' | 'visitorEmail' | 'visitorName'>>;
 
 export interface NewMessage {
   role: MessageRole;
@@ -97,7 +96,7 @@ export class ConversationsRepository {
     return tx.conversation.findFirst({ where: { tenantId, id: conversationId }, select: conversationSelect });
   }
 
-  create(tenantId: string, data: NewConversation, tx: PrismaTransaction): Promise<{ id: string }> {
+  create(tenantId: string, data: NewConversation & VisitorProfile, tx: PrismaTransaction): Promise<{ id: string }> {
     return tx.conversation.create({ data: { tenantId, ...data }, select: { id: true } });
   }
 

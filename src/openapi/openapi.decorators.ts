@@ -47,6 +47,10 @@ const RESPONSE_HEADERS: Readonly<Record<string, HeaderObject>> = {
   ),
   'Retry-After': header({ type: 'integer', minimum: 1 }, 'Whole seconds to wait before retrying.'),
   Location: header({ type: 'string', format: 'uri-reference', pattern: '^/api/v1/leads/[0-9a-f-]{36}$' }, 'The path of the new lead.'),
+  ConversationLocation: header(
+    { type: 'string', format: 'uri-reference', pattern: '^/api/v1/conversations/[0-9a-f-]{36}$' },
+    'The path of the new conversation.',
+  ),
   'Idempotent-Replayed': header(
     { type: 'string', enum: ['true'] },
     'Present, `true`, when the answer is the stored answer to an earlier request with the same `Idempotency-Key`.',

@@ -153,6 +153,10 @@ export function toOpenApi31(value: unknown): unknown {
     Object.entries(rest).map(([key, child]) => [key, key === 'properties' || key === 'schemas' ? mapValues(child) : toOpenApi31(child)]),
   );
   if (nullable !== true) return converted;
+  // A described reference comes as {type: 'object', allOf: [{$ref}]}: a type list would let null
+  // in only to have the reference refuse it, so it is the referenced schema or null.
+  const { type: _type, allOf, ...annotations } = converted;
+  if (Array.isArray(allOf) && allOf.length === 1) return { ...annotations, anyOf: [allOf[0], { type: 'null' }] };
   if (typeof converted.type === 'string') {
     return {
       ...converted,

@@ -11,25 +11,15 @@ import { toConversationResponse, toMessageResponse } from '../conversations/conv
 import { toLeadResponse } from '../leads/lead.mapper';
 import { ApiIdParam, ApiNoBody, ApiWidgetEndpoint, JSON_BODY_ERRORS, ApiLastEventIdHeader } from '../openapi/openapi.decorators';
 import { ClientIp } from '../rate-limit/client-ip';
-import { CreateSessionDto, MessagesAfterQueryDto, SendMessageDto, WidgetLeadDto } from './dto/widget.dto';
-import {
-  toWidgetBot,
-  toWidgetExchange,
-  WidgetBotEnvelope,
-  WidgetConversationEnvelope,
-  WidgetConversationStart,
-  WidgetExchange,
-  WidgetLeadEnvelope,
-  WidgetMessages,
-  WidgetSession,
-} from './widget.mapper';
+import { SendMessageDto } from '../conversations/dto/send-message.dto';
+import { CreateSessionDto, MessagesAfterQueryDto, WidgetLeadDto } from './dto/widget.dto';
+import { WidgetConversationStart, WidgetExchange } from '../conversations/turn/turn.mapper';
+import { sendExchange } from '../conversations/turn/reply-stream';
+import { toWidgetBot, WidgetBotEnvelope, WidgetConversationEnvelope, WidgetLeadEnvelope, WidgetMessages, WidgetSession } from './widget.mapper';
 import { WidgetCaller, WidgetService } from './widget.service';
 import { IdOf } from '../common/validation/id.pipe';
 
 const callerOf = ({ tenant }: ApiPrincipal, clientIp: string): WidgetCaller => ({ tenantId: tenant.id, plan: tenant.plan, clientIp });
-
-/** One server-sent event. */
-const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 @Controller('api/v1/widget')
 @ApiTags('Widget')
@@ -142,29 +132,7 @@ export class WidgetController {
     @Res() response: Response,
   ): Promise<void> {
     const caller = callerOf(principal, ip);
-    if (!/\btext\/event-stream\b/.test(request.headers.accept ?? '')) {
-      response.status(201).json(toWidgetExchange(await this.widget.exchange(caller, visitor, id, body.content)));
-      return;
-    }
-    // The stream starts with the first piece of the reply: every check before it still answers
-    // with a status and the error envelope.
-    const start = () => {
-      if (response.headersSent) return;
-      response.status(201).setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-      response.setHeader('X-Accel-Buffering', 'no');
-      response.flushHeaders();
-    };
-    try {
-      const exchange = await this.widget.exchange(caller, visitor, id, body.content, (text) => {
-        start();
-        response.write(sse('delta', { text }));
-      });
-      start();
-      response.end(sse('done', toWidgetExchange(exchange)));
-    } catch (error) {
-      if (!response.headersSent) throw error;
-      response.end(sse('error', this.errors.answerTo(error, request).body));
-    }
+    await sendExchange(request, response, this.errors, (onDelta) => this.widget.exchange(caller, visitor, id, body.content, onDelta));
   }
 
   @Post('conversations/:id/handoff')

@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ConversationResponse, MessageResponse, toMessageResponse } from '../conversations/conversation.mapper';
+import { ConversationResponse, MessageResponse } from '../conversations/conversation.mapper';
 import { LeadResponse } from '../leads/lead.mapper';
 import { LeadCapture } from '../settings/settings.mapper';
-import type { Exchange } from '../conversations/turn/turn';
 import type { TenantSettingsRow } from '../settings/settings.repository';
 import type { WidgetBotRow } from './widget.repository';
 
@@ -59,42 +58,9 @@ export class WidgetSession {
   expiresAt: string;
 }
 
-export class WidgetConversationStart {
-  @ApiProperty({ type: ConversationResponse })
-  conversation: ConversationResponse;
-
-  @ApiProperty({ type: [MessageResponse], description: 'The welcome message, when the bot has one.' })
-  messages: MessageResponse[];
-}
-
 export class WidgetMessages {
   @ApiProperty({ type: [MessageResponse], description: 'Oldest first; at most 100.' })
   messages: MessageResponse[];
-}
-
-export class ReplySource {
-  @ApiProperty({ format: 'uuid', description: 'The knowledge document.' })
-  id: string;
-
-  @ApiProperty()
-  title: string;
-}
-
-export class WidgetReply extends MessageResponse {
-  @ApiProperty({ type: [ReplySource], description: "The documents the reply comes from; empty when the bot's showSources is off or nothing fitted." })
-  sources: ReplySource[];
-}
-
-export class WidgetExchange {
-  @ApiProperty({ type: MessageResponse, description: "The visitor's message, as stored." })
-  message: MessageResponse;
-
-  @ApiProperty({
-    type: WidgetReply,
-    nullable: true,
-    description: "The bot's reply; null while a person has the conversation (`handed_off`): the agent's answer arrives on the live stream.",
-  })
-  reply: WidgetReply | null;
 }
 
 export class WidgetConversationEnvelope {
@@ -118,13 +84,5 @@ export function toWidgetBot(bot: WidgetBotRow, settings: TenantSettingsRow): Wid
     suggestedQuestions: [...bot.suggestedQuestions],
     leadCapture: { enabled: settings.leadCaptureEnabled, requirePhone: settings.leadCaptureRequirePhone, requireCompany: settings.leadCaptureRequireCompany },
     handoff: { enabled: bot.handoffEnabled, message: bot.handoffMessage },
-  };
-}
-
-export function toWidgetExchange(exchange: Exchange): WidgetExchange {
-  if (!exchange.reply) return { message: toMessageResponse(exchange.message), reply: null };
-  return {
-    message: toMessageResponse(exchange.message),
-    reply: { ...toMessageResponse(exchange.reply), sources: exchange.answer.sources.map(({ id, title }) => ({ id, title })) },
   };
 }

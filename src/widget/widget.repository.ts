@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService, PrismaTransaction } from '../database/prisma.service';
+import { prefixedColumns, prefixedFields } from '../database/select-columns';
 import { conversationSelect, ConversationRow } from '../conversations/conversations.repository';
 
 const widgetBotSelect = {
@@ -54,8 +55,8 @@ export class WidgetRepository {
       WHERE b."tenantId" = ${tenantId}::uuid AND b."id" = ${botId}::uuid`;
     if (!row) return undefined;
     return {
-      bot: fieldsOf(row, 'bot.', widgetBotSelect) as WidgetBotRow,
-      conversation: row['conversation.id'] ? (fieldsOf(row, 'conversation.', conversationSelect) as ConversationRow) : null,
+      bot: prefixedFields(row, 'bot', widgetBotSelect) as WidgetBotRow,
+      conversation: row['conversation.id'] ? (prefixedFields(row, 'conversation', conversationSelect) as ConversationRow) : null,
     };
   }
 
@@ -72,13 +73,4 @@ export class WidgetRepository {
 }
 
 /** Each field of both selects, named "bot.<field>" and "conversation.<field>" (their names overlap). */
-const BOT_AND_CONVERSATION_COLUMNS = Prisma.raw(
-  [
-    ...Object.keys(widgetBotSelect).map((field) => `b."${field}" AS "bot.${field}"`),
-    ...Object.keys(conversationSelect).map((field) => `c."${field}" AS "conversation.${field}"`),
-  ].join(', '),
-);
-
-function fieldsOf(row: Record<string, unknown>, prefix: string, select: Record<string, true>): Record<string, unknown> {
-  return Object.fromEntries(Object.keys(select).map((field) => [field, row[`${prefix}${field}`]]));
-}
+const BOT_AND_CONVERSATION_COLUMNS = Prisma.join([prefixedColumns(widgetBotSelect, 'b', 'bot'), prefixedColumns(conversationSelect, 'c', 'conversation')]);

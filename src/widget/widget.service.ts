@@ -91,7 +91,7 @@ export class WidgetService {
   async startConversation(caller: WidgetCaller, visitor: VisitorPrincipal): Promise<{ conversation: ConversationRow; messages: MessageRow[] }> {
     const bot = await this.activeBot(caller.tenantId, visitor.botId);
     const profile = await this.visitors.profileOf(caller.tenantId, visitor.visitorId);
-    return this.turn.open(caller.tenantId, bot, { channel: 'widget', visitorId: visitor.visitorId, visitor: profile ?? undefined });
+    return this.turn.open(caller.tenantId, bot, { channel: 'widget', visitorId: visitor.visitorId, profile });
   }
 
   async messages(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string, after: string | undefined): Promise<MessageRow[]> {

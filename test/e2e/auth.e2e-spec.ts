@@ -27,7 +27,7 @@ interface Endpoint {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: (f: Fixture) => string;
   scope: Scope;
-  body?: Record<string, unknown>;
+  body?: Record<string, unknown> | ((f: Fixture) => Record<string, unknown>);
   success: number;
   /** A server-sent events stream: its answer is its first event (see firstEvent). */
   stream?: true;
@@ -286,6 +286,27 @@ const ENDPOINTS: Endpoint[] = [
     success: 200,
     expected: (f) => ({ document: expect.objectContaining({ id: f.documentId, title: 'Renamed' }) }),
   },
+  // The API channel: the fixture's conversation is one of its (the handoff below then ends it).
+  {
+    name: 'POST /api/v1/conversations',
+    method: 'post',
+    path: () => '/api/v1/conversations',
+    scope: 'conversations:write',
+    body: (f) => ({ botId: f.botId, externalId: 'scoped-user' }),
+    success: 201,
+    expected: () => ({
+      conversation: expect.objectContaining({ channel: 'api', visitor: expect.objectContaining({ externalId: 'scoped-user', verified: true }) }),
+    }),
+  },
+  {
+    name: 'POST /api/v1/conversations/:id/visitor-messages',
+    method: 'post',
+    path: (f) => `/api/v1/conversations/${f.conversationId}/visitor-messages`,
+    scope: 'conversations:write',
+    body: { content: 'Hello from a bridge.' },
+    success: 201,
+    expected: (f) => ({ message: expect.objectContaining({ conversationId: f.conversationId, role: 'user' }), reply: expect.any(Object) }),
+  },
   // Human handoff, in its order: the conversation ends up ended.
   {
     name: 'POST /api/v1/conversations/:id/handoff',
@@ -390,6 +411,8 @@ const API_ROUTE_SCOPES: [string, Scope[]][] = [
   ['POST /api/v1/conversations/:id/release', ['conversations:write']],
   ['POST /api/v1/conversations/:id/end', ['conversations:write']],
   ['DELETE /api/v1/conversations/:id', ['conversations:write']],
+  ['POST /api/v1/conversations', ['conversations:write']],
+  ['POST /api/v1/conversations/:id/visitor-messages', ['conversations:write']],
   ['GET /api/v1/leads', ['leads:read']],
   ['GET /api/v1/leads/:id', ['leads:read']],
   ['POST /api/v1/leads', ['leads:write']],
@@ -514,14 +537,15 @@ const NON_VERIFY = ENDPOINTS.map((endpoint) => [endpoint.name, endpoint] as cons
 function send(t: TestApp, endpoint: Endpoint, f: Fixture, key: string) {
   const test = t.http()[endpoint.method](endpoint.path(f)).set('X-API-Key', key);
   if (endpoint.stream) return test.buffer(true).parse(firstEvent);
-  return endpoint.body ? test.send(endpoint.body) : test;
+  const body = typeof endpoint.body === 'function' ? endpoint.body(f) : endpoint.body;
+  return body ? test.send(body) : test;
 }
 
 /** A Pro tenant with one bot, one conversation with two messages and a lead from it. */
 async function tenantWithData(t: TestApp): Promise<TestTenant & Fixture> {
   const tenant = await createTenant(t, { plan: 'pro' });
   const bot = await createBot(t, tenant.id);
-  const conversation = await recordConversation(t, tenant.id, bot.id, { lead: { name: 'Chat Lead', email: 'chat@example.com' } });
+  const conversation = await recordConversation(t, tenant.id, bot.id, { channel: 'api', lead: { name: 'Chat Lead', email: 'chat@example.com' } });
   const webhook = await t.prisma.webhookEndpoint.create({
     data: { tenantId: tenant.id, url: 'https://hooks.example.com/fixture', events: ['*'], secret: 'whsec_Zml4dHVyZQ==' },
     select: { id: true },

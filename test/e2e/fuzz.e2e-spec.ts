@@ -1327,6 +1327,40 @@ const HANDOFF_ROUTES: RouteDef[] = [
     ids: [['own.doomedConversation', 'own.doomedConversation2', 'own.doomedConversation', 'foreign.conversation', 'own.lead']],
   },
 ];
+/** The API channel's conversations: its own (twice, to reach the success), a widget one, another tenant's, and a lead's id (all 404). */
+const API_CONVERSATIONS = ['own.apiConversation', 'own.apiConversation', 'own.liveConversation', 'foreign.conversation', 'own.lead'];
+const apiConversationFields: BodyShape = {
+  required: { botId: str(fc.oneof(fc.constantFrom('{{own.bot}}', '{{own.inactiveBot}}', '{{foreign.bot}}', '{{own.bot:upper}}', 'bot'), fc.uuid())) },
+  optional: {
+    externalId: fc.oneof(str(fc.oneof(weirdText, fc.constantFrom('wa:+4915100000001', 'x'.repeat(201)))), fc.constant('null')),
+    visitor: fc.oneof(
+      fc
+        .record({ name: fc.oneof(goodName, weirdText, fc.constant('n'.repeat(201))), email: fc.oneof(goodEmail, weirdText) }, { requiredKeys: [] })
+        .map((visitor) => JSON.stringify(visitor)),
+      fc.constantFrom('null', '"Ada"', '[]', '{"name":null}', '{"phone":"+1 555 0100"}'),
+    ),
+  },
+  valid: fc
+    .record(
+      {
+        botId: fc.constant('{{own.bot}}'),
+        externalId: fc.constantFrom('wa:+4915100000001', 'slack:U0001', 'user-42'),
+        visitor: fc.record({ name: goodName, email: goodEmail }, { requiredKeys: [] }),
+      },
+      { requiredKeys: ['botId'] },
+    )
+    .map((body) => JSON.stringify(body)),
+};
+const API_CHANNEL_ROUTES: RouteDef[] = [
+  { method: 'POST', template: '/api/v1/conversations', scope: 'conversations:write', body: apiConversationFields },
+  {
+    method: 'POST',
+    template: '/api/v1/conversations/{id}/visitor-messages',
+    scope: 'conversations:write',
+    ids: [API_CONVERSATIONS],
+    body: widgetMessageFields,
+  },
+];
 const DELETE_LEAD: RouteDef = {
   method: 'DELETE',
   template: '/api/v1/leads/{id}',
@@ -1395,6 +1429,7 @@ const ALL_ROUTES = [
   EXPORT_LEADS,
   DELETE_LEAD,
   ...HANDOFF_ROUTES,
+  ...API_CHANNEL_ROUTES,
   ...PRIVACY_ROUTES,
   ...SETTINGS_ROUTES,
   ...WIDGET_ROUTES,
@@ -1667,6 +1702,8 @@ describe('Fuzzing every endpoint over HTTP', () => {
       'own.doomedLead': (await createLead(t, own.key)).id,
       'own.doomedLead2': (await createLead(t, own.key)).id,
       'own.liveConversation': (await recordConversation(t, own.id, ownBot.id)).id,
+      'own.apiConversation': (await t.http().post('/api/v1/conversations').set('X-API-Key', own.key).send({ botId: ownBot.id }).expect(201)).body.conversation
+        .id,
       'own.endingConversation': (await recordConversation(t, own.id, ownBot.id)).id,
       'own.doomedConversation': (await recordConversation(t, own.id, ownBot.id)).id,
       'own.doomedConversation2': (await recordConversation(t, own.id, ownBot.id)).id,
@@ -2704,6 +2741,45 @@ describe('Fuzzing every endpoint over HTTP', () => {
             key: ownKey,
             contentType: 'application/json',
             body: { kind: 'json', text: '{"email":"nobody@erasure.example","visitorId":"erasure-visitor-none"}' },
+          },
+        ],
+      ),
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    'answers arbitrary API-channel requests (open a conversation, a visitor message) within the contract',
+    () =>
+      fuzz(
+        fc.constantFrom(...API_CHANNEL_ROUTES).chain((route) => requestFor(route)),
+        Math.ceil(RUNS / 2),
+        [
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /api/v1/conversations',
+            path: '/api/v1/conversations',
+            key: ownKey,
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"botId":"{{own.bot}}","externalId":"wa:+4915100000001","visitor":{"name":"Ada","email":"ada@example.com"}}' },
+          },
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /api/v1/conversations/{id}/visitor-messages',
+            path: '/api/v1/conversations/{{own.apiConversation}}/visitor-messages',
+            key: ownKey,
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"content":"What does it cost?"}' },
+          },
+          {
+            ...base,
+            method: 'POST',
+            route: 'POST /api/v1/conversations/{id}/visitor-messages',
+            path: '/api/v1/conversations/{{own.liveConversation}}/visitor-messages',
+            key: ownKey,
+            contentType: 'application/json',
+            body: { kind: 'json', text: '{"content":"A widget conversation is not found here."}' },
           },
         ],
       ),

@@ -818,6 +818,32 @@ describe('OpenAPI document and contract', () => {
         expectContract(await http().get(`/api/v1/conversations/${UUID_ZERO}/events`).set('X-API-Key', key()), 'GET', '/api/v1/conversations/{id}/events', 404);
       });
 
+      it('the API channel operations: their successes (with Location), 400, 404 and 409', async () => {
+        const http = () => t.http();
+        const opened = expectContract(
+          await http()
+            .post('/api/v1/conversations')
+            .set('X-API-Key', key())
+            .send({ botId, externalId: 'openapi-user', visitor: { name: 'Ada' } }),
+          'POST',
+          '/api/v1/conversations',
+          201,
+        );
+        expect(opened.headers.location).toBe(`/api/v1/conversations/${opened.body.conversation.id}`);
+        expectContract(await http().post('/api/v1/conversations').set('X-API-Key', key()).send({ botId: UUID_ZERO }), 'POST', '/api/v1/conversations', 400);
+        const idle = (await createBot(t, tenant.id, { isActive: false })).id;
+        expectContract(await http().post('/api/v1/conversations').set('X-API-Key', key()).send({ botId: idle }), 'POST', '/api/v1/conversations', 409);
+        const path = '/api/v1/conversations/{id}/visitor-messages';
+        const id = opened.body.conversation.id as string;
+        const send = (conversation: string, content: string) =>
+          http().post(`/api/v1/conversations/${conversation}/visitor-messages`).set('X-API-Key', key()).send({ content });
+        expectContract(await send(id, 'What does it cost?'), 'POST', path, 201);
+        expectContract(await send(id, ''), 'POST', path, 400);
+        expectContract(await send(UUID_ZERO, 'Hello?'), 'POST', path, 404);
+        await http().post(`/api/v1/conversations/${id}/end`).set('X-API-Key', key()).send({}).expect(200);
+        expectContract(await send(id, 'Hello?'), 'POST', path, 409);
+      });
+
       /** A stream never ends by itself: its head is checked, then the connection is closed. */
       const streamHead = async (path: string, headers: Record<string, string>): Promise<Response> => {
         const server = t.app.getHttpServer() as Server;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import type { VisitorProfile } from '../conversations.repository';
 import { PrismaService, PrismaTransaction } from '../../database/prisma.service';
 
 /** What the tenant says of one of its users: its own id, and optionally an e-mail and a name. */
@@ -49,12 +50,13 @@ export class VisitorsRepository {
     return { id: visitor.id, email: visitor.email, name: visitor.name };
   }
 
-  /** An identified visitor's profile, for the conversations it starts; null for an anonymous visitor id. */
-  async profileOf(tenantId: string, visitorId: string): Promise<VisitorIdentity | null> {
-    return this.prisma.visitor.findUnique({
+  /** An identified visitor's profile as the conversations it starts keep it; empty for an anonymous visitor id. */
+  async profileOf(tenantId: string, visitorId: string): Promise<VisitorProfile> {
+    const visitor = await this.prisma.visitor.findUnique({
       where: { tenantId_id: { tenantId, id: visitorId } },
       select: { externalId: true, email: true, name: true },
     });
+    return visitor ? { visitorExternalId: visitor.externalId, visitorEmail: visitor.email, visitorName: visitor.name } : {};
   }
 
   /** The visitor id of an external id, or null when the tenant never identified it. */

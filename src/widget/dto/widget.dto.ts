@@ -1,8 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, Matches, MaxLength, Validate } from 'class-validator';
-import { CodePointLength } from '../../common/validation/code-point-length';
+import { IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
-import { Trim } from '../../common/validation/transforms';
 import { LeadContactDto } from '../../leads/dto/create-lead.dto';
 
 export class CreateSessionDto {
@@ -40,14 +38,6 @@ export class CreateSessionDto {
   @IsString({ message: 'must be a string' })
   @MaxLength(256, { message: 'must be at most 256 characters' })
   visitorId?: string;
-}
-
-export class SendMessageDto {
-  @ApiProperty({ minLength: 1, maxLength: 4000, description: "The visitor's message. Trimmed; length in Unicode code points." })
-  @Trim()
-  @IsString({ message: 'must be a string' })
-  @Validate(CodePointLength, [1, 4000])
-  content!: string;
 }
 
 export class MessagesAfterQueryDto {

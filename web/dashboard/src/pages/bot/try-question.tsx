@@ -28,7 +28,8 @@ export function TryQuestion({ botId, active }: { botId: string; active: boolean 
         body: { content: question },
       }),
     );
-    setReply(exchange.reply);
+    // null while a person holds the try-out conversation (a bot that hands off on its fallback): nothing to show.
+    setReply(exchange.reply ?? undefined);
   });
   return (
     <section className="card" aria-labelledby="try-title">
