@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { api, call } from '../../api/client';
 import { useResource } from '../../api/use-resource';
 import { ConfirmButton } from '../../components/confirm-button';
-import { CopyButton } from '../../components/copy-button';
+import { ShownOnce } from '../../components/shown-once';
 import { Loaded } from '../../components/states';
 import { FormError } from '../../forms/fields';
 import { useSubmit } from '../../forms/use-submit';
@@ -59,20 +59,22 @@ function ManagedIdentity() {
             {identityVerification.configured ? 'A secret is set: tokens signed with it identify visitors.' : 'No secret yet: every visitor chats anonymously.'}
           </p>
           {created && (
-            <div className="secret-once" role="region" aria-labelledby="identity-secret-title">
-              <h3 id="identity-secret-title">Your new secret</h3>
+            <ShownOnce
+              title="Your new secret"
+              level={3}
+              className="secret-once"
+              value={created}
+              valueLabel="Identity secret"
+              testId="identity-secret"
+              copyLabel="Copy secret"
+              focus
+              onDone={() => setCreated(undefined)}
+            >
               <p>
                 <strong>Copy it now: you will not see it again.</strong> Keep it on your server (for example in <code>CHAT_IDENTITY_SECRET</code>), never in a
                 page.
               </p>
-              <pre className="snippet" tabIndex={0} aria-label="Identity secret">
-                <code data-testid="identity-secret">{created}</code>
-              </pre>
-              <CopyButton text={created} label="Copy secret" />{' '}
-              <button type="button" className="secondary" onClick={() => setCreated(undefined)}>
-                I have copied it
-              </button>
-            </div>
+            </ShownOnce>
           )}
           <FormError errors={secret.errors} />
           <FormError errors={removal.errors} />
