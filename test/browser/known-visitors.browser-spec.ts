@@ -10,12 +10,10 @@ import {
   heading,
   launchChromium,
   listenOnLoopback,
-  openPage,
+  openSignedIn,
+  ownerAndAgent,
 } from '../support/dashboard-browser';
 import { createBot, createKey } from '../support/factories';
-import { sessionCookieOf } from '../support/users';
-
-const PASSWORD = 'correct horse battery';
 
 /**
  * Known visitors end to end: the owner creates the identity secret in the dashboard (an agent may
@@ -41,29 +39,7 @@ describe('Known visitors in headless Chromium', () => {
     t = await createTestApp({ PUBLIC_URL: origin });
     base = await listenOnLoopback(t, port);
     browser = await launchChromium();
-    const owner = await t
-      .http()
-      .post('/auth/v1/signup')
-      .set('Origin', base)
-      .send({ email: `known-owner-${Date.now()}@example.test`, password: PASSWORD, name: 'Olivia Owner', tenantName: 'Known Inc' })
-      .expect(201);
-    ownerCookie = sessionCookieOf(owner);
-    tenantId = owner.body.memberships[0].tenant.id;
-    const invited = await t
-      .http()
-      .post('/api/v1/invitations')
-      .set('Origin', base)
-      .set('Cookie', ownerCookie)
-      .set('X-Tenant-Id', tenantId)
-      .send({ email: `known-agent-${Date.now()}@example.test`, role: 'agent' })
-      .expect(201);
-    const accepted = await t
-      .http()
-      .post('/auth/v1/invitations/accept')
-      .set('Origin', base)
-      .send({ token: new URL(invited.body.acceptUrl).searchParams.get('token'), name: 'Alex Agent', password: 'agent password 123' })
-      .expect(201);
-    agentCookie = sessionCookieOf(accepted);
+    ({ tenantId, ownerCookie, agentCookie } = await ownerAndAgent(t, base, 'known'));
 
     publicKey = (await createKey(t, tenantId, { type: 'public', scopes: [] })).key;
     botId = (await createBot(t, tenantId, { name: 'Known Bot', language: 'en' })).id;
@@ -104,28 +80,7 @@ describe('Known visitors in headless Chromium', () => {
       .sign(key);
   }
 
-  async function signedIn(cookie: string, path: string, width = 1280): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({
-      viewport: { width, height: 900 },
-      storageState: {
-        cookies: [],
-        origins: [
-          {
-            origin: base,
-            localStorage: [
-              { name: 'dashboard.signedIn', value: '1' },
-              { name: 'dashboard.tenantId', value: tenantId },
-            ],
-          },
-        ],
-      },
-    });
-    const [name, value] = cookie.split('=');
-    await context.addCookies([{ name, value, url: base }]);
-    const opened = await openPage(browser, context);
-    await opened.page.goto(`${base}/dashboard${path}`);
-    return opened;
-  }
+  const signedIn = (cookie: string, path: string, width = 1280) => openSignedIn(browser, base, { cookie, tenantId }, path, { width, height: 900 });
 
   const settingsOf = async () =>
     (await t.http().get('/api/v1/settings').set('Origin', base).set('Cookie', ownerCookie).set('X-Tenant-Id', tenantId).expect(200)).body.settings;
@@ -153,7 +108,7 @@ describe('Known visitors in headless Chromium', () => {
     await page.getByText('stop working at once').waitFor();
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Yes, rotate secret');
     await page.getByRole('button', { name: 'Yes, rotate secret' }).click();
-    await page.waitForFunction((old) => document.querySelector('[data-testid=identity-secret]')?.textContent !== old, first);
+    await page.waitForFunction(`document.querySelector('[data-testid=identity-secret]')?.textContent !== ${JSON.stringify(first)}`);
     secret = (await page.getByTestId('identity-secret').textContent())!;
     expect(secret).toMatch(/^idsec_[A-Za-z0-9_-]{43}$/);
     await page.getByRole('button', { name: 'I have copied it' }).click();
