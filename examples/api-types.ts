@@ -2151,10 +2151,6 @@ export interface components {
             /** @description Whether the widget is shown and the bot answers; true by default. */
             isActive?: boolean;
         };
-        /** @enum {string} */
-        ConversationStatus: "active" | "ended" | "handed_off";
-        /** @enum {string} */
-        ConversationChannel: "widget" | "api";
         ConversationVisitor: {
             /** @description The visitor id: the same on every device for an identified visitor. */
             id: string;
@@ -2165,6 +2161,10 @@ export interface components {
             /** @description The tenant vouched for this visitor: a signed identity token, or its API key on the API channel. */
             verified: boolean;
         };
+        /** @enum {string} */
+        ConversationStatus: "active" | "ended" | "handed_off";
+        /** @enum {string} */
+        ConversationChannel: "widget" | "api";
         ConversationResponse: {
             /** Format: uuid */
             id: string;
@@ -2175,7 +2175,7 @@ export interface components {
             /** @description The widget’s visitor id, when known. */
             visitorId: string | null;
             /** @description The visitor; null for a conversation recorded without one. */
-            visitor: (components["schemas"]["ConversationVisitor"] | null) & components["schemas"]["ConversationVisitor"];
+            visitor: components["schemas"]["ConversationVisitor"] | null;
             /**
              * Format: uuid
              * @description The lead captured in this conversation.
@@ -2952,7 +2952,7 @@ export interface components {
             /** @description The widget’s visitor id, when known. */
             visitorId: string | null;
             /** @description The visitor; null for a conversation recorded without one. */
-            visitor: (components["schemas"]["ConversationVisitor"] | null) & components["schemas"]["ConversationVisitor"];
+            visitor: components["schemas"]["ConversationVisitor"] | null;
             /**
              * Format: uuid
              * @description The lead captured in this conversation.

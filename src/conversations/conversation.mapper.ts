@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Pagination } from '../common/paging/pagination';
 import { ConversationChannel, ConversationStatus, MessageRole } from '../generated/prisma/enums';
 import type { ConversationRow, MessageRow } from './conversations.repository';
@@ -25,6 +25,7 @@ export class ConversationVisitor {
   verified: boolean;
 }
 
+@ApiExtraModels(ConversationVisitor)
 export class ConversationResponse {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -41,7 +42,12 @@ export class ConversationResponse {
   @ApiProperty({ type: String, nullable: true, description: 'The widget’s visitor id, when known.' })
   visitorId: string | null;
 
-  @ApiProperty({ type: ConversationVisitor, nullable: true, description: 'The visitor; null for a conversation recorded without one.' })
+  // An explicit anyOf: @nestjs/swagger writes a nullable class as `allOf: [$ref]` with `type: ["object", "null"]`,
+  // which still refuses null through the reference's own `type: "object"`.
+  @ApiProperty({
+    anyOf: [{ $ref: getSchemaPath(ConversationVisitor) }, { type: 'null' }],
+    description: 'The visitor; null for a conversation recorded without one.',
+  })
   visitor: ConversationVisitor | null;
 
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The lead captured in this conversation.' })

@@ -35,6 +35,8 @@ const CONVERSATION_COLUMNS = selectColumns(conversationSelect);
 
 export interface ConversationFilter {
   botId?: string;
+  /** One visitor's conversations (the index on tenantId, visitorId, createdAt). */
+  visitorId?: string;
   status?: ConversationStatus;
   from?: Date;
   to?: Date;
@@ -49,6 +51,10 @@ export interface NewConversation {
   status: ConversationStatus;
   channel: ConversationChannel;
   visitorId: string | null;
+  /** An identified visitor's profile (VisitorsRepository), copied; absent for anonymous visitors. */
+  visitorExternalId?: string;
+  visitorEmail?: string | null;
+  visitorName?: string | null;
   createdAt: Date;
   endedAt: Date | null;
 }
@@ -210,6 +216,7 @@ export class ConversationsRepository {
     return {
       tenantId,
       botId: filter.botId,
+      visitorId: filter.visitorId,
       status: filter.status,
       createdAt: filter.from || filter.to ? { gte: filter.from, lte: filter.to } : undefined,
     };

@@ -11,6 +11,7 @@ import type { LeadRow } from '../leads/leads.repository';
 import { LeadContact, LeadsService } from '../leads/leads.service';
 import { toConversationResponse, toMessageResponse } from './conversation.mapper';
 import { ConversationFilter, ConversationRow, ConversationsRepository, MessageRow } from './conversations.repository';
+import { VisitorsRepository } from './visitors/visitors.repository';
 
 export interface ConversationRecord {
   status?: ConversationStatus;
@@ -28,10 +29,21 @@ export class ConversationsService {
     private readonly conversations: ConversationsRepository,
     private readonly bots: BotsRepository,
     private readonly leads: LeadsService,
+    private readonly visitors: VisitorsRepository,
   ) {}
 
-  async listConversations(tenantId: string, filter: ConversationFilter, page: Page): Promise<{ conversations: ConversationRow[]; pagination: Pagination }> {
+  /** `externalId`: the conversations of the visitor the tenant identified so, by its visitor id (none when it never was). */
+  async listConversations(
+    tenantId: string,
+    { externalId, ...filter }: ConversationFilter & { externalId?: string },
+    page: Page,
+  ): Promise<{ conversations: ConversationRow[]; pagination: Pagination }> {
     assertDateRange(filter);
+    if (externalId !== undefined) {
+      const visitorId = await this.visitors.idOf(tenantId, externalId);
+      if (visitorId === null) return { conversations: [], pagination: toPagination(page, 0) };
+      filter.visitorId = visitorId;
+    }
     const [conversations, total] = await Promise.all([this.conversations.list(tenantId, filter, page), this.conversations.count(tenantId, filter)]);
     return { conversations, pagination: toPagination(page, total) };
   }

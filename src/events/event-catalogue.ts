@@ -87,6 +87,8 @@ const AUDIT_ACTIONS = {
   'tenant.renamed': 'tenant',
   'tenant.plan_changed': 'tenant',
   'settings.updated': 'tenant',
+  'identity_secret.created': 'tenant',
+  'identity_secret.deleted': 'tenant',
   'api_key.created': 'api_key',
   'api_key.deleted': 'api_key',
   'bot.created': 'bot',

@@ -60,6 +60,12 @@ export class ErasureWorker implements JobHandler<ClaimedErasure>, OnModuleInit {
       (erasure, tx) => this.erasures.redactDeliveryResponses(erasure, tx),
       (erasure, tx) => this.erasures.redactIdempotencyRecords(erasure, tx),
       (erasure, tx) => this.erasures.redactAuditEvents(erasure, tx),
+      // Last, not beside the other rows: an erasure in flight across a deploy resumes at its stored
+      // step number, which must keep naming the same step.
+      async (erasure, tx) => {
+        await this.erasures.deleteVisitors(erasure, tx);
+        return 0;
+      },
     ];
   }
 

@@ -92,6 +92,11 @@ export class ErasuresRepository {
     return rows.map((row) => row.id);
   }
 
+  /** The person's identified visitors (their external id, e-mail and name): all at once, one row per external id. */
+  deleteVisitors(erasure: ClaimedErasure, tx: PrismaTransaction): Promise<number> {
+    return tx.visitor.deleteMany({ where: { tenantId: erasure.tenantId, id: { in: erasure.visitorIds } } }).then(({ count }) => count);
+  }
+
   async deleteLeads(erasure: ClaimedErasure, tx: PrismaTransaction): Promise<string[]> {
     const rows = await tx.$queryRaw<{ id: string }[]>`
       DELETE FROM "Lead" WHERE "id" IN (

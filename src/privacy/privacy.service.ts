@@ -64,10 +64,17 @@ export class PrivacyService {
   }
 }
 
-/** Exactly one of `email` and `visitorId`. */
+/**
+ * Exactly one of `email`, `visitorId` and `externalId`. (The messages of the first two kept as
+ * they were before `externalId`: clients may match them.)
+ */
 function personQuery(body: PersonDto): PersonQuery {
   if (body.email !== undefined && body.visitorId !== undefined) throw ValidationError.field('email', 'give either email or visitorId, not both');
+  if (body.externalId !== undefined && (body.email !== undefined || body.visitorId !== undefined)) {
+    throw ValidationError.field('externalId', 'give only one of email, visitorId and externalId');
+  }
   if (body.email !== undefined) return { email: body.email };
   if (body.visitorId !== undefined) return { visitorId: body.visitorId };
+  if (body.externalId !== undefined) return { externalId: body.externalId };
   throw ValidationError.field('email', 'give email or visitorId');
 }

@@ -62,6 +62,17 @@ export class Retention {
   leadDays: number | null;
 }
 
+export class IdentityVerification {
+  @ApiProperty({ description: 'An identity secret exists (`POST /api/v1/identity-secret`); read-only: the secret itself is never shown again.' })
+  configured: boolean;
+
+  @ApiProperty({
+    description:
+      'A widget session without an `identityToken` is refused (401 `IDENTITY_REQUIRED`). May be true only with a secret; deleting the secret sets it back to false.',
+  })
+  required: boolean;
+}
+
 export class TenantSettings {
   @ApiProperty({ example: 'UTC', description: 'IANA time zone name; analytics periods are days, weeks and months in it.' })
   timezone: string;
@@ -80,6 +91,9 @@ export class TenantSettings {
 
   @ApiProperty({ type: Retention })
   retention: Retention;
+
+  @ApiProperty({ type: IdentityVerification, description: 'Known visitors: identity tokens the tenant’s back end signs (docs/known-visitors.md).' })
+  identityVerification: IdentityVerification;
 }
 
 export class TenantSettingsEnvelope {
@@ -135,6 +149,7 @@ export function toTenantSettings(row: TenantSettingsWithPlan): TenantSettings {
       repliesPerDayIsDefault: row.widgetRepliesPerDay === null,
     },
     retention: { conversationDays: row.conversationRetentionDays, leadDays: row.leadRetentionDays },
+    identityVerification: { configured: row.identitySecret !== null, required: row.identityRequired },
   };
 }
 

@@ -14,6 +14,10 @@ const tenantSettingsSelect = {
   widgetRepliesPerDay: true,
   conversationRetentionDays: true,
   leadRetentionDays: true,
+  // Read with the settings so the widget's session checks an identity token from the cached row
+  // (TenantSettingsCache); the mapper answers only whether it exists.
+  identitySecret: true,
+  identityRequired: true,
 } satisfies Prisma.TenantSelect;
 
 const botSettingsSelect = {

@@ -44,6 +44,10 @@ export class SettingsService {
       if (typeof repliesPerDay === 'number' && repliesPerDay > PLANS[current.plan].messagesLimit) {
         throw ValidationError.field('widgetLimits.repliesPerDay', `must be at most ${PLANS[current.plan].messagesLimit} (the plan's messages a month)`);
       }
+      // Required without a secret would refuse every visitor: no token could be valid.
+      if (body.identityVerification?.required === true && current.identitySecret === null) {
+        throw ValidationError.field('identityVerification.required', 'can be true only with an identity secret (POST /api/v1/identity-secret first)');
+      }
       const changes = changedFields<TenantSettingsRow>(current, {
         timezone: body.timezone,
         allowedOrigins: body.allowedOrigins && [...new Set(body.allowedOrigins)],
@@ -56,6 +60,7 @@ export class SettingsService {
         widgetRepliesPerDay: repliesPerDay,
         conversationRetentionDays: body.retention?.conversationDays,
         leadRetentionDays: body.retention?.leadDays,
+        identityRequired: body.identityVerification?.required,
       });
       if (!Object.keys(changes).length) return current;
       const updated = await this.settings.updateTenantSettings(tenantId, changes, tx);

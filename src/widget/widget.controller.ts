@@ -60,14 +60,19 @@ export class WidgetController {
     operationId: 'createWidgetSession',
     summary: 'Start a visitor session',
     description:
-      'The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. At most 10 new sessions a minute per client address.',
+      'The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. ' +
+      'With a valid `identityToken` the visitor is the tenant’s user it names: the same visitor id on every device, whatever `visitorToken` says; ' +
+      'with `identityVerification.required`, a session without one is 401 `IDENTITY_REQUIRED`. At most 10 new sessions a minute per client address.',
     status: 201,
     type: WidgetSession,
-    errors: [ErrorCode.NOT_FOUND, ...JSON_BODY_ERRORS],
+    errors: [ErrorCode.NOT_FOUND, ErrorCode.INVALID_IDENTITY_TOKEN, ErrorCode.IDENTITY_REQUIRED, ...JSON_BODY_ERRORS],
   })
   @WidgetOnly()
   async session(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Body() body: CreateSessionDto): Promise<WidgetSession> {
-    const session = await this.widget.startSession(callerOf(principal, ip), body.botId, body.visitorToken);
+    const session = await this.widget.startSession(callerOf(principal, ip), body.botId, {
+      previousToken: body.visitorToken,
+      identityToken: body.identityToken,
+    });
     return { visitorToken: session.visitorToken, visitorId: session.visitorId, expiresAt: session.expiresAt.toISOString() };
   }
 

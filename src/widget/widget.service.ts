@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { AppError, NotFoundError, ValidationError } from '../common/errors/app-error';
 import { ErrorCode } from '../common/errors/error-codes';
 import { isUuid } from '../common/validation/uuid';
@@ -9,12 +8,14 @@ import { ConversationsService } from '../conversations/conversations.service';
 import { HandoffService } from '../conversations/handoff.service';
 import { ConversationTurn } from '../conversations/turn/conversation-turn';
 import type { Exchange } from '../conversations/turn/turn';
+import { newVisitorId, VisitorsRepository } from '../conversations/visitors/visitors.repository';
 import { LeadRow } from '../leads/leads.repository';
 import { TenantSettingsCache } from '../settings/tenant-settings-cache';
 import type { TenantSettingsRow } from '../settings/settings.repository';
 import { widgetRepliesPerDay } from '../settings/widget-replies-per-day';
 import { PLANS, type Plan } from '../tenancy/plans';
 import type { WidgetLeadDto } from './dto/widget.dto';
+import { verifyIdentityToken } from './identity-token';
 import { VISITOR_RENEWAL_WINDOW_S, VISITOR_TOKEN_LIFETIME_S, VisitorTokens } from './visitor-token';
 import { WidgetLimits } from './widget-limits';
 import { WIDGET_MESSAGES_PAGE, WidgetBotRow, WidgetRepository } from './widget.repository';
@@ -43,6 +44,7 @@ export class WidgetService {
     private readonly turn: ConversationTurn,
     private readonly handoff: HandoffService,
     private readonly conversationLeads: ConversationsService,
+    private readonly visitors: VisitorsRepository,
   ) {}
 
   /** The bot as the widget shows it, with the tenant's lead-form settings. */
@@ -54,19 +56,30 @@ export class WidgetService {
   /**
    * A visitor token for the bot. The service mints visitor ids: the visitor of an earlier token of
    * this tenant (genuine, expired at most 30 days ago) is kept; anything else gets a fresh id, so
-   * no caller can claim another visitor's conversations by naming its id.
+   * no caller can claim another visitor's conversations by naming its id. A valid identity token
+   * (signed by the tenant's back end) names the visitor instead: the tenant's user's visitor, the
+   * same on every device (VisitorsRepository.identify), the earlier token's anonymous id dropped.
    */
   async startSession(
     caller: WidgetCaller,
     botId: string,
-    previousToken: string | undefined,
+    { previousToken, identityToken }: { previousToken?: string; identityToken?: string },
     now = new Date(),
   ): Promise<{ visitorToken: string; visitorId: string; expiresAt: Date }> {
     await this.limits.countSession(caller.clientIp);
     await this.activeBot(caller.tenantId, botId);
     const nowS = Math.floor(now.getTime() / 1000);
-    const previous = this.tokens.verify(previousToken, nowS, VISITOR_RENEWAL_WINDOW_S);
-    const visitorId = previous?.tenantId === caller.tenantId ? previous.visitorId : `v_${randomBytes(12).toString('base64url')}`;
+    const settings = await this.settings.of(caller.tenantId);
+    let visitorId: string;
+    if (identityToken !== undefined) {
+      // Read from the cached settings: a new or deleted secret drops them on every instance (InvalidationBus).
+      const identity = await verifyIdentityToken(identityToken, settings.identitySecret, now);
+      visitorId = (await this.visitors.identify(caller.tenantId, identity)).id;
+    } else {
+      if (settings.identityRequired) throw new AppError(ErrorCode.IDENTITY_REQUIRED, 'This widget serves identified visitors only: send an identityToken.');
+      const previous = this.tokens.verify(previousToken, nowS, VISITOR_RENEWAL_WINDOW_S);
+      visitorId = previous?.tenantId === caller.tenantId ? previous.visitorId : newVisitorId();
+    }
     const expiresAt = nowS + VISITOR_TOKEN_LIFETIME_S;
     const visitorToken = this.tokens.sign({ tenantId: caller.tenantId, botId, visitorId, expiresAt });
     return { visitorToken, visitorId, expiresAt: new Date(expiresAt * 1000) };
@@ -75,7 +88,8 @@ export class WidgetService {
   /** A new conversation of the visitor with the token's bot, opened by its welcome message. */
   async startConversation(caller: WidgetCaller, visitor: VisitorPrincipal): Promise<{ conversation: ConversationRow; messages: MessageRow[] }> {
     const bot = await this.activeBot(caller.tenantId, visitor.botId);
-    return this.turn.open(caller.tenantId, bot, { channel: 'widget', visitorId: visitor.visitorId });
+    const profile = await this.visitors.profileOf(caller.tenantId, visitor.visitorId);
+    return this.turn.open(caller.tenantId, bot, { channel: 'widget', visitorId: visitor.visitorId, visitor: profile ?? undefined });
   }
 
   async messages(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string, after: string | undefined): Promise<MessageRow[]> {

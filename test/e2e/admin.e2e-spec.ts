@@ -895,6 +895,7 @@ describe('Admin API (/admin/v1)', () => {
           status: 'ended',
           channel: 'widget',
           visitorId: 'visitor-42',
+          visitor: { id: 'visitor-42', externalId: null, email: null, name: null, verified: false },
           leadId: null,
           messageCount: 3,
           lastMessageAt: '2026-03-01T10:05:00.000Z',

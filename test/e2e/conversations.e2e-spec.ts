@@ -17,6 +17,7 @@ const CONVERSATION_FIELDS = [
   'messageCount',
   'status',
   'updatedAt',
+  'visitor',
   'visitorId',
   'waitingSince',
 ];
@@ -44,6 +45,8 @@ function expectConversationShape(conversation: Body): void {
   expect(['active', 'ended', 'handed_off']).toContain(conversation.status);
   expect(['widget', 'api']).toContain(conversation.channel);
   expect(conversation.visitorId === null || typeof conversation.visitorId === 'string').toBe(true);
+  if (conversation.visitorId === null) expect(conversation.visitor).toBeNull();
+  else expect(conversation.visitor).toMatchObject({ id: conversation.visitorId, verified: expect.any(Boolean) });
   if (conversation.leadId !== null) expect(conversation.leadId).toMatch(UUID);
   expect(Number.isInteger(conversation.messageCount)).toBe(true);
   if (conversation.lastMessageAt !== null) expect(conversation.lastMessageAt).toMatch(ISO_MS);
@@ -173,6 +176,7 @@ describe('Conversations API', () => {
         status: 'active',
         channel: 'widget',
         visitorId: 'visitor-1',
+        visitor: { id: 'visitor-1', externalId: null, email: null, name: null, verified: false },
         leadId: null,
         messageCount: 2,
         lastMessageAt: await lastMessageOf(cA1.id),
@@ -189,6 +193,7 @@ describe('Conversations API', () => {
         status: 'handed_off',
         channel: 'api',
         visitorId: null,
+        visitor: null,
         leadId: null,
         messageCount: 2,
         lastMessageAt: '2026-01-20T00:05:00.000Z',
@@ -205,6 +210,7 @@ describe('Conversations API', () => {
         status: 'active',
         channel: 'widget',
         visitorId: null,
+        visitor: null,
         leadId: null,
         messageCount: 0,
         lastMessageAt: null,
@@ -232,6 +238,7 @@ describe('Conversations API', () => {
         status: 'ended',
         channel: 'widget',
         visitorId: null,
+        visitor: null,
         leadId: expect.stringMatching(UUID),
         messageCount: 3,
         lastMessageAt: '2026-01-15T12:03:00.500Z',

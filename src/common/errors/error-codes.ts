@@ -19,6 +19,8 @@ export const ErrorCode = {
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   RATE_LIMIT_EXCEEDED: 'RATE_LIMIT_EXCEEDED',
   INVALID_VISITOR_TOKEN: 'INVALID_VISITOR_TOKEN',
+  INVALID_IDENTITY_TOKEN: 'INVALID_IDENTITY_TOKEN',
+  IDENTITY_REQUIRED: 'IDENTITY_REQUIRED',
   ORIGIN_NOT_ALLOWED: 'ORIGIN_NOT_ALLOWED',
   BOT_INACTIVE: 'BOT_INACTIVE',
   CONVERSATION_ENDED: 'CONVERSATION_ENDED',
@@ -93,6 +95,14 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     defaultMessage: 'Rate limit exceeded.',
   },
   INVALID_VISITOR_TOKEN: { status: 401, when: 'the widget call lacks `X-Visitor-Token`, or it is malformed, forged, expired, or for another bot' },
+  INVALID_IDENTITY_TOKEN: {
+    status: 401,
+    when: "the widget session's `identityToken` is not an HS256 JWT signed with the tenant's identity secret (or no secret is configured), or its `sub`, `iat`, `exp` (past, or more than 24 h after `iat`), `email` or `name` is missing or invalid",
+  },
+  IDENTITY_REQUIRED: {
+    status: 401,
+    when: 'the tenant requires identified visitors (`identityVerification.required`) and the widget session has no `identityToken`',
+  },
   ORIGIN_NOT_ALLOWED: { status: 403, when: "the browser's `Origin` is not one of the tenant's `allowedOrigins`" },
   BOT_INACTIVE: { status: 409, when: 'the bot is inactive: its widget is not loaded and it answers no messages' },
   CONVERSATION_ENDED: { status: 409, when: 'the conversation has ended and takes no more messages or leads' },

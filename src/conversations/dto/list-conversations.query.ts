@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { ConversationSort } from '../conversations.repository';
-import { IsIn, IsOptional, IsUUID } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { DateRangePageQueryDto } from '../../common/paging/date-range';
 import { ConversationStatus } from '../../generated/prisma/enums';
 
@@ -16,6 +16,17 @@ export class ListConversationsQueryDto extends DateRangePageQueryDto {
   @IsOptional()
   @IsIn(CONVERSATION_STATUSES, { message: `must be one of ${CONVERSATION_STATUSES.join(', ')}` })
   status?: ConversationStatus;
+
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 200,
+    description:
+      "Only the conversations of the visitor the tenant identified with this id (an identity token's `sub`, the API channel's `externalId`); none for an id never seen.",
+  })
+  @IsOptional()
+  @IsString({ message: 'must be a string' })
+  @Length(1, 200, { message: 'must be 1 to 200 characters' })
+  externalId?: string;
 
   @ApiPropertyOptional({
     enum: CONVERSATION_SORTS,

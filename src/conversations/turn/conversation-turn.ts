@@ -7,6 +7,7 @@ import { toConversationResponse, toMessageResponse } from '../conversation.mappe
 import { ConversationRow, ConversationsRepository, MessageRow } from '../conversations.repository';
 import { conversationEnded, type Exchange, type TurnRequest } from './turn';
 import { TurnStore } from './turn-store';
+import type { VisitorIdentity } from '../visitors/visitors.repository';
 
 /**
  * One conversation turn, whatever the channel (STYLE.md, The conversation core and channels): the
@@ -26,17 +27,29 @@ export class ConversationTurn {
     private readonly conversations: ConversationsRepository,
   ) {}
 
-  /** A new conversation of the visitor with the bot, opened by the bot's welcome message. */
+  /**
+   * A new conversation of the visitor with the bot, opened by the bot's welcome message. An
+   * identified visitor's profile (`visitor`) is copied onto it, so every read shows who it is.
+   */
   open(
     tenantId: string,
     bot: { id: string; welcomeMessage: string | null },
-    opening: { channel: ConversationChannel; visitorId: string },
+    opening: { channel: ConversationChannel; visitorId: string; visitor?: VisitorIdentity },
   ): Promise<{ conversation: ConversationRow; messages: MessageRow[] }> {
     return this.changes.transaction(tenantId, async (changes) => {
       const now = new Date();
+      const { visitor } = opening;
       const { id } = await this.conversations.create(
         tenantId,
-        { botId: bot.id, status: 'active', channel: opening.channel, visitorId: opening.visitorId, createdAt: now, endedAt: null },
+        {
+          botId: bot.id,
+          status: 'active',
+          channel: opening.channel,
+          visitorId: opening.visitorId,
+          ...(visitor && { visitorExternalId: visitor.externalId, visitorEmail: visitor.email ?? null, visitorName: visitor.name ?? null }),
+          createdAt: now,
+          endedAt: null,
+        },
         changes.tx,
       );
       const messages = bot.welcomeMessage

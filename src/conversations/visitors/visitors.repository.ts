@@ -49,6 +49,14 @@ export class VisitorsRepository {
     return { id: visitor.id, email: visitor.email, name: visitor.name };
   }
 
+  /** An identified visitor's profile, for the conversations it starts; null for an anonymous visitor id. */
+  async profileOf(tenantId: string, visitorId: string): Promise<VisitorIdentity | null> {
+    return this.prisma.visitor.findUnique({
+      where: { tenantId_id: { tenantId, id: visitorId } },
+      select: { externalId: true, email: true, name: true },
+    });
+  }
+
   /** The visitor id of an external id, or null when the tenant never identified it. */
   async idOf(tenantId: string, externalId: string): Promise<string | null> {
     const visitor = await this.prisma.visitor.findUnique({ where: { tenantId_externalId: { tenantId, externalId } }, select: { id: true } });

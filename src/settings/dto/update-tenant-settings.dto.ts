@@ -93,6 +93,13 @@ export class RetentionDto {
   leadDays?: number | null;
 }
 
+export class IdentityVerificationDto {
+  /** Refuse widget sessions without an identity token; true needs an identity secret (400 otherwise). */
+  @OptionalNotNull()
+  @IsBoolean({ message: 'must be true or false' })
+  required?: boolean;
+}
+
 /** PATCH /api/v1/settings: any field, nested objects partial too; null is refused everywhere but in `retention`. */
 export class UpdateTenantSettingsDto {
   @ApiPropertyOptional({ maxLength: 64, example: 'Europe/Berlin', description: 'An IANA time zone name; analytics periods are days, weeks and months in it.' })
@@ -141,4 +148,13 @@ export class UpdateTenantSettingsDto {
   @ValidateNested({ message: 'must be an object' })
   @Type(() => RetentionDto)
   retention?: RetentionDto;
+
+  @ApiPropertyOptional({
+    type: IdentityVerificationDto,
+    description: '`configured` is read-only: the secret is made and deleted at `/api/v1/identity-secret`.',
+  })
+  @OptionalNotNull()
+  @ValidateNested({ message: 'must be an object' })
+  @Type(() => IdentityVerificationDto)
+  identityVerification?: IdentityVerificationDto;
 }

@@ -20,6 +20,16 @@ export class CreateSessionDto {
   @MaxLength(1024, { message: 'must be at most 1024 characters' })
   visitorToken?: string;
 
+  @ApiPropertyOptional({
+    maxLength: 4096,
+    description:
+      "Known visitors: a JWT the tenant's back end signed (HS256, with the identity secret) naming its user: `sub` (1..200), `iat`, `exp` (at most 24 h after `iat`), optional `email` and `name`. Valid: the visitor is that user, the same visitor id on every device; invalid: 401 `INVALID_IDENTITY_TOKEN`. See docs/known-visitors.md.",
+  })
+  @OptionalNotNull()
+  @IsString({ message: 'must be a string' })
+  @MaxLength(4096, { message: 'must be at most 4096 characters' })
+  identityToken?: string;
+
   /** Ignored, still accepted from widget scripts of before part 3: the service mints visitor ids. */
   @ApiPropertyOptional({
     maxLength: 256,
