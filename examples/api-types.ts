@@ -1248,6 +1248,34 @@ export interface paths {
         patch: operations["updateBotSettings"];
         trace?: never;
     };
+    "/api/v1/identity-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the identity secret (replacing the old one)
+         * @description The answer carries the secret, once. A secret made again replaces the old one at once: identity tokens signed with the old one are refused from then on. Settings show only `identityVerification.configured`.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        post: operations["createIdentitySecret"];
+        /**
+         * Delete the identity secret
+         * @description Identity tokens are refused from then on, and `identityVerification.required` goes back to false (required without a secret would refuse every visitor). Without a secret: 204, nothing changes.
+         *
+         *     Dashboard users only (session cookie and `X-Tenant-Id`; API keys get 403 `INSUFFICIENT_SCOPE`): owners and admins.
+         */
+        delete: operations["deleteIdentitySecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/widget/bots/{botId}": {
         parameters: {
             query?: never;
@@ -1279,7 +1307,7 @@ export interface paths {
         put?: never;
         /**
          * Start a visitor session
-         * @description The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. At most 10 new sessions a minute per client address.
+         * @description The service mints the visitor id; send the visitor’s earlier `visitorToken` (even expired, up to 30 days) to stay the same visitor. With a valid `identityToken` the visitor is the tenant’s user it names: the same visitor id on every device, whatever `visitorToken` says; with `identityVerification.required`, a session without one is 401 `IDENTITY_REQUIRED`. At most 10 new sessions a minute per client address.
          *
          *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
          */
@@ -1727,7 +1755,7 @@ export interface components {
          * @description Machine-readable code.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_RECORD_ERASED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INVALID_VISITOR_TOKEN" | "ORIGIN_NOT_ALLOWED" | "BOT_INACTIVE" | "CONVERSATION_ENDED" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED" | "MESSAGE_LIMIT_REACHED" | "DELIVERY_IN_FLIGHT" | "INVALID_SESSION" | "INVALID_CREDENTIALS" | "CSRF_REJECTED" | "TENANT_REQUIRED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "EMAIL_TAKEN" | "SIGNUP_CLOSED" | "LAST_OWNER" | "INVITATION_EXPIRED" | "ALREADY_ASSIGNED" | "HANDOFF_DISABLED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "PLAN_UPGRADE_REQUIRED" | "HTTPS_REQUIRED" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PLAN_LIMIT_REACHED" | "INVALID_STATUS_TRANSITION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_RECORD_ERASED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INVALID_VISITOR_TOKEN" | "INVALID_IDENTITY_TOKEN" | "IDENTITY_REQUIRED" | "ORIGIN_NOT_ALLOWED" | "BOT_INACTIVE" | "CONVERSATION_ENDED" | "LEAD_CAPTURE_DISABLED" | "LEAD_ALREADY_CAPTURED" | "MESSAGE_LIMIT_REACHED" | "DELIVERY_IN_FLIGHT" | "INVALID_SESSION" | "INVALID_CREDENTIALS" | "CSRF_REJECTED" | "TENANT_REQUIRED" | "NOT_A_MEMBER" | "INSUFFICIENT_ROLE" | "EMAIL_TAKEN" | "SIGNUP_CLOSED" | "LAST_OWNER" | "INVITATION_EXPIRED" | "ALREADY_ASSIGNED" | "HANDOFF_DISABLED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         FieldErrorResponse: {
             /**
              * @description The field, query parameter or `body`; nested fields are dotted (`messages[0].role`). A name over 64 characters is cut there and ends in `…`.
@@ -2471,7 +2499,7 @@ export interface components {
             requestId: string | null;
             /** @description The client address of the request that made the change; null for changes made outside a request. */
             ip: string | null;
-            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `settings.updated`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `bot.settings_updated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `conversation.assigned`, `conversation.deleted`, `lead.deleted`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.disabled`, `member.added`, `member.role_changed`, `member.removed`, `invitation.created`, `invitation.deleted`, `privacy.exported`, `privacy.erasure_requested`. `webhook.disabled` is written by the delivery worker (the receiver answered 410, or failed for 5 days). */
+            /** @description What happened: `tenant.created`, `tenant.renamed`, `tenant.plan_changed`, `settings.updated`, `identity_secret.created`, `identity_secret.deleted`, `api_key.created`, `api_key.deleted`, `bot.created`, `bot.updated`, `bot.activated`, `bot.deactivated`, `bot.settings_updated`, `knowledge_document.created`, `knowledge_document.updated`, `knowledge_document.deleted`, `conversation.recorded`, `conversation.assigned`, `conversation.deleted`, `lead.deleted`, `webhook.created`, `webhook.updated`, `webhook.deleted`, `webhook.secret_rotated`, `webhook.disabled`, `member.added`, `member.role_changed`, `member.removed`, `invitation.created`, `invitation.deleted`, `privacy.exported`, `privacy.erasure_requested`. `webhook.disabled` is written by the delivery worker (the receiver answered 410, or failed for 5 days). */
             action: string;
             /** @description The kind of thing acted on: `tenant`, `api_key`, `bot`, `knowledge_document`, `conversation`, `lead`, `webhook`, `user`, `invitation`, `person`, `privacy_erasure`. */
             targetType: string;
@@ -2705,6 +2733,12 @@ export interface components {
             /** @description Days after its creation before the hourly sweep deletes a lead; null: kept for ever. */
             leadDays: number | null;
         };
+        IdentityVerification: {
+            /** @description An identity secret exists (`POST /api/v1/identity-secret`); read-only: the secret itself is never shown again. */
+            configured: boolean;
+            /** @description A widget session without an `identityToken` is refused (401 `IDENTITY_REQUIRED`). May be true only with a secret; deleting the secret sets it back to false. */
+            required: boolean;
+        };
         TenantSettings: {
             /**
              * @description IANA time zone name; analytics periods are days, weeks and months in it.
@@ -2722,6 +2756,8 @@ export interface components {
             leadCapture: components["schemas"]["LeadCapture"];
             widgetLimits: components["schemas"]["WidgetLimits"];
             retention: components["schemas"]["Retention"];
+            /** @description Known visitors: identity tokens the tenant’s back end signs (docs/known-visitors.md). */
+            identityVerification: components["schemas"]["IdentityVerification"];
         };
         TenantSettingsEnvelope: {
             settings: components["schemas"]["TenantSettings"];
@@ -2752,6 +2788,10 @@ export interface components {
             /** @description Days after its creation before a lead is deleted; null: kept for ever. */
             leadDays?: number | null;
         };
+        IdentityVerificationDto: {
+            /** @description Refuse widget sessions without an identity token; true needs an identity secret (400 otherwise). */
+            required?: boolean;
+        };
         UpdateTenantSettingsDto: {
             /**
              * @description An IANA time zone name; analytics periods are days, weeks and months in it.
@@ -2769,6 +2809,8 @@ export interface components {
             leadCapture?: components["schemas"]["LeadCaptureDto"];
             widgetLimits?: components["schemas"]["WidgetLimitsDto"];
             retention?: components["schemas"]["RetentionDto"];
+            /** @description `configured` is read-only: the secret is made and deleted at `/api/v1/identity-secret`. */
+            identityVerification?: components["schemas"]["IdentityVerificationDto"];
         };
         HandoffSettings: {
             /** @description The visitor may ask for a person (the widget shows “talk to a person”). */
@@ -2822,6 +2864,13 @@ export interface components {
             /** @description Human handoff in the widget; partial. */
             handoff?: components["schemas"]["HandoffSettingsDto"];
         };
+        IdentitySecretResponse: {
+            /**
+             * @description The HS256 key of the tenant's identity tokens (the whole string, as UTF-8). Shown this once; a new one replaces the old at once.
+             * @example idsec_3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+             */
+            secret: string;
+        };
         WidgetHandoff: {
             /** @description The widget offers “talk to a person” (`POST .../handoff`). */
             enabled: boolean;
@@ -2851,6 +2900,8 @@ export interface components {
         CreateSessionDto: {
             /** @description The visitor's earlier visitor token (even expired, up to 30 days) to stay the same visitor; without a valid one a new visitor id is minted. */
             visitorToken?: string;
+            /** @description Known visitors: a JWT the tenant's back end signed (HS256, with the identity secret) naming its user: `sub` (1..200), `iat`, `exp` (at most 24 h after `iat`), optional `email` and `name`. Valid: the visitor is that user, the same visitor id on every device; invalid: 401 `INVALID_IDENTITY_TOKEN`. See docs/known-visitors.md. */
+            identityToken?: string;
             /**
              * @deprecated
              * @description Ignored: the service mints visitor ids (send `visitorToken` to stay the same visitor).
@@ -2936,11 +2987,13 @@ export interface components {
         PersonDto: {
             /**
              * Format: email
-             * @description An e-mail address (400 otherwise), compared case-insensitively with the leads’ e-mail addresses. Give this or `visitorId`.
+             * @description An e-mail address (400 otherwise), compared case-insensitively with the leads’ e-mail addresses. Give exactly one of `email`, `visitorId` and `externalId`.
              */
             email?: string;
-            /** @description A widget visitor id, as conversations show it. Give this or `email`. */
+            /** @description A widget visitor id, as conversations show it. Give exactly one of `email`, `visitorId` and `externalId`. */
             visitorId?: string;
+            /** @description The tenant's own id of its user (an identity token's `sub`, the API channel's `externalId`): that visitor, its conversations and its profile (erasure deletes it too). Give exactly one of `email`, `visitorId` and `externalId`. */
+            externalId?: string;
         };
         ExportedConversation: {
             /** Format: uuid */
@@ -3297,6 +3350,29 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "INVALID_API_KEY";
+                        /** @enum {integer} */
+                        status?: 401;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `INVALID_API_KEY`: the API key is missing, malformed, unknown, expired or deleted.
+         *
+         *     `INVALID_IDENTITY_TOKEN`: the widget session's `identityToken` is not an HS256 JWT signed with the tenant's identity secret (or no secret is configured), or its `sub`, `iat`, `exp` (past, or more than 24 h after `iat`), `email` or `name` is missing or invalid.
+         *
+         *     `IDENTITY_REQUIRED`: the tenant requires identified visitors (`identityVerification.required`) and the widget session has no `identityToken`.
+         */
+        "ApiV1Error401.INVALID_API_KEY.INVALID_IDENTITY_TOKEN.IDENTITY_REQUIRED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "INVALID_API_KEY" | "INVALID_IDENTITY_TOKEN" | "IDENTITY_REQUIRED";
                         /** @enum {integer} */
                         status?: 401;
                     };
@@ -5181,6 +5257,8 @@ export interface operations {
                 from?: string;
                 /** @description Latest creation time. An ISO 8601 date (`2026-01-31`) or date-time with a time zone (`2026-01-31T09:30:00Z`) of the years 0001 to 9999, compared with `createdAt`; inclusive. A date covers that whole UTC day. Not earlier than `from`. */
                 to?: string;
+                /** @description Only the conversations of the visitor the tenant identified with this id (an identity token's `sub`, the API channel's `externalId`); none for an id never seen. */
+                externalId?: string;
                 /** @description `waiting`: the conversations a visitor waits in first, longest wait first (`waitingSince`), then newest first; an agent’s queue is `?status=handed_off&sort=waiting`. */
                 sort?: "newest" | "waiting";
                 /** @description Only the conversations of this bot (a bot of another tenant gives an empty page). */
@@ -6898,6 +6976,62 @@ export interface operations {
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
         };
     };
+    createIdentitySecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentitySecretResponse"];
+                };
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    deleteIdentitySecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400.VALIDATION_ERROR.TENANT_REQUIRED"];
+            401: components["responses"]["Error401.INVALID_SESSION.INVALID_API_KEY"];
+            403: components["responses"]["Error403.CSRF_REJECTED.NOT_A_MEMBER.INSUFFICIENT_ROLE.INSUFFICIENT_SCOPE.HTTPS_REQUIRED"];
+            429: components["responses"]["Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["Error500.INTERNAL_ERROR"];
+            503: components["responses"]["Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
     getWidgetBot: {
         parameters: {
             query?: never;
@@ -6954,7 +7088,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
-            401: components["responses"]["ApiV1Error401.INVALID_API_KEY"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_IDENTITY_TOKEN.IDENTITY_REQUIRED"];
             403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
             404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
             409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
@@ -7793,7 +7927,7 @@ export const pathsApiV1OpenapiJsonGetResponses200ContentApplicationJsonOpenapiVa
 export const pathsDocsAssetsFileGetParametersPathFileValues: ReadonlyArray<FlattenedDeepRequired<paths>["/docs/assets/{file}"]["get"]["parameters"]["path"]["file"]> = ["docs.js", "swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png"];
 export const healthIndicatorStatusStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthIndicatorStatus"]["status"]> = ["up", "down"];
 export const healthIndicatorStatusKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthIndicatorStatus"]["kind"]> = ["postgres", "embedded"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["VALIDATION_ERROR", "INVALID_API_KEY", "INSUFFICIENT_SCOPE", "PLAN_UPGRADE_REQUIRED", "HTTPS_REQUIRED", "UNAUTHORIZED", "NOT_FOUND", "CONFLICT", "PLAN_LIMIT_REACHED", "INVALID_STATUS_TRANSITION", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_RECORD_ERASED", "PAYLOAD_TOO_LARGE", "HEADERS_TOO_LARGE", "REQUEST_TIMEOUT", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMIT_EXCEEDED", "INVALID_VISITOR_TOKEN", "ORIGIN_NOT_ALLOWED", "BOT_INACTIVE", "CONVERSATION_ENDED", "LEAD_CAPTURE_DISABLED", "LEAD_ALREADY_CAPTURED", "MESSAGE_LIMIT_REACHED", "DELIVERY_IN_FLIGHT", "INVALID_SESSION", "INVALID_CREDENTIALS", "CSRF_REJECTED", "TENANT_REQUIRED", "NOT_A_MEMBER", "INSUFFICIENT_ROLE", "EMAIL_TAKEN", "SIGNUP_CLOSED", "LAST_OWNER", "INVITATION_EXPIRED", "ALREADY_ASSIGNED", "HANDOFF_DISABLED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErrorCode"]> = ["VALIDATION_ERROR", "INVALID_API_KEY", "INSUFFICIENT_SCOPE", "PLAN_UPGRADE_REQUIRED", "HTTPS_REQUIRED", "UNAUTHORIZED", "NOT_FOUND", "CONFLICT", "PLAN_LIMIT_REACHED", "INVALID_STATUS_TRANSITION", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_RECORD_ERASED", "PAYLOAD_TOO_LARGE", "HEADERS_TOO_LARGE", "REQUEST_TIMEOUT", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMIT_EXCEEDED", "INVALID_VISITOR_TOKEN", "INVALID_IDENTITY_TOKEN", "IDENTITY_REQUIRED", "ORIGIN_NOT_ALLOWED", "BOT_INACTIVE", "CONVERSATION_ENDED", "LEAD_CAPTURE_DISABLED", "LEAD_ALREADY_CAPTURED", "MESSAGE_LIMIT_REACHED", "DELIVERY_IN_FLIGHT", "INVALID_SESSION", "INVALID_CREDENTIALS", "CSRF_REJECTED", "TENANT_REQUIRED", "NOT_A_MEMBER", "INSUFFICIENT_ROLE", "EMAIL_TAKEN", "SIGNUP_CLOSED", "LAST_OWNER", "INVITATION_EXPIRED", "ALREADY_ASSIGNED", "HANDOFF_DISABLED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
 export const livenessResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LivenessResponse"]["status"]> = ["ok"];
 export const readinessResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReadinessResponse"]["status"]> = ["ok", "error", "shutting_down"];
 export const apiKeyTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyType"]> = ["secret", "public"];
@@ -7848,6 +7982,8 @@ export const componentsResponsesApiV1Error400VALIDATION_ERRORTENANT_REQUIREDCont
 export const componentsResponsesApiV1Error400VALIDATION_ERRORTENANT_REQUIREDContentApplicationJsonErrorStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error400.VALIDATION_ERROR.TENANT_REQUIRED"]["content"]["application/json"]["error"]["status"]> = [400];
 export const componentsResponsesApiV1Error401INVALID_API_KEYContentApplicationJsonErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error401.INVALID_API_KEY"]["content"]["application/json"]["error"]["code"]> = ["INVALID_API_KEY"];
 export const componentsResponsesApiV1Error401INVALID_API_KEYContentApplicationJsonErrorStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error401.INVALID_API_KEY"]["content"]["application/json"]["error"]["status"]> = [401];
+export const componentsResponsesApiV1Error401INVALID_API_KEYINVALID_IDENTITY_TOKENIDENTITY_REQUIREDContentApplicationJsonErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_IDENTITY_TOKEN.IDENTITY_REQUIRED"]["content"]["application/json"]["error"]["code"]> = ["INVALID_API_KEY", "INVALID_IDENTITY_TOKEN", "IDENTITY_REQUIRED"];
+export const componentsResponsesApiV1Error401INVALID_API_KEYINVALID_IDENTITY_TOKENIDENTITY_REQUIREDContentApplicationJsonErrorStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_IDENTITY_TOKEN.IDENTITY_REQUIRED"]["content"]["application/json"]["error"]["status"]> = [401];
 export const componentsResponsesApiV1Error401INVALID_API_KEYINVALID_SESSIONContentApplicationJsonErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"]["content"]["application/json"]["error"]["code"]> = ["INVALID_API_KEY", "INVALID_SESSION"];
 export const componentsResponsesApiV1Error401INVALID_API_KEYINVALID_SESSIONContentApplicationJsonErrorStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_SESSION"]["content"]["application/json"]["error"]["status"]> = [401];
 export const componentsResponsesApiV1Error401INVALID_API_KEYINVALID_VISITOR_TOKENContentApplicationJsonErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"]["content"]["application/json"]["error"]["code"]> = ["INVALID_API_KEY", "INVALID_VISITOR_TOKEN"];
