@@ -32,6 +32,7 @@ import { leadsBulkMarkdown, measureLeadsBulk } from './leads-bulk.mjs';
 import { measureWebhooks, webhooksMarkdown } from './webhooks.mjs';
 import { embeddedMarkdown, embeddedSection, onlyEmbedded } from './embedded.mjs';
 import { openConversation, seedWidget, widgetScenario } from './widget.mjs';
+import { seedIdentitySecret, sessionScenarios, verificationCpuUs } from './widget-identity.mjs';
 import { ACCOUNTS_ORIGIN, accountsMarkdown, measureAccounts } from './accounts.mjs';
 import { measurePrivacy, privacyMarkdown } from './privacy.mjs';
 import { handoffMarkdown, measureHandoff } from './handoff.mjs';
@@ -326,6 +327,7 @@ async function onlyWidget(url, keys, started, commit) {
     seconds: DURATION,
     log,
   });
+  const sessions = await measureSessions(url, widget);
   await stopServer(service);
   await stopServer(baseline);
   const row = {
@@ -340,8 +342,29 @@ async function onlyWidget(url, keys, started, commit) {
   );
   writeFileSync(
     path.join(root, 'bench/results-widget.json'),
-    JSON.stringify({ commit, date: new Date().toISOString(), quick, widget: row, minutes: +((Date.now() - started) / 60000).toFixed(1) }, null, 2) + '\n',
+    JSON.stringify({ commit, date: new Date().toISOString(), quick, widget: row, sessions, minutes: +((Date.now() - started) / 60000).toFixed(1) }, null, 2) +
+      '\n',
   );
+}
+
+/**
+ * Known visitors: a widget session without and with an identity token on the service (port 3401),
+ * and the token's verification alone, in this process: its share of the identified session's CPU.
+ */
+async function measureSessions(url, widget) {
+  const secret = await seedIdentitySecret(url, widget.tenantId);
+  const scenarios = await sessionScenarios(widget, secret);
+  const anonymous = await measure('http://127.0.0.1:3401', scenarios.anonymous);
+  const identified = await measure('http://127.0.0.1:3401', scenarios.identified);
+  const verificationUs = await verificationCpuUs(secret, scenarios.token);
+  const sharePct = +((100 * verificationUs) / identified.cpuUs).toFixed(1);
+  for (const [name, m] of [
+    [scenarios.anonymous.name, anonymous],
+    [scenarios.identified.name, identified],
+  ])
+    log(`${name}: ${m.rps} req/s p50 ${m.p50} p99 ${m.p99}, ${m.cpuUs} µs CPU/req`);
+  log(`identity token verification: ${verificationUs} µs CPU each, ${sharePct}% of the identified session's CPU`);
+  return { anonymous, identified, verificationUs, verificationSharePct: sharePct };
 }
 
 /** The bulk section's tenant: neither the big one nor the create-lead scenario's. */
