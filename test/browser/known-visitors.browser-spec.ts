@@ -151,25 +151,39 @@ describe('Known visitors in headless Chromium', () => {
   const launcher = (page: Page) => page.locator('[data-chatbot-widget] >> css=button.launcher');
   const inWidget = (page: Page, text: string) => page.locator(`[data-chatbot-widget] >> text=${text}`);
 
+  /** The visitor id of the widget session the page opens next (the launcher's click opens it). */
+  const nextSession = (page: Page) =>
+    page
+      .waitForResponse((response) => response.url().endsWith('/api/v1/widget/sessions') && response.status() === 201)
+      .then(async (response) => {
+        return ((await response.json()) as { visitorId: string }).visitorId;
+      });
+  const ask = async (page: Page, question: string) => {
+    await page.locator('[data-chatbot-widget] >> css=input[name=question]').fill(question);
+    await page.keyboard.press('Enter');
+    await page.locator('[data-chatbot-widget] >> css=.log > .bubble.assistant:last-child:not([aria-busy])').waitFor();
+  };
+
   it('knows the site’s signed-in user on every device, and the inbox shows them as verified', async () => {
     const laptop = await browser.newPage({ viewport: { width: 1000, height: 800 } });
     laptop.setDefaultTimeout(15000);
-    const opened = laptop.waitForResponse((response) => response.url().endsWith('/api/v1/widget/sessions'));
     await laptop.goto(`${siteBase}/?user=user-42`);
+    const laptopVisitor = nextSession(laptop);
     await launcher(laptop).click();
-    expect((await opened).status()).toBe(201);
-    await laptop.locator('[data-chatbot-widget] >> css=input[name=question]').fill('How much does the Pro plan cost?');
-    await laptop.keyboard.press('Enter');
-    await laptop.locator('[data-chatbot-widget] >> css=.log > .bubble.assistant:last-child:not([aria-busy])').waitFor();
+    await ask(laptop, 'How much does the Pro plan cost?');
+    expect(await inWidget(laptop, '49 EUR per month').count()).toBe(1);
+    // An identified session keeps no anonymous visitor token in the browser.
     expect(await laptop.evaluate('localStorage.length')).toBe(0);
 
-    // Another device: a new browser context, a token for the same user; the conversation follows them.
+    // Another device: a new browser context, a token for the same user: the same visitor.
     const phoneContext = await browser.newContext({ viewport: { width: 375, height: 700 } });
     const phone = await phoneContext.newPage();
     phone.setDefaultTimeout(15000);
     await phone.goto(`${siteBase}/?user=user-42`);
+    const phoneVisitor = nextSession(phone);
     await launcher(phone).click();
-    await inWidget(phone, 'How much does the Pro plan cost?').waitFor();
+    expect(await phoneVisitor).toBe(await laptopVisitor);
+    await ask(phone, 'And the Business plan?');
     await phoneContext.close();
 
     // A token signed with another secret: dropped; the tenant requires identity, so chat waits for a sign-in.
@@ -179,26 +193,38 @@ describe('Known visitors in headless Chromium', () => {
     await launcher(forged).click();
     await inWidget(forged, 'Chat is unavailable until you sign in on this site.').waitFor();
     expect(await forged.locator('[data-chatbot-widget] >> css=.bubble').count()).toBe(1);
+    expect(await forged.locator('[data-chatbot-widget] >> css=[role=log]').getAttribute('aria-live')).toBe('polite');
 
-    // The page signs its user in later: identify() starts a session as them, with their history.
+    // The page signs its user in later: identify() starts a session as them at once.
+    const identified = nextSession(forged);
     await forged.evaluate(`window.ChatbotWidget.identify(${JSON.stringify(await tokenFor('user-42'))})`);
-    await inWidget(forged, 'How much does the Pro plan cost?').waitFor();
+    expect(await identified).toBe(await laptopVisitor);
     expect(await inWidget(forged, 'Chat is unavailable').count()).toBe(0);
+    await ask(forged, 'Does Pro include messages?');
     await forged.close();
 
+    // The inbox: each of the person's conversations is Verified, with their name and e-mail; one lists the others.
     const { page, problems } = await signedIn(ownerCookie, '/inbox');
     await heading(page, 'Inbox');
     await page.getByLabel('Show').selectOption('');
-    const item = page.locator('.inbox-list a', { hasText: 'Grace Hopper' }).first();
-    await item.waitFor();
-    expect(await item.textContent()).toMatch(/^Verified Grace Hopper, grace@example\.com · /);
-    await item.click();
+    const items = page.locator('.inbox-list a', { hasText: 'Grace Hopper' });
+    await items.nth(2).waitFor();
+    expect(await items.count()).toBe(3);
+    expect(await items.first().textContent()).toMatch(/^Verified Grace Hopper, grace@example\.com · With the bot/);
+    await items.first().click();
     const panel = page.locator('.inbox-panel');
     await panel.locator('.badge.verified', { hasText: 'Verified' }).waitFor();
     await panel.getByText('Grace Hopper, grace@example.com').waitFor();
     await panel.getByText('your user id user-42').waitFor();
-    await panel.getByRole('heading', { name: 'Other conversations of this person' }).waitFor();
+    const others = panel.getByRole('region', { name: 'Other conversations of this person' }).getByRole('link');
+    await others.nth(1).waitFor();
+    expect(await others.count()).toBe(2);
     await expectAccessible(page);
+    await others.first().click();
+    await page.getByText('And the Business plan?').waitFor();
+    await page.setViewportSize({ width: 375, height: 800 });
+    await expectAccessible(page);
+    await expectNoSidewaysScroll(page);
     expect(problems).toEqual([]);
     await laptop.close();
     await page.context().close();

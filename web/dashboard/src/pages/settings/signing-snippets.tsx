@@ -12,7 +12,7 @@ const SIGNERS = {
     code: `// npm install jose
 import { SignJWT } from 'jose';
 
-const secret = new TextEncoder().encode(process.env.CHAT_IDENTITY_SECRET);
+const secret = new TextEncoder().encode(process.env.IDENTITY_SECRET);
 const identityToken = await new SignJWT({ email: user.email, name: user.name })
   .setProtectedHeader({ alg: 'HS256' })
   .setSubject(String(user.id))
@@ -28,7 +28,7 @@ import os, time, jwt
 now = int(time.time())
 identity_token = jwt.encode(
     {"sub": str(user.id), "iat": now, "exp": now + 3600, "email": user.email, "name": user.name},
-    os.environ["CHAT_IDENTITY_SECRET"],
+    os.environ["IDENTITY_SECRET"],
     algorithm="HS256",
 )`,
   },
@@ -40,7 +40,7 @@ use Firebase\\JWT\\JWT;
 $now = time();
 $identityToken = JWT::encode(
     ['sub' => (string) $user->id, 'iat' => $now, 'exp' => $now + 3600, 'email' => $user->email, 'name' => $user->name],
-    getenv('CHAT_IDENTITY_SECRET'),
+    getenv('IDENTITY_SECRET'),
     'HS256'
 );`,
   },
