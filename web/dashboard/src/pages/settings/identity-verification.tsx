@@ -71,8 +71,7 @@ function ManagedIdentity() {
               onDone={() => setCreated(undefined)}
             >
               <p>
-                <strong>Copy it now: you will not see it again.</strong> Keep it on your server (for example in <code>IDENTITY_SECRET</code>), never in a
-                page.
+                <strong>Copy it now: you will not see it again.</strong> Keep it on your server (for example in <code>IDENTITY_SECRET</code>), never in a page.
               </p>
             </ShownOnce>
           )}
