@@ -174,6 +174,13 @@ describe('Known visitors in headless Chromium', () => {
     expect(await inWidget(laptop, '49 EUR per month').count()).toBe(1);
     // An identified session keeps no anonymous visitor token in the browser.
     expect(await laptop.evaluate('localStorage.length')).toBe(0);
+    // A fresh token for the same user (the page renews it): the conversation goes on, no new session.
+    const sessionsOpened: string[] = [];
+    laptop.on('request', (request) => request.url().endsWith('/api/v1/widget/sessions') && sessionsOpened.push(request.url()));
+    await laptop.evaluate(`window.ChatbotWidget.identify(${JSON.stringify(await tokenFor('user-42'))})`);
+    await laptop.waitForTimeout(300);
+    expect(sessionsOpened).toEqual([]);
+    expect(await inWidget(laptop, 'How much does the Pro plan cost?').count()).toBe(1);
 
     // Another device: a new browser context, a token for the same user: the same visitor.
     const phoneContext = await browser.newContext({ viewport: { width: 375, height: 700 } });
@@ -226,7 +233,13 @@ describe('Known visitors in headless Chromium', () => {
     await expectAccessible(page);
     await expectNoSidewaysScroll(page);
     expect(problems).toEqual([]);
-    await laptop.close();
     await page.context().close();
+
+    // The site's user signs out: their transcript leaves the panel; anonymous, this tenant's widget waits for a sign-in.
+    await laptop.evaluate('window.ChatbotWidget.identify(null)');
+    await inWidget(laptop, 'Chat is unavailable until you sign in on this site.').waitFor();
+    expect(await inWidget(laptop, 'How much does the Pro plan cost?').count()).toBe(0);
+    expect(await laptop.evaluate('sessionStorage.length')).toBe(0);
+    await laptop.close();
   });
 });

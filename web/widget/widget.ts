@@ -51,7 +51,10 @@ interface WidgetGlobal {
     },
   });
   global.widgets.push((token) => {
+    const samePerson = identityOf(token || undefined) === identityOf(identityToken);
     identityToken = token || undefined;
+    // A fresh token for the same user (or null again) changes nothing: the conversation goes on.
+    if (samePerson) return;
     // Neither the anonymous visitor nor the previous person's conversation carries over.
     sessionStorage.removeItem(sessionKey);
     localStorage.removeItem(visitorTokenKey);
