@@ -149,7 +149,8 @@ export function toTenantSettings(row: TenantSettingsWithPlan): TenantSettings {
       repliesPerDayIsDefault: row.widgetRepliesPerDay === null,
     },
     retention: { conversationDays: row.conversationRetentionDays, leadDays: row.leadRetentionDays },
-    identityVerification: { configured: row.identitySecret !== null, required: row.identityRequired },
+    // Required counts only with a secret (as the widget reads it): a PATCH racing the secret's deletion cannot lock visitors out.
+    identityVerification: { configured: row.identitySecret !== null, required: row.identityRequired && row.identitySecret !== null },
   };
 }
 

@@ -76,7 +76,9 @@ export class WidgetService {
       const identity = await verifyIdentityToken(identityToken, settings.identitySecret, now);
       visitorId = (await this.visitors.identify(caller.tenantId, identity)).id;
     } else {
-      if (settings.identityRequired) throw new AppError(ErrorCode.IDENTITY_REQUIRED, 'This widget serves identified visitors only: send an identityToken.');
+      // Without a secret no token could be valid: required then refuses nobody (deleting the secret resets it; this covers a PATCH racing that).
+      if (settings.identityRequired && settings.identitySecret !== null)
+        throw new AppError(ErrorCode.IDENTITY_REQUIRED, 'This widget serves identified visitors only: send an identityToken.');
       const previous = this.tokens.verify(previousToken, nowS, VISITOR_RENEWAL_WINDOW_S);
       visitorId = previous?.tenantId === caller.tenantId ? previous.visitorId : newVisitorId();
     }

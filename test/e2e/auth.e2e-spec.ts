@@ -455,6 +455,8 @@ const USER_ROUTES: [string, 'member' | 'manager', Scope[]?][] = [
   ['POST /api/v1/bots', 'manager'],
   ['PATCH /api/v1/bots/:id', 'manager'],
   ['GET /api/v1/audit-log', 'manager'],
+  ['POST /api/v1/identity-secret', 'manager'],
+  ['DELETE /api/v1/identity-secret', 'manager'],
   ['PUT /api/v1/conversations/:id/assignee', 'member', ['conversations:write']],
 ];
 

@@ -1102,7 +1102,12 @@ const API_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/verify', scope: null },
   { method: 'GET', template: '/api/v1/bots', scope: 'bots:read' },
   { method: 'GET', template: '/api/v1/bots/{id}', scope: 'bots:read', ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
-  { method: 'GET', template: '/api/v1/conversations', scope: 'conversations:read', query: ['limit', 'offset', 'botId', 'status', 'from', 'to', 'sort'] },
+  {
+    method: 'GET',
+    template: '/api/v1/conversations',
+    scope: 'conversations:read',
+    query: ['limit', 'offset', 'botId', 'status', 'from', 'to', 'sort', 'externalId'],
+  },
   {
     method: 'GET',
     template: '/api/v1/conversations/{id}',
@@ -1357,6 +1362,8 @@ const TENANT_USER_ROUTES: RouteDef[] = [
   { method: 'POST', template: '/api/v1/bots', user: manager, body: botFields },
   { method: 'PATCH', template: '/api/v1/bots/{id}', user: manager, ids: [TEAM_BOTS], body: botPatchFields },
   { method: 'GET', template: '/api/v1/audit-log', user: manager, query: ['limit', 'offset', 'from', 'to', 'actor', 'action'] },
+  { method: 'POST', template: '/api/v1/identity-secret', user: manager },
+  { method: 'DELETE', template: '/api/v1/identity-secret', user: manager },
   {
     method: 'PUT',
     template: '/api/v1/conversations/{id}/assignee',

@@ -285,3 +285,48 @@ describe('Known visitors (identity tokens)', () => {
     });
   });
 });
+
+describe('Known visitors across instances', () => {
+  let a: TestApp;
+  let b: TestApp;
+  const redis = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+
+  beforeAll(async () => {
+    a = await createTestApp(redis);
+    b = await createTestApp(redis, { connection: a.connection });
+  });
+  afterAll(async () => {
+    await b.app.close();
+    await a.close();
+  });
+
+  it('a secret replaced on one instance refuses the old tokens on the other at once (Redis), or within the settings cache’s second', async () => {
+    const owner = await signUp(a);
+    const publicKey = (await createKey(a, owner.tenantId, { type: 'public' })).key;
+    const botId = (await createBot(a, owner.tenantId)).id;
+    const secretOn = async (app: TestApp) =>
+      (await asUser(app, owner.cookie, owner.tenantId).post('/api/v1/identity-secret').expect(201)).body.secret as string;
+    const now = Math.floor(Date.now() / 1000);
+    const tokenOf = (secret: string) =>
+      new SignJWT({ sub: 'multi-1', iat: now, exp: now + 600 }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
+    const sessionOnB = async (identityToken: string) => b.http().post('/api/v1/widget/sessions').set('X-API-Key', publicKey).send({ botId, identityToken });
+
+    const old = await tokenOf(await secretOn(a));
+    expect((await sessionOnB(old)).status).toBe(201); // B has the settings cached now
+    await secretOn(a);
+    const replaced = Date.now();
+    let refusedAfter: number | undefined;
+    while (Date.now() - replaced < 1_500) {
+      const sentAfter = Date.now() - replaced;
+      const response = await sessionOnB(old);
+      if (response.status === 401) {
+        expectError(response, 401, 'INVALID_IDENTITY_TOKEN');
+        refusedAfter = sentAfter;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(refusedAfter).toBeDefined();
+    expect(refusedAfter!).toBeLessThanOrEqual(process.env.REDIS_URL ? 250 : 1_000);
+  });
+});

@@ -291,6 +291,7 @@ describe('null in any body field, and write-only keys', () => {
       headers: userHeaders(owner),
       body: { name: 'k', scopes: ['bots:read'], type: 'secret', expiresAt: new Date(Date.now() + 86_400_000).toISOString() },
     }),
+    'POST /api/v1/identity-secret': async () => ({ path: '/api/v1/identity-secret', user: true, headers: userHeaders(owner), body: {} }),
     'POST /api/v1/bots': async () => ({
       path: '/api/v1/bots',
       user: true,

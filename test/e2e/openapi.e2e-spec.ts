@@ -243,6 +243,7 @@ describe('OpenAPI document and contract', () => {
       expect(names('GET', '/api/v1/leads')).toEqual(['query:botId', 'query:from', 'query:limit', 'query:offset', 'query:search', 'query:to']);
       expect(names('GET', '/api/v1/conversations')).toEqual([
         'query:botId',
+        'query:externalId',
         'query:from',
         'query:limit',
         'query:offset',
@@ -945,6 +946,14 @@ describe('OpenAPI document and contract', () => {
         );
         expectContract(await as().patch(`/api/v1/bots/${created.body.bot.id}`).send({ isActive: false }), 'PATCH', '/api/v1/bots/{id}', 200);
         expectContract(await as().patch(`/api/v1/bots/${UUID_ZERO}`).send({ isActive: false }), 'PATCH', '/api/v1/bots/{id}', 404);
+      });
+
+      it('identity secret: POST 201 and 403, DELETE 204 and 403', async () => {
+        const path = '/api/v1/identity-secret';
+        expect(expectContract(await as().post(path), 'POST', path, 201).body.secret).toMatch(/^idsec_[A-Za-z0-9_-]{43}$/);
+        expectContract(await t.http().post(path).set('X-API-Key', key()), 'POST', path, 403);
+        expectContract(await as().delete(path), 'DELETE', path, 204);
+        expectContract(await t.http().delete(path).set('X-API-Key', key()), 'DELETE', path, 403);
       });
 
       it('GET /api/v1/audit-log: 200, 400, 401', async () => {
