@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { SignJWT } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { createTestApp, TestApp } from '../support/create-test-app';
@@ -14,6 +15,8 @@ import {
   ownerAndAgent,
 } from '../support/dashboard-browser';
 import { createBot, createKey } from '../support/factories';
+
+const SCREENSHOT = path.join(__dirname, '..', '..', 'docs', 'dashboard-identity-verification.png');
 
 /**
  * Known visitors end to end: the owner creates the identity secret in the dashboard (an agent may
@@ -111,6 +114,7 @@ describe('Known visitors in headless Chromium', () => {
     await page.waitForFunction(`document.querySelector('[data-testid=identity-secret]')?.textContent !== ${JSON.stringify(first)}`);
     secret = (await page.getByTestId('identity-secret').textContent())!;
     expect(secret).toMatch(/^idsec_[A-Za-z0-9_-]{43}$/);
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
     await page.getByRole('button', { name: 'I have copied it' }).click();
     expect(await page.getByTestId('identity-secret').count()).toBe(0);
 
