@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { TestApp } from './create-test-app';
+import { sessionCookieOf } from './users';
 
 /** Debian's chromium (.ci/run installs it); the dashboard is built by `npm run build` (pretest). */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -73,4 +74,67 @@ export async function expectNoSidewaysScroll(page: Page): Promise<void> {
     innerWidth: number;
   };
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+}
+
+/**
+ * The dashboard at `path` as a signed-in member, without the sign-in form: their session cookie and
+ * the tenant chosen, in a new context (a page that records problems, as openPage).
+ */
+export async function openSignedIn(
+  browser: Browser,
+  base: string,
+  member: { cookie: string; tenantId: string },
+  path: string,
+  viewport = { width: 1100, height: 900 },
+): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({
+    viewport,
+    storageState: {
+      cookies: [],
+      origins: [
+        {
+          origin: base,
+          localStorage: [
+            { name: 'dashboard.signedIn', value: '1' },
+            { name: 'dashboard.tenantId', value: member.tenantId },
+          ],
+        },
+      ],
+    },
+  });
+  const [name, value] = member.cookie.split('=');
+  await context.addCookies([{ name, value, url: base }]);
+  const opened = await openPage(browser, context);
+  await opened.page.goto(`${base}/dashboard${path}`);
+  return opened;
+}
+
+/**
+ * A new tenant's owner and an agent they invited, both signed in through the API from `base` (the
+ * app's PUBLIC_URL, which the CSRF check compares Origin with): their session cookies.
+ */
+export async function ownerAndAgent(t: TestApp, base: string, label: string): Promise<{ tenantId: string; ownerCookie: string; agentCookie: string }> {
+  const owner = await t
+    .http()
+    .post('/auth/v1/signup')
+    .set('Origin', base)
+    .send({ email: `${label}-owner-${Date.now()}@example.test`, password: 'correct horse battery', name: 'Olivia Owner', tenantName: `${label} Inc` })
+    .expect(201);
+  const ownerCookie = sessionCookieOf(owner);
+  const tenantId = owner.body.memberships[0].tenant.id as string;
+  const invited = await t
+    .http()
+    .post('/api/v1/invitations')
+    .set('Origin', base)
+    .set('Cookie', ownerCookie)
+    .set('X-Tenant-Id', tenantId)
+    .send({ email: `${label}-agent-${Date.now()}@example.test`, role: 'agent' })
+    .expect(201);
+  const accepted = await t
+    .http()
+    .post('/auth/v1/invitations/accept')
+    .set('Origin', base)
+    .send({ token: new URL(invited.body.acceptUrl).searchParams.get('token'), name: 'Alex Agent', password: 'agent password 123' })
+    .expect(201);
+  return { tenantId, ownerCookie, agentCookie: sessionCookieOf(accepted) };
 }

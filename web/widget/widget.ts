@@ -1,5 +1,7 @@
 // The chat widget a tenant embeds with one tag:
 //   <script src="https://api.example.com/widget.js" data-bot-id="<botId>" data-key="svc_pk_..." async></script>
+// A site that knows its signed-in user adds data-identity-token="<JWT its back end signed>", or
+// calls window.ChatbotWidget.identify(token) once the user signs in (identify(null) on sign-out).
 // Dependency-free, in a shadow root (the host page's CSS stays out), texts written with
 // textContent only (nothing the server or the visitor sends is parsed as HTML). Renders nothing at
 // all when the bot cannot be loaded (an inactive bot answers 409 BOT_INACTIVE), nor on a site the
@@ -18,6 +20,15 @@ interface Session {
   token: string;
   conversationId: string;
   expiresAt: string;
+  /** The identified user's id (the identity token's `sub`), null for an anonymous visitor: a session is resumed only for the same person. */
+  identity: string | null;
+}
+/** The page's handle on the widget: `window.ChatbotWidget`, shared by every widget script on the page. */
+interface WidgetGlobal {
+  /** A token for the user who just signed in (a fresh session as that user), or null once they sign out (a fresh anonymous one). */
+  identify(token: string | null): void;
+  /** One listener per widget on the page. */
+  readonly widgets: ((token: string | null) => void)[];
 }
 
 (() => {
@@ -26,6 +37,29 @@ interface Session {
   const key = script?.dataset.key;
   if (!script || !botId || !key) return;
   const api = `${new URL(script.src).origin}/api/v1/widget`;
+  // The identity token the page gave (embed option or identify()); dropped when the service refuses it.
+  let identityToken: string | undefined = script.dataset.identityToken || undefined;
+  const sessionKey = `chatbot-widget:${botId}`;
+  // The service mints visitor ids: the anonymous visitor's last token (even expired, up to 30 days) keeps the visitor.
+  const visitorTokenKey = `chatbot-widget:visitor-token:${botId}`;
+  // Set once the widget is on screen: starts its conversation over for the new identity.
+  let restart: (() => void) | undefined;
+  const global = ((window as unknown as { ChatbotWidget?: WidgetGlobal }).ChatbotWidget ??= {
+    widgets: [],
+    identify(token) {
+      for (const widget of this.widgets) widget(token);
+    },
+  });
+  global.widgets.push((token) => {
+    const samePerson = identityOf(token || undefined) === identityOf(identityToken);
+    identityToken = token || undefined;
+    // A fresh token for the same user (or null again) changes nothing: the conversation goes on.
+    if (samePerson) return;
+    // Neither the anonymous visitor nor the previous person's conversation carries over.
+    sessionStorage.removeItem(sessionKey);
+    localStorage.removeItem(visitorTokenKey);
+    restart?.();
+  });
 
   const TEXTS = {
     en: {
@@ -44,6 +78,7 @@ interface Session {
       thanks: 'Thank you! We will get back to you.',
       busy: 'Too many messages right now. Please try again later.',
       failed: 'Something went wrong. Please try again.',
+      signIn: 'Chat is unavailable until you sign in on this site.',
       person: 'Talk to a person',
       agent: 'Support',
     },
@@ -63,6 +98,7 @@ interface Session {
       thanks: 'Danke! Wir melden uns bei Ihnen.',
       busy: 'Gerade zu viele Nachrichten. Bitte später erneut versuchen.',
       failed: 'Etwas ist schiefgelaufen. Bitte erneut versuchen.',
+      signIn: 'Der Chat ist erst verfügbar, wenn Sie sich auf dieser Website anmelden.',
       person: 'Mit einem Menschen sprechen',
       agent: 'Support',
     },
@@ -175,18 +211,29 @@ interface Session {
     document.body.append(host);
 
     let session: Promise<Session> | undefined;
+    // Ends the live stream of the conversation shown, when another one replaces it.
+    let following = new AbortController();
     // One conversation per tab; after a failure the next action tries again.
     const conversation = (): Promise<Session> => {
       if (!session) {
         const current = resume(bot, log);
         session = current;
+        const stream = following;
         // Agent messages arrive on the conversation's live stream.
-        void current.then((started) => follow(started, log, t.agent)).catch(() => undefined);
+        void current.then((started) => follow(started, log, t.agent, stream.signal)).catch(() => undefined);
         current.catch(() => {
           if (session === current) session = undefined;
         });
       }
       return session;
+    };
+    // A new identity: the transcript shown belongs to someone else; the open panel starts over at once.
+    restart = () => {
+      following.abort();
+      following = new AbortController();
+      session = undefined;
+      log.replaceChildren();
+      if (!panel.hidden) void show();
     };
     // This site is not in allowedOrigins: nothing for the visitor to do, so nothing stays on screen.
     const refusedOrigin = (error: unknown): boolean => {
@@ -197,16 +244,22 @@ interface Session {
     };
     const problem = (error: unknown): string => {
       const code = (error as ApiError)?.error?.code;
+      if (code === 'IDENTITY_REQUIRED') return t.signIn;
       return code === 'RATE_LIMIT_EXCEEDED' || code === 'MESSAGE_LIMIT_REACHED' ? t.busy : ((error as ApiError)?.error?.message ?? t.failed);
     };
-    const open = (show: boolean) => {
-      panel.hidden = !show;
-      launcher.setAttribute('aria-expanded', String(show));
-      if (show) {
-        conversation().catch((error: unknown) => {
-          if (refusedOrigin(error)) return;
-          log.append(element('div', { class: 'bubble assistant error' }, problem(error)));
-        });
+    // The conversation in the panel: resumed or started, or why not.
+    const show = () =>
+      conversation().catch((error: unknown) => {
+        if (refusedOrigin(error)) return;
+        // Said once: opening the panel again after a refusal does not repeat it.
+        if (log.lastElementChild?.textContent === problem(error)) return;
+        log.append(element('div', { class: 'bubble assistant error' }, problem(error)));
+      });
+    const open = (visible: boolean) => {
+      panel.hidden = !visible;
+      launcher.setAttribute('aria-expanded', String(visible));
+      if (visible) {
+        void show();
         input.focus();
       } else launcher.focus();
     };
@@ -328,30 +381,62 @@ interface Session {
     }
   }
 
-  /** The visitor's conversation: the one of this tab if its token is still valid, else a new one. */
+  /** The visitor's conversation: the one of this tab if its token is still valid and the person the same, else a new one. */
   async function resume(bot: Bot, log: HTMLElement): Promise<Session> {
-    const stored = JSON.parse(sessionStorage.getItem(`chatbot-widget:${bot.id}`) ?? 'null') as Session | null;
-    if (stored && Date.parse(stored.expiresAt) > Date.now() + 60_000) {
+    const stored = JSON.parse(sessionStorage.getItem(sessionKey) ?? 'null') as Session | null;
+    if (stored && (stored.identity ?? null) === identityOf(identityToken) && Date.parse(stored.expiresAt) > Date.now() + 60_000) {
       const answer = await call(`/conversations/${stored.conversationId}/messages`, { token: stored.token });
       if (answer.ok) {
         for (const message of ((await answer.json()) as Schemas['WidgetMessages']).messages) log.append(bubbleOf(message));
         return stored;
       }
     }
-    // The service mints visitor ids: the last token (even expired, up to 30 days) keeps the visitor.
-    const tokenKey = `chatbot-widget:visitor-token:${bot.id}`;
-    const previous = localStorage.getItem(tokenKey) ?? undefined;
-    const opened = await call('/sessions', { method: 'POST', body: JSON.stringify({ botId: bot.id, ...(previous ? { visitorToken: previous } : {}) }) });
-    if (!opened.ok) throw await failure(opened);
-    const { visitorToken, expiresAt } = (await opened.json()) as Schemas['WidgetSession'];
-    localStorage.setItem(tokenKey, visitorToken);
+    const { visitorToken, expiresAt, identity } = await openSession(bot.id);
     const started = await call('/conversations', { method: 'POST', token: visitorToken, body: '{}' });
     if (!started.ok) throw await failure(started);
     const { conversation, messages } = (await started.json()) as Schemas['WidgetConversationStart'];
     for (const message of messages) log.append(bubbleOf(message));
-    const session = { token: visitorToken, conversationId: conversation.id, expiresAt };
-    sessionStorage.setItem(`chatbot-widget:${bot.id}`, JSON.stringify(session));
+    const session = { token: visitorToken, conversationId: conversation.id, expiresAt, identity };
+    sessionStorage.setItem(sessionKey, JSON.stringify(session));
     return session;
+  }
+
+  /**
+   * A visitor session: as the identified user when the page gave a token (the same visitor on every
+   * device, so nothing anonymous is kept), else as this browser's anonymous visitor. A token the
+   * service refuses is dropped quietly for an anonymous session; when the tenant requires identity,
+   * that one is refused too (IDENTITY_REQUIRED) and the caller says chat waits for the sign-in.
+   */
+  async function openSession(id: string): Promise<Schemas['WidgetSession'] & { identity: string | null }> {
+    if (identityToken) {
+      const token = identityToken;
+      const opened = await call('/sessions', { method: 'POST', body: JSON.stringify({ botId: id, identityToken: token }) });
+      if (opened.ok) {
+        localStorage.removeItem(visitorTokenKey);
+        return { ...((await opened.json()) as Schemas['WidgetSession']), identity: identityOf(token) };
+      }
+      const refused = await failure(opened);
+      if (refused.error?.code !== 'INVALID_IDENTITY_TOKEN') throw refused;
+      // Unless identify() brought another token meanwhile.
+      if (identityToken === token) identityToken = undefined;
+    }
+    const previous = localStorage.getItem(visitorTokenKey) ?? undefined;
+    const opened = await call('/sessions', { method: 'POST', body: JSON.stringify({ botId: id, ...(previous ? { visitorToken: previous } : {}) }) });
+    if (!opened.ok) throw await failure(opened);
+    const answer = (await opened.json()) as Schemas['WidgetSession'];
+    localStorage.setItem(visitorTokenKey, answer.visitorToken);
+    return { ...answer, identity: null };
+  }
+
+  /** The user an identity token names (its `sub`, read, not verified: only to tell one person's stored session from another's). */
+  function identityOf(token: string | undefined): string | null {
+    if (!token) return null;
+    try {
+      const payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+      return String((JSON.parse(atob(payload)) as { sub?: unknown }).sub ?? token);
+    } catch {
+      return token;
+    }
   }
 
   /** Relative luminance (WCAG) of a #rgb or #rrggbb colour, 0 (black) to 1 (white). */
@@ -375,12 +460,13 @@ interface Session {
    * the visitor token stays in a header (EventSource cannot send one, and a token in the URL would
    * reach access logs). Reconnects with Last-Event-ID after a drop; stops when the conversation ends.
    */
-  async function follow(session: Session, log: HTMLElement, agentLabel: string): Promise<void> {
+  async function follow(session: Session, log: HTMLElement, agentLabel: string, signal: AbortSignal): Promise<void> {
     let lastEventId: string | undefined;
-    for (let attempt = 0; attempt < 1000; attempt++) {
+    for (let attempt = 0; attempt < 1000 && !signal.aborted; attempt++) {
       try {
         const response = await call(`/conversations/${session.conversationId}/events`, {
           token: session.token,
+          signal,
           headers: { Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
         });
         if (response.status === 404 || response.status === 401 || response.status === 409) return;

@@ -18,6 +18,7 @@ const ConversationsPage = lazy(() => import('./pages/conversations'));
 const InboxPage = lazy(() => import('./pages/inbox'));
 const MembersPage = lazy(() => import('./pages/members'));
 const AuditLogPage = lazy(() => import('./pages/audit-log'));
+const SettingsPage = lazy(() => import('./pages/settings'));
 const AccountPage = lazy(() => import('./pages/account'));
 
 const loading = (
@@ -62,6 +63,7 @@ export function App() {
             <Route path="inbox/:conversationId" element={<InboxPage />} />
             <Route path="members" element={<MembersPage />} />
             <Route path="audit-log" element={<AuditLogPage />} />
+            <Route path="settings" element={<SettingsPage />} />
             <Route path="account" element={<AccountPage />} />
             <Route path="sign-in" element={<Navigate to="/" replace />} />
             <Route

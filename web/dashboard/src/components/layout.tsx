@@ -12,6 +12,7 @@ const LINKS: [string, string][] = [
   ['/inbox', 'Inbox'],
   ['/members', 'Members'],
   ['/audit-log', 'Audit log'],
+  ['/settings', 'Settings'],
   ['/account', 'Account'],
 ];
 

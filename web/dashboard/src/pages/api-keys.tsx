@@ -1,7 +1,7 @@
 import { lazy, Suspense, useState } from 'react';
 import { api, call, type Schemas, SCOPES } from '../api/client';
 import { useResource } from '../api/use-resource';
-import { CopyButton } from '../components/copy-button';
+import { ShownOnce } from '../components/shown-once';
 import { formatDate, Loaded, PageTitle } from '../components/states';
 import { Field, FormError } from '../forms/fields';
 import { useSubmit } from '../forms/use-submit';
@@ -35,17 +35,9 @@ function ManagedKeys() {
         }}
       />
       {created && (
-        <section className="card shown-once" aria-labelledby="new-key-title">
-          <h2 id="new-key-title">Your new key</h2>
+        <ShownOnce title="Your new key" value={created} testId="new-key" copyLabel="Copy key" onDone={() => setCreated(undefined)}>
           <p>Copy it now: it is shown this once and cannot be shown again.</p>
-          <pre className="snippet" tabIndex={0}>
-            <code data-testid="new-key">{created}</code>
-          </pre>
-          <CopyButton text={created} label="Copy key" />{' '}
-          <button type="button" className="secondary" onClick={() => setCreated(undefined)}>
-            I have copied it
-          </button>
-        </section>
+        </ShownOnce>
       )}
       <Loaded resource={keys} isEmpty={(data) => data.apiKeys.length === 0} empty={<p>No keys yet.</p>}>
         {({ apiKeys }) => (

@@ -8,6 +8,7 @@ import { Field, FormError } from '../forms/fields';
 import { type FormErrors, NO_ERRORS, toFormErrors } from '../forms/form-errors';
 import { useSubmit } from '../forms/use-submit';
 import { useSession, useTenant } from '../session/session-context';
+import { VisitorDetails, VisitorLabel } from './inbox/visitor';
 
 type Status = Schemas['ConversationStatus'];
 const FILTERS: [Status | '', string][] = [
@@ -71,6 +72,7 @@ export default function InboxPage() {
                 {conversations.map((each) => (
                   <li key={each.id}>
                     <Link to={`/inbox/${each.id}`} aria-current={each.id === conversationId ? 'page' : undefined}>
+                      <VisitorLabel visitor={each.visitor} after=" · " />
                       {summary(each, account?.user.id)}
                     </Link>
                   </li>
@@ -200,6 +202,7 @@ function ConversationPanel({ id, onChanged }: { id: string; onChanged: () => Pro
                 : 'Connecting…'}
         </span>
       </p>
+      <VisitorDetails visitor={conversation.visitor} conversationId={conversation.id} />
       {canAnswer && <Actions conversation={conversation} me={me} onDone={setConversation} />}
       <h3 id="inbox-transcript-title">Transcript</h3>
       {messages.length === 0 ? (

@@ -1,8 +1,8 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { api, call, type Schemas } from '../api/client';
 import { useResource } from '../api/use-resource';
 import { ConfirmButton } from '../components/confirm-button';
-import { CopyButton } from '../components/copy-button';
+import { ShownOnce } from '../components/shown-once';
 import { formatDate, Loaded, PageTitle } from '../components/states';
 import { Field, FormError } from '../forms/fields';
 import { useSubmit } from '../forms/use-submit';
@@ -140,25 +140,22 @@ function CreateWebhookForm({ onCreated }: { onCreated: (url: string, secret: str
 
 /** The signing secret, shown this once; focus moves to it so that keyboard and screen-reader users find it. */
 function SecretShownOnce({ shown, onDone }: { shown: ShownSecret; onDone: () => void }) {
-  const title = useRef<HTMLHeadingElement>(null);
-  useEffect(() => title.current?.focus(), [shown]);
   return (
-    <section className="card shown-once" aria-labelledby="secret-title">
-      <h2 id="secret-title" ref={title} tabIndex={-1}>
-        {shown.rotated ? 'New signing secret' : 'Signing secret'} of {shown.url}
-      </h2>
+    <ShownOnce
+      title={`${shown.rotated ? 'New signing secret' : 'Signing secret'} of ${shown.url}`}
+      headingId="secret-title"
+      value={shown.secret}
+      valueLabel="Signing secret"
+      testId="webhook-secret"
+      copyLabel="Copy secret"
+      focus
+      onDone={onDone}
+    >
       <p>
         Copy it now into your receiver: it is shown this once and cannot be shown again.
         {shown.rotated && ' The previous secret keeps signing too for 24 hours, so you can switch without losing events.'}
       </p>
-      <pre className="snippet" tabIndex={0} aria-label="Signing secret">
-        <code data-testid="webhook-secret">{shown.secret}</code>
-      </pre>
-      <CopyButton text={shown.secret} label="Copy secret" />{' '}
-      <button type="button" className="secondary" onClick={onDone}>
-        I have copied it
-      </button>
-    </section>
+    </ShownOnce>
   );
 }
 
