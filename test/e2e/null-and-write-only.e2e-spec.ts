@@ -150,6 +150,15 @@ describe('null in any body field, and write-only keys', () => {
       const { key, headers, conversationId } = await widgetVisitor();
       return { path: `/api/v1/widget/conversations/${conversationId}/handoff`, key, headers, body: {} };
     },
+    'POST /api/v1/conversations': async () => ({
+      path: '/api/v1/conversations',
+      key: tenant.key,
+      body: { botId: ids.botId, externalId: 'user-0001', visitor: { name: 'Ada', email: 'ada@example.com' } },
+    }),
+    'POST /api/v1/conversations/{id}/visitor-messages': async () => {
+      const opened = await t.http().post('/api/v1/conversations').set('X-API-Key', tenant.key).send({ botId: ids.botId }).expect(201);
+      return { path: `/api/v1/conversations/${opened.body.conversation.id}/visitor-messages`, key: tenant.key, body: { content: 'What does it cost?' } };
+    },
     'POST /api/v1/conversations/{id}/handoff': async () => ({
       path: `/api/v1/conversations/${(await widgetVisitor()).conversationId}/handoff`,
       key: tenant.key,
