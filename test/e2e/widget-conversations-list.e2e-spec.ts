@@ -46,7 +46,8 @@ describe('Widget: the visitor’s conversations', () => {
     const request = t.http()[method](`/api/v1/widget${path}`).set('X-API-Key', publicKey);
     return visitorToken ? request.set('X-Visitor-Token', visitorToken) : request;
   };
-  const start = async (visitorToken: string): Promise<string> => (await widget('post', '/conversations', visitorToken).send({}).expect(201)).body.conversation.id;
+  const start = async (visitorToken: string): Promise<string> =>
+    (await widget('post', '/conversations', visitorToken).send({}).expect(201)).body.conversation.id;
   const listed = async (visitorToken: string): Promise<Record<string, unknown>[]> =>
     (await widget('get', '/conversations', visitorToken).expect(200)).body.conversations;
 
@@ -69,7 +70,10 @@ describe('Widget: the visitor’s conversations', () => {
     expect(Object.keys(conversations[0]).sort()).toEqual(Object.keys(started).sort());
     expect((await listed(phone.visitorToken))[0]).toEqual(started);
 
-    const messages = (await widget('get', `/conversations/${latest}/messages`, phone.visitorToken).expect(200)).body.messages as { role: string; content: string }[];
+    const messages = (await widget('get', `/conversations/${latest}/messages`, phone.visitorToken).expect(200)).body.messages as {
+      role: string;
+      content: string;
+    }[];
     expect(messages).toContainEqual(expect.objectContaining({ role: 'user', content: 'Sent from the laptop' }));
   });
 
