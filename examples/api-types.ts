@@ -1353,7 +1353,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The visitor's conversations with the session's bot
+         * @description Newest first, at most 20, ended ones included. A visitor known by an identity token is the same visitor on every device: a second device finds their conversations here (the widget resumes the newest one not ended).
+         *
+         *     Widget API: a public key (`svc_pk_`) in `X-API-Key`; secret keys are refused (403 `INSUFFICIENT_SCOPE`). The visitor token from `POST /api/v1/widget/sessions` in `X-Visitor-Token`. Limited to 60 requests a minute per client address (IPv6: per /64); never counted against the tenant's API quota.
+         */
+        get: operations["listWidgetConversations"];
         put?: never;
         /**
          * Start a conversation with the session's bot
@@ -3006,6 +3012,10 @@ export interface components {
             visitorId: string;
             /** Format: date-time */
             expiresAt: string;
+        };
+        WidgetConversations: {
+            /** @description The visitor’s own conversations with the token’s bot, newest first; at most 20. */
+            conversations: components["schemas"]["ConversationResponse"][];
         };
         WidgetMessages: {
             /** @description Oldest first; at most 100. */
@@ -7278,6 +7288,38 @@ export interface operations {
             409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
             413: components["responses"]["ApiV1AnyKeyError413.PAYLOAD_TOO_LARGE"];
             415: components["responses"]["ApiV1AnyKeyError415.UNSUPPORTED_MEDIA_TYPE"];
+            429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
+            500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
+            503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];
+        };
+    };
+    listWidgetConversations: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The visitor token of the session. */
+                "X-Visitor-Token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetConversations"];
+                };
+            };
+            400: components["responses"]["ApiV1AnyKeyError400.VALIDATION_ERROR"];
+            401: components["responses"]["ApiV1Error401.INVALID_API_KEY.INVALID_VISITOR_TOKEN"];
+            403: components["responses"]["ApiV1Error403.HTTPS_REQUIRED.PLAN_UPGRADE_REQUIRED.INSUFFICIENT_SCOPE.ORIGIN_NOT_ALLOWED"];
+            404: components["responses"]["ApiV1AnyKeyError404.NOT_FOUND"];
+            409: components["responses"]["ApiV1AnyKeyError409.BOT_INACTIVE"];
             429: components["responses"]["ApiV1Error429.RATE_LIMIT_EXCEEDED"];
             500: components["responses"]["ApiV1Error500.INTERNAL_ERROR"];
             503: components["responses"]["ApiV1Error503.SERVICE_UNAVAILABLE"];

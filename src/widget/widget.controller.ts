@@ -15,7 +15,15 @@ import { SendMessageDto } from '../conversations/dto/send-message.dto';
 import { CreateSessionDto, MessagesAfterQueryDto, WidgetLeadDto } from './dto/widget.dto';
 import { WidgetConversationStart, WidgetExchange } from '../conversations/turn/turn.mapper';
 import { sendExchange } from '../conversations/turn/reply-stream';
-import { toWidgetBot, WidgetBotEnvelope, WidgetConversationEnvelope, WidgetLeadEnvelope, WidgetMessages, WidgetSession } from './widget.mapper';
+import {
+  toWidgetBot,
+  WidgetBotEnvelope,
+  WidgetConversationEnvelope,
+  WidgetConversations,
+  WidgetLeadEnvelope,
+  WidgetMessages,
+  WidgetSession,
+} from './widget.mapper';
 import { WidgetCaller, WidgetService } from './widget.service';
 import { IdOf } from '../common/validation/id.pipe';
 
@@ -84,6 +92,22 @@ export class WidgetController {
   ): Promise<WidgetConversationStart> {
     const { conversation, messages } = await this.widget.startConversation(callerOf(principal, ip), visitor);
     return { conversation: toConversationResponse(conversation), messages: messages.map(toMessageResponse) };
+  }
+
+  @Get('conversations')
+  @ApiWidgetEndpoint({
+    operationId: 'listWidgetConversations',
+    summary: "The visitor's conversations with the session's bot",
+    description:
+      'Newest first, at most 20, ended ones included. A visitor known by an identity token is the same visitor on every device: ' +
+      'a second device finds their conversations here (the widget resumes the newest one not ended).',
+    type: WidgetConversations,
+    // The token's bot deleted since.
+    errors: [ErrorCode.NOT_FOUND],
+  })
+  @VisitorOnly()
+  async conversations(@Principal() principal: ApiPrincipal, @ClientIp() ip: string, @Visitor() visitor: VisitorPrincipal): Promise<WidgetConversations> {
+    return { conversations: (await this.widget.conversationsOf(callerOf(principal, ip), visitor)).map(toConversationResponse) };
   }
 
   @Get('conversations/:id/messages')

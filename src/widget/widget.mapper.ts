@@ -63,6 +63,11 @@ export class WidgetMessages {
   messages: MessageResponse[];
 }
 
+export class WidgetConversations {
+  @ApiProperty({ type: [ConversationResponse], description: 'The visitor’s own conversations with the token’s bot, newest first; at most 20.' })
+  conversations: ConversationResponse[];
+}
+
 export class WidgetConversationEnvelope {
   @ApiProperty({ type: ConversationResponse })
   conversation: ConversationResponse;

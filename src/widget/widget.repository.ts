@@ -27,6 +27,9 @@ export type WidgetBotRow = Prisma.BotGetPayload<{ select: typeof widgetBotSelect
 /** MAX messages a widget reads at once after a given one (it polls with `after`). */
 export const WIDGET_MESSAGES_PAGE = 100;
 
+/** MAX conversations the widget lists for a visitor (their newest: it resumes the newest open one). */
+export const WIDGET_CONVERSATIONS_PAGE = 20;
+
 /** What the widget reads: its bot and a visitor's own conversations (settings: SettingsRepository). */
 @Injectable()
 export class WidgetRepository {
@@ -58,6 +61,19 @@ export class WidgetRepository {
       bot: prefixedFields(row, 'bot', widgetBotSelect) as WidgetBotRow,
       conversation: row['conversation.id'] ? (prefixedFields(row, 'conversation', conversationSelect) as ConversationRow) : null,
     };
+  }
+
+  /**
+   * The visitor's own conversations with this bot, newest first: what a second device of a known
+   * visitor resumes (the index on tenantId, visitorId, createdAt desc, id desc serves it).
+   */
+  visitorConversations(tenantId: string, botId: string, visitorId: string): Promise<ConversationRow[]> {
+    return this.prisma.conversation.findMany({
+      where: { tenantId, botId, visitorId, channel: 'widget' },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: WIDGET_CONVERSATIONS_PAGE,
+      select: conversationSelect,
+    });
   }
 
   /** The conversation if it is this visitor's, with this bot; null for anyone else's. */

@@ -94,6 +94,12 @@ export class WidgetService {
     return this.turn.open(caller.tenantId, bot, { channel: 'widget', visitorId: visitor.visitorId, profile });
   }
 
+  /** The visitor's newest conversations with the token's bot (the same visitor on another device finds theirs). */
+  async conversationsOf(caller: WidgetCaller, visitor: VisitorPrincipal): Promise<ConversationRow[]> {
+    await this.activeBot(caller.tenantId, visitor.botId);
+    return this.widget.visitorConversations(caller.tenantId, visitor.botId, visitor.visitorId);
+  }
+
   async messages(caller: WidgetCaller, visitor: VisitorPrincipal, conversationId: string, after: string | undefined): Promise<MessageRow[]> {
     const { conversation } = await this.visitorConversation(caller, visitor, conversationId);
     const messages = await this.conversations.messagesAfter(caller.tenantId, conversation.id, after, WIDGET_MESSAGES_PAGE);

@@ -515,6 +515,7 @@ const PUBLIC_ROUTES = [
 const WIDGET_ROUTES = ['GET /api/v1/widget/bots/:botId', 'POST /api/v1/widget/sessions'];
 const VISITOR_ROUTES = [
   'POST /api/v1/widget/conversations',
+  'GET /api/v1/widget/conversations',
   'GET /api/v1/widget/conversations/:id/messages',
   'POST /api/v1/widget/conversations/:id/messages',
   'POST /api/v1/widget/conversations/:id/lead',

@@ -1222,6 +1222,7 @@ const WIDGET_ROUTES: RouteDef[] = [
   { method: 'GET', template: '/api/v1/widget/bots/{botId}', widget: true, ids: [['own.bot', 'own.inactiveBot', 'foreign.bot', 'own.lead']] },
   { method: 'POST', template: '/api/v1/widget/sessions', widget: true, body: widgetSessionFields },
   { method: 'POST', template: '/api/v1/widget/conversations', widget: true },
+  { method: 'GET', template: '/api/v1/widget/conversations', widget: true },
   { method: 'GET', template: '/api/v1/widget/conversations/{id}/messages', widget: true, query: ['after'], ids: [WIDGET_IDS] },
   { method: 'POST', template: '/api/v1/widget/conversations/{id}/messages', widget: true, ids: [WIDGET_IDS], body: widgetMessageFields },
   { method: 'POST', template: '/api/v1/widget/conversations/{id}/lead', widget: true, ids: [WIDGET_IDS], body: widgetLeadFields },

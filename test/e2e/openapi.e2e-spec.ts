@@ -601,6 +601,8 @@ describe('OpenAPI document and contract', () => {
           201,
         ).body;
         expectContract(await w('post', '/conversations').send({}), 'POST', '/api/v1/widget/conversations', 401);
+        expectContract(await w('get', '/conversations').set('X-Visitor-Token', token), 'GET', '/api/v1/widget/conversations', 200);
+        expectContract(await w('get', '/conversations'), 'GET', '/api/v1/widget/conversations', 401);
         const id = started.conversation.id as string;
         expectContract(await w('get', `/conversations/${id}/messages`).set('X-Visitor-Token', token), 'GET', '/api/v1/widget/conversations/{id}/messages', 200);
         expectContract(

@@ -381,24 +381,51 @@ interface WidgetGlobal {
     }
   }
 
-  /** The visitor's conversation: the one of this tab if its token is still valid and the person the same, else a new one. */
+  /**
+   * The visitor's conversation: the one of this tab if its token is still valid and the person the
+   * same; else, for a known visitor, their newest one not ended (started on another device, say);
+   * else a new one.
+   */
   async function resume(bot: Bot, log: HTMLElement): Promise<Session> {
     const stored = JSON.parse(sessionStorage.getItem(sessionKey) ?? 'null') as Session | null;
     if (stored && (stored.identity ?? null) === identityOf(identityToken) && Date.parse(stored.expiresAt) > Date.now() + 60_000) {
-      const answer = await call(`/conversations/${stored.conversationId}/messages`, { token: stored.token });
-      if (answer.ok) {
-        for (const message of ((await answer.json()) as Schemas['WidgetMessages']).messages) log.append(bubbleOf(message));
+      const messages = await messagesOf(stored.conversationId, stored.token);
+      if (messages) {
+        for (const message of messages) log.append(bubbleOf(message));
         return stored;
       }
     }
     const { visitorToken, expiresAt, identity } = await openSession(bot.id);
-    const started = await call('/conversations', { method: 'POST', token: visitorToken, body: '{}' });
+    const conversationId = (identity !== null && (await resumeOpenConversation(visitorToken, log))) || (await startConversation(visitorToken, log));
+    const session = { token: visitorToken, conversationId, expiresAt, identity };
+    sessionStorage.setItem(sessionKey, JSON.stringify(session));
+    return session;
+  }
+
+  /** The conversation's messages (its first page), or undefined when the service does not give them. */
+  async function messagesOf(conversationId: string, token: string): Promise<Message[] | undefined> {
+    const answer = await call(`/conversations/${conversationId}/messages`, { token });
+    return answer.ok ? ((await answer.json()) as Schemas['WidgetMessages']).messages : undefined;
+  }
+
+  /** The known visitor's newest conversation not ended, its messages shown; undefined when there is none to resume. */
+  async function resumeOpenConversation(token: string, log: HTMLElement): Promise<string | undefined> {
+    const listed = await call('/conversations', { token });
+    if (!listed.ok) return undefined;
+    const open = ((await listed.json()) as Schemas['WidgetConversations']).conversations.find((conversation) => conversation.status !== 'ended');
+    const messages = open && (await messagesOf(open.id, token));
+    if (!open || !messages) return undefined;
+    for (const message of messages) log.append(bubbleOf(message));
+    return open.id;
+  }
+
+  /** A new conversation, its welcome message shown. */
+  async function startConversation(token: string, log: HTMLElement): Promise<string> {
+    const started = await call('/conversations', { method: 'POST', token, body: '{}' });
     if (!started.ok) throw await failure(started);
     const { conversation, messages } = (await started.json()) as Schemas['WidgetConversationStart'];
     for (const message of messages) log.append(bubbleOf(message));
-    const session = { token: visitorToken, conversationId: conversation.id, expiresAt, identity };
-    sessionStorage.setItem(sessionKey, JSON.stringify(session));
-    return session;
+    return conversation.id;
   }
 
   /**
