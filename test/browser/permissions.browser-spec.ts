@@ -37,6 +37,15 @@ describe('The dashboard follows the membership’s permissions', () => {
     expect(await page.getByRole('heading', { name: 'Invite someone' }).count()).toBe(0);
     expect(await page.getByRole('combobox', { name: /^Role of / }).count()).toBe(0);
     await page.getByRole('button', { name: 'Leave this tenant' }).waitFor();
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Bots' }).click();
+    await heading(page, 'Bots');
+    await page.getByText('Your role does not create or switch bots').waitFor();
+    expect(await page.getByRole('button', { name: 'Create bot' }).count()).toBe(0);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
+    await heading(page, 'Audit log');
+    await page.getByText('Your role does not read the audit log').waitFor();
     // No 403 on the way: the pages did not call the routes the role is refused.
     expect(problems).toEqual([]);
     await page.context().close();

@@ -2,8 +2,21 @@ import { useState } from 'react';
 import { api, call } from '../api/client';
 import { useResource } from '../api/use-resource';
 import { formatDate, Loaded, PageTitle } from '../components/states';
+import { useTenant } from '../session/session-context';
 
 export default function AuditLogPage() {
+  const { can } = useTenant();
+  if (!can('tenant:manage'))
+    return (
+      <>
+        <PageTitle>Audit log</PageTitle>
+        <p className="hint">Your role does not read the audit log: an owner or admin of this tenant does.</p>
+      </>
+    );
+  return <AuditLog />;
+}
+
+function AuditLog() {
   const [action, setAction] = useState('');
   const [actor, setActor] = useState('');
   const [applied, setApplied] = useState({ action: '', actor: '' });

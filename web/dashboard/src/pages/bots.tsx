@@ -5,14 +5,21 @@ import { useResource } from '../api/use-resource';
 import { Loaded, PageTitle } from '../components/states';
 import { Field, FormError } from '../forms/fields';
 import { useSubmit } from '../forms/use-submit';
+import { useTenant } from '../session/session-context';
 
 export default function BotsPage() {
   const bots = useResource(() => call(api.GET('/api/v1/bots')), []);
+  // Creating a bot and switching one on or off are an owner's or admin's (the server says so in `capabilities`).
+  const manages = useTenant().can('tenant:manage');
   return (
     <>
       <PageTitle>Bots</PageTitle>
-      <CreateBotForm />
-      <Loaded resource={bots} isEmpty={(data) => data.bots.length === 0} empty={<p>No bots yet: create your first one above.</p>}>
+      {manages ? <CreateBotForm /> : <p className="hint">Your role does not create or switch bots: an owner or admin of this tenant does.</p>}
+      <Loaded
+        resource={bots}
+        isEmpty={(data) => data.bots.length === 0}
+        empty={<p>{manages ? 'No bots yet: create your first one above.' : 'No bots yet.'}</p>}
+      >
         {({ bots: list }) => (
           <table className="list">
             <caption>Your bots</caption>
@@ -22,12 +29,12 @@ export default function BotsPage() {
                 <th scope="col">State</th>
                 <th scope="col">Knowledge</th>
                 <th scope="col">Messages</th>
-                <th scope="col">Switch</th>
+                {manages && <th scope="col">Switch</th>}
               </tr>
             </thead>
             <tbody>
               {list.map((bot) => (
-                <BotRow key={bot.id} bot={bot} onChange={bots.reload} />
+                <BotRow key={bot.id} bot={bot} onChange={bots.reload} switchable={manages} />
               ))}
             </tbody>
           </table>
@@ -37,7 +44,7 @@ export default function BotsPage() {
   );
 }
 
-function BotRow({ bot, onChange }: { bot: Schemas['BotResponse']; onChange: () => Promise<void> }) {
+function BotRow({ bot, onChange, switchable }: { bot: Schemas['BotResponse']; onChange: () => Promise<void>; switchable: boolean }) {
   const { submit, busy, errors } = useSubmit([], async () => {
     await call(api.PATCH('/api/v1/bots/{id}', { params: { path: { id: bot.id } }, body: { isActive: !bot.isActive } }));
     await onChange();
@@ -50,18 +57,20 @@ function BotRow({ bot, onChange }: { bot: Schemas['BotResponse']; onChange: () =
       <td>{bot.isActive ? 'On' : 'Off'}</td>
       <td>{bot.knowledgeBaseSize} characters</td>
       <td>{bot.messageCount}</td>
-      <td>
-        <button
-          type="button"
-          className="secondary"
-          disabled={busy}
-          onClick={() => void submit()}
-          aria-label={`${bot.isActive ? 'Switch off' : 'Switch on'} ${bot.name}`}
-        >
-          {bot.isActive ? 'Switch off' : 'Switch on'}
-        </button>
-        <FormError errors={errors} />
-      </td>
+      {switchable && (
+        <td>
+          <button
+            type="button"
+            className="secondary"
+            disabled={busy}
+            onClick={() => void submit()}
+            aria-label={`${bot.isActive ? 'Switch off' : 'Switch on'} ${bot.name}`}
+          >
+            {bot.isActive ? 'Switch off' : 'Switch on'}
+          </button>
+          <FormError errors={errors} />
+        </td>
+      )}
     </tr>
   );
 }
