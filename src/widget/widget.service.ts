@@ -7,7 +7,7 @@ import { ConversationRow, ConversationsRepository, MessageRow } from '../convers
 import { ConversationsService } from '../conversations/conversations.service';
 import { HandoffService } from '../conversations/handoff.service';
 import { ConversationTurn } from '../conversations/turn/conversation-turn';
-import type { Exchange } from '../conversations/turn/turn';
+import { answeringBot, type Exchange } from '../conversations/turn/turn';
 import { newVisitorId, VisitorsRepository } from '../conversations/visitors/visitors.repository';
 import { LeadRow } from '../leads/leads.repository';
 import { TenantSettingsCache } from '../settings/tenant-settings-cache';
@@ -171,7 +171,7 @@ export class WidgetService {
   }
 
   private async activeBot(tenantId: string, botId: string): Promise<WidgetBotRow> {
-    return usable(await this.widget.bot(tenantId, botId));
+    return answeringBot(await this.widget.bot(tenantId, botId));
   }
 
   /** The visitor's own conversation with the token's bot, the bot active; another's is 404. */
@@ -181,15 +181,8 @@ export class WidgetService {
     conversationId: string,
   ): Promise<{ bot: WidgetBotRow; conversation: ConversationRow }> {
     const found = await this.widget.botAndConversation(caller.tenantId, visitor.botId, visitor.visitorId, conversationId);
-    const bot = usable(found?.bot);
+    const bot = answeringBot(found?.bot);
     if (!found?.conversation) throw new NotFoundError('Conversation');
     return { bot, conversation: found.conversation };
   }
-}
-
-/** The bot a widget call names: 404 when it is not the tenant's, 409 BOT_INACTIVE when inactive. */
-function usable(bot: WidgetBotRow | null | undefined): WidgetBotRow {
-  if (!bot) throw new NotFoundError('Bot');
-  if (!bot.isActive) throw new AppError(ErrorCode.BOT_INACTIVE, 'This bot is inactive: it answers no messages.');
-  return bot;
 }

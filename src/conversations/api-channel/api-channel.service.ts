@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, NotFoundError, ValidationError } from '../../common/errors/app-error';
-import { ErrorCode } from '../../common/errors/error-codes';
+import { NotFoundError, ValidationError } from '../../common/errors/app-error';
 import { PLANS, type Plan } from '../../tenancy/plans';
 import type { ConversationRow, MessageRow, VisitorProfile } from '../conversations.repository';
 import { ConversationTurn } from '../turn/conversation-turn';
-import type { Exchange } from '../turn/turn';
+import { answeringBot, type Exchange } from '../turn/turn';
 import { newVisitorId, VisitorsRepository } from '../visitors/visitors.repository';
-import { ApiChannelRepository, type ChannelBotRow } from './api-channel.repository';
+import { ApiChannelRepository } from './api-channel.repository';
 import type { OpenApiConversationDto } from './dto/api-channel.dto';
 
 /** The caller of an API-channel route: the key's (or the signed-in member's) tenant. */
@@ -33,7 +32,9 @@ export class ApiChannelService {
   /** A new conversation of the person with the bot, opened by its welcome message. */
   async open(caller: ApiChannelCaller, opening: OpenApiConversationDto): Promise<{ conversation: ConversationRow; messages: MessageRow[] }> {
     // Another tenant's bot looks exactly like a missing one: a 400 on the body's field, as for a lead's botId.
-    const bot = usable(await this.channel.bot(caller.tenantId, opening.botId), () => ValidationError.field('botId', 'must be the id of one of your bots'));
+    const bot = answeringBot(await this.channel.bot(caller.tenantId, opening.botId), () =>
+      ValidationError.field('botId', 'must be the id of one of your bots'),
+    );
     const { visitorId, profile } = await this.visitorOf(caller.tenantId, opening);
     return this.turn.open(caller.tenantId, bot, { channel: 'api', visitorId, profile });
   }
@@ -44,7 +45,7 @@ export class ApiChannelService {
     if (!found) throw new NotFoundError('Conversation');
     return this.turn.take({
       tenantId: caller.tenantId,
-      bot: usable(found.bot),
+      bot: answeringBot(found.bot),
       conversation: found.conversation,
       content,
       limits: { month: PLANS[caller.plan].messagesLimit },
@@ -59,11 +60,4 @@ export class ApiChannelService {
     const known = await this.visitors.identify(tenantId, { externalId: opening.externalId, email, name });
     return { visitorId: known.id, profile: { visitorExternalId: opening.externalId, visitorEmail: known.email, visitorName: known.name } };
   }
-}
-
-/** The bot a call names: `missing` when it is not the tenant's, 409 BOT_INACTIVE when inactive. */
-function usable(bot: ChannelBotRow | null, missing: () => AppError = () => new NotFoundError('Bot')): ChannelBotRow {
-  if (!bot) throw missing();
-  if (!bot.isActive) throw new AppError(ErrorCode.BOT_INACTIVE, 'This bot is inactive: it answers no messages.');
-  return bot;
 }

@@ -1,4 +1,4 @@
-import { AppError } from '../../common/errors/app-error';
+import { AppError, NotFoundError } from '../../common/errors/app-error';
 import { ErrorCode } from '../../common/errors/error-codes';
 import type { Answer, AnswerInput } from '../../answering/answer';
 import type { ReplyLimits } from '../../usage/message-quota.repository';
@@ -30,4 +30,14 @@ export type Exchange = { message: MessageRow; reply: MessageRow; answer: Answer 
 /** A message to a conversation that has ended. */
 export function conversationEnded(): AppError {
   return new AppError(ErrorCode.CONVERSATION_ENDED, 'This conversation has ended; start a new one.');
+}
+
+/**
+ * The bot a channel's call names, if it may answer: `missing()` when it is not the tenant's (404 by
+ * default), 409 BOT_INACTIVE when it is switched off. Every channel checks its bot with this.
+ */
+export function answeringBot<Bot extends { isActive: boolean }>(bot: Bot | null | undefined, missing: () => AppError = () => new NotFoundError('Bot')): Bot {
+  if (!bot) throw missing();
+  if (!bot.isActive) throw new AppError(ErrorCode.BOT_INACTIVE, 'This bot is inactive: it answers no messages.');
+  return bot;
 }
