@@ -95,7 +95,11 @@ export class Changes {
   /** The committed live events, one publication per conversation, in the order they were emitted. */
   private async handOver(pending: readonly PendingLive[]): Promise<void> {
     const byConversation = new Map<string, LiveEvent[]>();
-    for (const { conversationId, event } of pending) byConversation.set(conversationId, [...(byConversation.get(conversationId) ?? []), event]);
+    for (const { conversationId, event } of pending) {
+      const events = byConversation.get(conversationId);
+      if (events) events.push(event);
+      else byConversation.set(conversationId, [event]);
+    }
     for (const [conversationId, events] of byConversation) await this.feed.publish(conversationId, events);
   }
 }
