@@ -3,7 +3,7 @@ import { DELIVERY_OPTIONS, type DeliveryOptions } from '../../src/webhooks/deliv
 import { expectError, ISO_MS, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createTenant, createWebhookEndpoint, recordConversation, TestTenant } from '../support/factories';
-import { listen, openStream } from '../support/sse-client';
+import { allEvents, listen, openStream, type StreamedEvent } from '../support/sse-client';
 import { asUser, signUp, type TestUser } from '../support/users';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -149,24 +149,10 @@ describe('The API channel', () => {
 
     it('streams the reply as the widget does: deltas in order, then done with the JSON answer', async () => {
       const id = await opened();
-      const response = await send(id, 'How long does shipping take?')
-        .set('Accept', 'text/event-stream')
-        .buffer(true)
-        .parse((res, done) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => done(null, text));
-        });
+      const response = await send(id, 'How long does shipping take?').set('Accept', 'text/event-stream').buffer(true).parse(allEvents);
       expect(response.status).toBe(201);
       expect(response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
-      const events = (response.body as string)
-        .trim()
-        .split('\n\n')
-        .map((block) => {
-          const [eventLine, dataLine] = block.split('\n');
-          return { event: eventLine.replace('event: ', ''), data: JSON.parse(dataLine.replace('data: ', '')) };
-        });
+      const events = response.body as StreamedEvent[];
       expect(events.length).toBeGreaterThanOrEqual(2);
       expect(events.slice(0, -1).every((e) => e.event === 'delta')).toBe(true);
       const done = events.at(-1)!;

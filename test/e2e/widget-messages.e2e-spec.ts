@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { expectError, ISO_MS, UUID } from '../support/assertions';
 import { createTestApp, TestApp } from '../support/create-test-app';
 import { createBot, createKey, createTenant, TestTenant } from '../support/factories';
+import { allEvents, type StreamedEvent } from '../support/sse-client';
 
 const PRICING = 'Pricing. The Pro plan costs 49 EUR per month and includes 10,000 messages. The Business plan costs 199 EUR per month.';
 const SHIPPING = 'Shipping. Orders ship within two business days from our warehouse in Hamburg; delivery in Germany takes one to three days.';
@@ -109,24 +110,10 @@ describe('Widget API: messages, replies and limits', () => {
 
   it('streams the reply as server-sent events: deltas in order, then done with the JSON answer', async () => {
     const v = await visitor();
-    const response = await send(v, 'How long does shipping take?')
-      .set('Accept', 'text/event-stream')
-      .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => done(null, text));
-      });
+    const response = await send(v, 'How long does shipping take?').set('Accept', 'text/event-stream').buffer(true).parse(allEvents);
     expect(response.status).toBe(201);
     expect(response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
-    const events = (response.body as string)
-      .trim()
-      .split('\n\n')
-      .map((block) => {
-        const [eventLine, dataLine] = block.split('\n');
-        return { event: eventLine.replace('event: ', ''), data: JSON.parse(dataLine.replace('data: ', '')) };
-      });
+    const events = response.body as StreamedEvent[];
     expect(events.length).toBeGreaterThanOrEqual(2);
     expect(events.slice(0, -1).every((e) => e.event === 'delta')).toBe(true);
     const done = events.at(-1)!;

@@ -102,3 +102,33 @@ export function firstEvent(answer: unknown, done: (error: Error | null, body: un
     done(null, text ? JSON.parse(text) : {});
   });
 }
+
+/** An event of a stream read whole: its data as JSON.parse gives it (the test knows its shape). */
+export interface StreamedEvent {
+  event: string;
+  data: ReturnType<typeof JSON.parse>;
+}
+
+/**
+ * A supertest parser for a stream that ends by itself (a streamed reply): every event as
+ * `{event, data}` (StreamedEvent), in order, once the answer has ended.
+ */
+export function allEvents(answer: unknown, done: (error: Error | null, body: unknown) => void): void {
+  // supertest hands its parser the raw node:http answer (its typings say superagent's Response).
+  const response = answer as http.IncomingMessage;
+  let text = '';
+  response.setEncoding('utf8');
+  response.on('data', (chunk: string) => (text += chunk));
+  response.on('end', () =>
+    done(
+      null,
+      text
+        .trim()
+        .split('\n\n')
+        .map((block) => {
+          const [eventLine, dataLine] = block.split('\n');
+          return { event: eventLine.replace('event: ', ''), data: JSON.parse(dataLine.replace('data: ', '')) } satisfies StreamedEvent;
+        }),
+    ),
+  );
+}
